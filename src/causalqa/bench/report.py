@@ -1,0 +1,84 @@
+"""What every benchmark report records and how it is written (JSON + Markdown)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def environment() -> dict[str, Any]:
+    """Hardware, software and date of a benchmark run."""
+    return {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "causalqa": _version("causalqa"),
+        "llama_cpp_python": _version("llama-cpp-python"),
+    }
+
+
+def markdown_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
+    head = "| " + " | ".join(title for _, title in columns) + " |"
+    sep = "|" + "|".join("---" for _ in columns) + "|"
+    lines = [head, sep]
+    for row in rows:
+        if "error" in row:
+            lines.append(f"| {row['spec']} | error: {row['error']} |" + " |" * (len(columns) - 2))
+            continue
+        cells = ["" if row.get(key) is None else str(row.get(key)) for key, _ in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_report(
+    out_dir: Path, name: str, report: dict[str, Any], columns: list[tuple[str, str]]
+) -> str:
+    """Write ``<name>-<timestamp>.json`` and ``.md`` plus ``<name>-latest.*``; return the
+    Markdown text. Earlier runs are kept."""
+    env = report["environment"]
+    md = "\n".join(
+        [
+            f"# causalqa bench {name}{' (quick)' if report.get('quick') else ''}",
+            "",
+            f"- date: {env['date']}",
+            f"- hardware: {env['cpu']}, {env['cores']} cores, {env['memory_gb']} GB RAM",
+            f"- software: Python {env['python']}, causalqa {env['causalqa']}, "
+            f"llama-cpp-python {env['llama_cpp_python']}",
+            "",
+            markdown_table(report["rows"], columns),
+            "",
+        ]
+    )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = env["date"].replace(":", "").replace("-", "")[:15]
+    for stem in (f"{name}-{stamp}", f"{name}-latest"):
+        (out_dir / f"{stem}.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        (out_dir / f"{stem}.md").write_text(md)
+    return md

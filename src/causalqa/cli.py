@@ -1,0 +1,239 @@
+"""The `causalqa` command line.
+
+Every command has `--json` for machine-readable output; human output uses rich. Errors
+are caught once here and shown as one line plus a hint; `--verbose` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from causalqa import __version__, config
+from causalqa.errors import CausalQAError
+
+app = typer.Typer(
+    name="causalqa",
+    help="Answer causal questions with a language model grounded in causal knowledge.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+bench_app = typer.Typer(help="Measure speed and accuracy; results go to bench/results/.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+out = Console()
+err = Console(stderr=True)
+
+_state: dict[str, Any] = {"llm": None, "json": False, "verbose": False}
+
+LLMOption = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="Backend: local, local:small, local:/path.gguf, openai:MODEL, "
+        "openai:http://HOST:PORT/v1#MODEL (else $CAUSALQA_LLM, config file, 'local').",
+    ),
+]
+JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"causalqa {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    _state.update(llm=llm, json=json_, verbose=verbose)
+
+
+def _llm_spec(local: str | None) -> str | None:
+    return local if local is not None else _state["llm"]
+
+
+def _as_json(local: bool) -> bool:
+    return local or _state["json"]
+
+
+def _emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+# -- causalqa llm ---------------------------------------------------------------------
+@app.command("llm")
+def llm_command(
+    prompt: Annotated[str, typer.Argument(help="The prompt; '-' reads it from standard input.")],
+    schema: Annotated[
+        Path | None, typer.Option("--schema", help="JSON Schema file: the reply is JSON valid under it.")
+    ] = None,
+    system: Annotated[str | None, typer.Option("--system", help="A system message.")] = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Token budget for the reply.")] = 512,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.0,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call.")] = None,
+    cache: Annotated[
+        bool | None, typer.Option("--cache/--no-cache", help="Use the on-disk response cache.")
+    ] = None,
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Ask the model PROMPT and print its reply, with tokens and seconds."""
+    from causalqa.llm import get_llm
+    from causalqa.llm.schema import load_schema
+
+    if prompt == "-":
+        prompt = sys.stdin.read()
+    schema_obj = load_schema(schema) if schema is not None else None
+    spec, source = config.resolve_llm_spec(_llm_spec(llm))
+    model = get_llm(spec, cache=cache, timeout=timeout, quiet=_as_json(json_))
+    messages = ([{"role": "system", "content": system}] if system else []) + [
+        {"role": "user", "content": prompt}
+    ]
+    load_seconds = 0.0
+    if hasattr(model, "llama"):
+        start = time.perf_counter()
+        model.llama  # noqa: B018 - load now so loading and answering are timed apart
+        load_seconds = time.perf_counter() - start
+    response = model.complete(
+        messages, schema=schema_obj, max_tokens=max_tokens, temperature=temperature, seed=seed
+    )
+    result = response.to_dict()
+    result.update(spec=spec, spec_source=source, load_seconds=round(load_seconds, 3))
+    if _as_json(json_):
+        _emit_json(result)
+        return
+    if schema_obj is not None:
+        out.print_json(data=response.data)
+    else:
+        out.print(response.text, markup=False, highlight=False)
+    u = response.usage
+    err.print(
+        f"[dim]{response.backend}:{response.model} · {u.prompt_tokens} prompt + "
+        f"{u.completion_tokens} completion tokens · load {load_seconds:.2f} s · answer "
+        f"{response.seconds:.2f} s{' · cached' if response.cached else ''}[/]"
+    )
+
+
+# -- causalqa models ------------------------------------------------------------------
+@app.command("models")
+def models_command(json_: JSONOption = False, llm: LLMOption = None) -> None:
+    """List the backends: where each embedded GGUF lives, its size, whether it is ready."""
+    from causalqa.llm import EMBEDDED
+
+    spec, source = config.resolve_llm_spec(_llm_spec(llm))
+    rows = []
+    for key, m in EMBEDDED.items():
+        missing = m.missing_parts()
+        rows.append(
+            {
+                "spec": key,
+                "model": m.name,
+                "license": m.license,
+                "path": str(m.path),
+                "bytes": m.size,
+                "packages_installed": not missing,
+                "missing_packages": missing,
+                "assembled": m.is_assembled(),
+            }
+        )
+    rows.append(
+        {
+            "spec": "openai:MODEL | openai:http://HOST:PORT/v1#MODEL",
+            "model": "any OpenAI-compatible server",
+            "license": None,
+            "path": None,
+            "bytes": None,
+            "packages_installed": True,
+            "missing_packages": [],
+            "assembled": None,
+        }
+    )
+    if _as_json(json_):
+        _emit_json({"current": spec, "current_source": source, "backends": rows})
+        return
+    table = Table(title=f"LLM backends (current: {spec}, from {source})")
+    for col in ("spec", "model", "size", "state", "path"):
+        table.add_column(col)
+    for r in rows:
+        if r["bytes"] is None:
+            state, size = "remote", ""
+        else:
+            size = f"{r['bytes'] / 1e9:.2f} GB"
+            if not r["packages_installed"]:
+                state = f"[red]not installed[/] ({len(r['missing_packages'])} packages missing)"
+            elif r["assembled"]:
+                state = "[green]ready[/]"
+            else:
+                state = "[yellow]installed, assembled on first use[/]"
+        table.add_row(r["spec"], r["model"], size, state, r["path"] or "")
+    out.print(table)
+
+
+# -- causalqa bench llm ---------------------------------------------------------------
+@bench_app.command("llm")
+def bench_llm_command(
+    models: Annotated[
+        str, typer.Option("--models", help="Comma-separated specs to measure.")
+    ] = "local:small,local",
+    quick: Annotated[bool, typer.Option("--quick", help="Short prompts and outputs (CI smoke test).")] = False,
+    out_dir: Annotated[Path, typer.Option("--out", help="Where to write JSON and Markdown.")] = Path(
+        "bench/results"
+    ),
+    json_: JSONOption = False,
+) -> None:
+    """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model."""
+    from causalqa.bench.llm import run_llm_bench
+
+    specs = [s.strip() for s in models.split(",") if s.strip()]
+    report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
+    if _as_json(json_):
+        _emit_json(report)
+    else:
+        out.print(report["markdown"], markup=False, highlight=False)
+
+
+def main() -> None:
+    """Entry point: run the app, turning causalqa errors into one clear line."""
+    try:
+        app()
+    except CausalQAError as e:
+        if _state.get("verbose"):
+            traceback.print_exc()
+        err.print(f"[bold red]error:[/] {escape(e.message)}", highlight=False, soft_wrap=True)
+        if e.hint:
+            err.print(f"[dim]hint:[/] {escape(e.hint)}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err.print("[red]interrupted[/]")
+        sys.exit(130)
+    except Exception as e:  # a bug: say so plainly, keep the traceback behind --verbose
+        if _state.get("verbose"):
+            traceback.print_exc()
+        err.print(
+            f"[bold red]internal error:[/] {escape(type(e).__name__)}: {escape(str(e))}",
+            highlight=False,
+        )
+        err.print("[dim]hint:[/] rerun with --verbose for the traceback and report it", highlight=False)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

