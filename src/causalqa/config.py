@@ -96,7 +96,9 @@ def resolve_timeout(explicit: float | None = None) -> float:
     try:
         timeout = float(value)
     except (TypeError, ValueError):
-        raise ConfigError(f"timeout from {source} must be a number of seconds, got {value!r}")
+        raise ConfigError(
+            f"timeout from {source} must be a number of seconds, got {value!r}"
+        ) from None
     if timeout <= 0:
         raise ConfigError(f"timeout from {source} must be positive, got {timeout}")
     return timeout

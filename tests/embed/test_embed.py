@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
+from tests.conftest import have
 
 from causalqa.embed import DIMENSION, Embedder
 from causalqa.errors import EmbeddingError
-from tests.conftest import have
 
 pytestmark = [
     pytest.mark.embed,
@@ -18,7 +18,9 @@ def embedder(tmp_path, monkeypatch):
 
 
 def test_unit_vectors_and_meaningful_similarity(embedder):
-    v = embedder.encode(["Smoking causes lung cancer.", "Tobacco use leads to lung tumours.", "I like jazz music."])
+    v = embedder.encode(
+        ["Smoking causes lung cancer.", "Tobacco use leads to lung tumours.", "I like jazz music."]
+    )
     assert v.shape == (3, DIMENSION) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-4)
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2

@@ -84,8 +84,10 @@ def test_cache_hit_returns_identical_result_without_calling_the_model(tmp_path):
 
 
 def test_label_logprobs_and_probabilities(tmp_path):
-    llm = ScriptedLLM(label_scores={"True": math.log(0.7), "False": math.log(0.2)},
-                      cache=ResponseCache(tmp_path / "c.sqlite"))
+    llm = ScriptedLLM(
+        label_scores={"True": math.log(0.7), "False": math.log(0.2)},
+        cache=ResponseCache(tmp_path / "c.sqlite"),
+    )
     s = llm.label_logprobs("Is it?", ["True", "False"])
     assert s.best == "True"
     assert sum(s.probabilities.values()) == pytest.approx(0.9)

@@ -7,10 +7,10 @@ import json
 import re
 
 import pytest
+from tests.conftest import requires_llama
 
 from causalqa.errors import SchemaError
 from causalqa.llm.grammar import DEFAULT_MAX_STRING, gbnf_literal, schema_to_gbnf
-from tests.conftest import requires_llama
 
 SCHEMAS = {
     "enum": {"enum": ["yes", "no", 'say "maybe"', "naïve → ✓"]},
@@ -35,7 +35,11 @@ SCHEMAS = {
                     "type": "object",
                     "properties": {
                         "fn": {"enum": ["parents", "children"]},
-                        "args": {"type": "object", "properties": {"node": {"enum": ["A b", "C/d"]}}, "required": ["node"]},
+                        "args": {
+                            "type": "object",
+                            "properties": {"node": {"enum": ["A b", "C/d"]}},
+                            "required": ["node"],
+                        },
                     },
                     "required": ["fn", "args"],
                 },
@@ -44,7 +48,12 @@ SCHEMAS = {
         "required": ["steps"],
     },
     "ref": {
-        "$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+            }
+        },
         "$ref": "#/$defs/node",
     },
     "anyof": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
@@ -52,8 +61,15 @@ SCHEMAS = {
     "const": {"type": "object", "properties": {"kind": {"const": "answer"}}, "required": ["kind"]},
     "free": {},
     "free_object": {"type": "object"},
-    "weird_keys": {"type": "object", "properties": {'a "q"': {"type": "string"}, "ü ß": {"type": "boolean"}}, "required": ['a "q"']},
-    "all_optional": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+    "weird_keys": {
+        "type": "object",
+        "properties": {'a "q"': {"type": "string"}, "ü ß": {"type": "boolean"}},
+        "required": ['a "q"'],
+    },
+    "all_optional": {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    },
 }
 
 
@@ -133,3 +149,42 @@ def test_llama_cpp_compiles_every_grammar(name):
 
     grammar = LlamaGrammar.from_string(schema_to_gbnf(SCHEMAS[name]), verbose=False)
     assert grammar is not None
+
+
+@requires_llama
+@pytest.mark.model
+def test_llama_cpp_refuses_raw_control_characters_inside_strings():
+    """llama.cpp's own grammar engine, fed token by token: a raw newline or tab inside a
+    string is refused, the escaped forms and any unicode are accepted."""
+    from tests.llm.grammar_probe import accepts
+
+    gbnf = schema_to_gbnf(
+        {"type": "object", "properties": {"t": {"type": "string"}}, "required": ["t"]}
+    )
+    assert accepts(gbnf, '{"t":"line\\nnext"}')
+    assert accepts(gbnf, '{"t": "ünïcödé ✓ \\"q\\""}')
+    assert not accepts(gbnf, '{"t":"line\nnext"}')
+    assert not accepts(gbnf, '{"t":"tab\there"}')
+    assert not accepts(gbnf, '{"t":"unterminated')
+
+
+@requires_llama
+@pytest.mark.model
+def test_llama_cpp_enforces_enums_and_bounds():
+    from tests.llm.grammar_probe import accepts
+
+    enum = schema_to_gbnf(
+        {"type": "object", "properties": {"v": {"enum": ["Price", "Revenue"]}}, "required": ["v"]}
+    )
+    assert accepts(enum, '{"v":"Revenue"}')
+    assert not accepts(enum, '{"v":"Revenu"}')
+    assert not accepts(enum, '{"v":"Profit"}')
+    short = schema_to_gbnf({"type": "string", "maxLength": 5})
+    assert accepts(short, '"abcde"')
+    assert not accepts(short, '"abcdef"')
+    arr = schema_to_gbnf(
+        {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2}
+    )
+    assert accepts(arr, "[1, 2]")
+    assert not accepts(arr, "[]")
+    assert not accepts(arr, "[1,2,3]")

@@ -4,13 +4,14 @@ They assert behaviour a broken layer would fail: outputs that parse and validate
 label ranking that is right, a prefix that is really reused, errors that are clear."""
 
 import json
+import math
 import time
 
 import pytest
+from tests.conftest import requires_llama
 
 from causalqa.errors import LLMError, LLMOutputError, LLMTimeoutError, ModelFileError
 from causalqa.llm import ResponseCache, get_llm
-from tests.conftest import requires_llama
 
 pytestmark = [pytest.mark.model, requires_llama]
 
@@ -21,56 +22,181 @@ CASES = [
     ("Is water wet?", {"type": "boolean"}),
     ("How many legs does a spider have?", {"type": "integer", "minimum": 0}),
     ("Give pi to 3 decimals.", {"type": "number"}),
-    ("Write a two-line poem about rain, lines separated by a newline.",
-     {"type": "object", "properties": {"poem": {"type": "string"}}, "required": ["poem"]}),
-    ('Quote this exactly inside a string: He said "stop" and left.',
-     {"type": "object", "properties": {"quote": {"type": "string"}}, "required": ["quote"]}),
-    ("Write the German word for 'cheers' and the French word for 'coffee'.",
-     {"type": "object", "properties": {"german": {"type": "string"}, "french": {"type": "string"}},
-      "required": ["german", "french"]}),
-    ("Write a Windows path to a file named notes.txt in C:\\Users\\ana.",
-     {"type": "object", "properties": {"path": {"type": "string", "maxLength": 80}}, "required": ["path"]}),
-    ("Which variable is the outcome in: 'Does a change in Discount (%) lead to a change in Revenue?'",
-     {"type": "object", "properties": {"outcome": {"enum": VARS}}, "required": ["outcome"]}),
-    ("List three colours.",
-     {"type": "array", "items": {"type": "string", "maxLength": 20}, "minItems": 3, "maxItems": 3}),
+    (
+        "Write a two-line poem about rain, lines separated by a newline.",
+        {
+            "type": "object",
+            "properties": {"poem": {"type": "string", "maxLength": 300}},
+            "required": ["poem"],
+        },
+    ),
+    (
+        'Quote this exactly inside a string: He said "stop" and left.',
+        {"type": "object", "properties": {"quote": {"type": "string"}}, "required": ["quote"]},
+    ),
+    (
+        "Write the German word for 'cheers' and the French word for 'coffee'.",
+        {
+            "type": "object",
+            "properties": {"german": {"type": "string"}, "french": {"type": "string"}},
+            "required": ["german", "french"],
+        },
+    ),
+    (
+        "Write a Windows path to a file named notes.txt in C:\\Users\\ana.",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string", "maxLength": 80}},
+            "required": ["path"],
+        },
+    ),
+    (
+        "Which variable is the outcome in: "
+        "'Does a change in Discount (%) lead to a change in Revenue?'",
+        {"type": "object", "properties": {"outcome": {"enum": VARS}}, "required": ["outcome"]},
+    ),
+    (
+        "List three colours.",
+        {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 20},
+            "minItems": 3,
+            "maxItems": 3,
+        },
+    ),
     ("List the primes below 10.", {"type": "array", "items": {"type": "integer"}}),
-    ("Plan: find the parents of Revenue, then the children of Price.",
-     {"type": "object", "properties": {"steps": {"type": "array", "maxItems": 4, "items": {
-         "type": "object", "properties": {"function": {"enum": ["parents", "children", "ancestors"]},
-                                          "variable": {"enum": VARS}},
-         "required": ["function", "variable"]}}}, "required": ["steps"]}),
-    ("Describe a person named Zoë, aged 31, who likes café visits.",
-     {"type": "object", "properties": {"name": {"type": "string", "maxLength": 30},
-                                       "age": {"type": "integer"},
-                                       "likes": {"type": "array", "items": {"type": "string", "maxLength": 30}, "maxItems": 3}},
-      "required": ["name", "age", "likes"]}),
-    ("Give a JSON object with a nested address (city and zip) for Paris.",
-     {"type": "object", "properties": {"address": {"type": "object", "properties": {
-         "city": {"type": "string", "maxLength": 40}, "zip": {"type": "string", "maxLength": 10}},
-         "required": ["city", "zip"]}}, "required": ["address"]}),
-    ("Does smoking cause cancer? Give answer and confidence between 0 and 1.",
-     {"type": "object", "properties": {"answer": {"type": "boolean"},
-                                       "confidence": {"type": "number", "minimum": 0, "maximum": 1}},
-      "required": ["answer", "confidence"]}),
+    (
+        "Plan: find the parents of Revenue, then the children of Price.",
+        {
+            "type": "object",
+            "properties": {
+                "steps": {
+                    "type": "array",
+                    "maxItems": 4,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "function": {"enum": ["parents", "children", "ancestors"]},
+                            "variable": {"enum": VARS},
+                        },
+                        "required": ["function", "variable"],
+                    },
+                }
+            },
+            "required": ["steps"],
+        },
+    ),
+    (
+        "Describe a person named Zoë, aged 31, who likes café visits.",
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "maxLength": 30},
+                "age": {"type": "integer"},
+                "likes": {
+                    "type": "array",
+                    "items": {"type": "string", "maxLength": 30},
+                    "maxItems": 3,
+                },
+            },
+            "required": ["name", "age", "likes"],
+        },
+    ),
+    (
+        "Give a JSON object with a nested address (city and zip) for Paris.",
+        {
+            "type": "object",
+            "properties": {
+                "address": {
+                    "type": "object",
+                    "properties": {
+                        "city": {"type": "string", "maxLength": 40},
+                        "zip": {"type": "string", "maxLength": 10},
+                    },
+                    "required": ["city", "zip"],
+                }
+            },
+            "required": ["address"],
+        },
+    ),
+    (
+        "Does smoking cause cancer? Give answer and confidence between 0 and 1.",
+        {
+            "type": "object",
+            "properties": {
+                "answer": {"type": "boolean"},
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            },
+            "required": ["answer", "confidence"],
+        },
+    ),
     ("Return null.", {"type": "null"}),
-    ("Name a fruit or give its count.", {"anyOf": [{"type": "string", "maxLength": 20}, {"type": "integer"}]}),
-    ("Optional fields: give only a title for a book about causality.",
-     {"type": "object", "properties": {"title": {"type": "string", "maxLength": 60},
-                                       "year": {"type": "integer"}, "isbn": {"type": "string", "maxLength": 20}},
-      "required": ["title"]}),
-    ("Write a tab-separated row: a, b, c.",
-     {"type": "object", "properties": {"row": {"type": "string", "maxLength": 40}}, "required": ["row"]}),
-    ("Translate 'thank you' to Japanese and Chinese.",
-     {"type": "object", "properties": {"ja": {"type": "string", "maxLength": 20}, "zh": {"type": "string", "maxLength": 20}},
-      "required": ["ja", "zh"]}),
-    ("Classify the question 'What are the ancestors of Churn?' as graph or effect.",
-     {"type": "object", "properties": {"kind": {"const": "classification"}, "label": {"enum": ["graph", "effect"]}},
-      "required": ["kind", "label"]}),
-    ("Give a tree: root 'A' with children 'B' and 'C'.",
-     {"$defs": {"node": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 5},
-                                                           "children": {"type": "array", "maxItems": 3, "items": {"$ref": "#/$defs/node"}}},
-                         "required": ["name"]}}, "$ref": "#/$defs/node"}),
+    (
+        "Name a fruit or give its count.",
+        {"anyOf": [{"type": "string", "maxLength": 20}, {"type": "integer"}]},
+    ),
+    (
+        "Optional fields: give only a title for a book about causality.",
+        {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "maxLength": 60},
+                "year": {"type": "integer"},
+                "isbn": {"type": "string", "maxLength": 20},
+            },
+            "required": ["title"],
+        },
+    ),
+    (
+        "Write a tab-separated row: a, b, c.",
+        {
+            "type": "object",
+            "properties": {"row": {"type": "string", "maxLength": 40}},
+            "required": ["row"],
+        },
+    ),
+    (
+        "Translate 'thank you' to Japanese and Chinese.",
+        {
+            "type": "object",
+            "properties": {
+                "ja": {"type": "string", "maxLength": 20},
+                "zh": {"type": "string", "maxLength": 20},
+            },
+            "required": ["ja", "zh"],
+        },
+    ),
+    (
+        "Classify the question 'What are the ancestors of Churn?' as graph or effect.",
+        {
+            "type": "object",
+            "properties": {
+                "kind": {"const": "classification"},
+                "label": {"enum": ["graph", "effect"]},
+            },
+            "required": ["kind", "label"],
+        },
+    ),
+    (
+        "Give a tree: root 'A' with children 'B' and 'C'.",
+        {
+            "$defs": {
+                "node": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "maxLength": 5},
+                        "children": {
+                            "type": "array",
+                            "maxItems": 3,
+                            "items": {"$ref": "#/$defs/node"},
+                        },
+                    },
+                    "required": ["name"],
+                }
+            },
+            "$ref": "#/$defs/node",
+        },
+    ),
 ]
 
 
@@ -81,7 +207,9 @@ def small():
     llm.close()
 
 
-@pytest.mark.parametrize(("prompt", "schema"), CASES, ids=[f"case{i:02d}" for i in range(len(CASES))])
+@pytest.mark.parametrize(
+    ("prompt", "schema"), CASES, ids=[f"case{i:02d}" for i in range(len(CASES))]
+)
 def test_constrained_output_parses_and_validates(small, prompt, schema):
     r = small.complete(prompt, schema=schema, max_tokens=200)
     # Valid JSON by json.loads (no raw control characters), valid under the schema.
@@ -100,30 +228,60 @@ def test_enum_answers_are_sensible(small):
 
 
 def test_label_logprobs_ranks_an_obvious_case(small):
-    msgs = [{"role": "user", "content": "Is Paris the capital of France? Answer True or False."}]
-    s = small.label_logprobs(msgs, ["True", "False"])
-    assert s.best == "True"
-    assert s.exact
+    def ask(country):
+        msgs = [
+            {"role": "user", "content": f"What is the capital of {country}? Answer with one word."}
+        ]
+        return small.label_logprobs(msgs, ["Paris", "Berlin"])
+
+    s = ask("France")
+    assert s.best == "Paris" and s.exact
     assert 0 < sum(s.probabilities.values()) <= 1 + 1e-6
     assert all(v < 0 for v in s.logprobs.values())
-    s2 = small.label_logprobs(
-        [{"role": "user", "content": "Is Berlin the capital of France? Answer True or False."}],
-        ["True", "False"],
+    assert ask("Germany").best == "Berlin"
+
+
+def test_label_logprobs_match_a_full_forward_pass(small):
+    """Teacher forcing gives the same numbers as llama.cpp scoring prompt+label in one
+    batch with logits for every position (up to float noise between batch shapes)."""
+    import llama_cpp
+    import numpy as np
+
+    msgs = [{"role": "user", "content": "Is this relation causal? smoking -> lung cancer"}]
+    labels = ["causal", "non-causal", " maybe so"]
+    ours = small.label_logprobs(msgs, labels).logprobs
+    ref = llama_cpp.Llama(
+        model_path=str(small.model_path), n_ctx=1024, logits_all=True, verbose=False
     )
-    assert s2.best == "False"
-
-
-def test_label_logprobs_multi_token_labels_are_exact(small):
-    """Teacher forcing agrees with the probability of greedy generation's own tokens."""
-    msgs = [{"role": "user", "content": "Reply with exactly: non-causal"}]
-    s = small.label_logprobs(msgs, ["non-causal", "causal", "unrelated thing"])
-    assert s.best == "non-causal"
-    assert sum(s.probabilities.values()) <= 1 + 1e-6
+    try:
+        text = small.render(msgs)
+        n_prompt = len(ref.tokenize(text.encode(), add_bos=False, special=True))
+        for label in labels:
+            full = ref.tokenize((text + label).encode(), add_bos=False, special=True)
+            ref.reset()
+            ref.eval(full)
+            scores = np.asarray(ref.scores[: len(full)], dtype=np.float64)
+            scores -= scores.max(axis=1, keepdims=True)
+            logsm = scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+            expected = sum(logsm[j - 1][full[j]] for j in range(n_prompt, len(full)))
+            assert ours[label] == pytest.approx(expected, abs=0.3), label
+    finally:
+        ref.close()
+    assert sum(math.exp(v) for v in ours.values()) <= 1 + 1e-6
 
 
 def test_label_logprobs_on_a_raw_prompt(small):
     s = small.label_logprobs("The opposite of hot is", [" cold", " banana"])
     assert s.best == " cold"
+
+
+def test_complete_after_label_scoring_is_unaffected(small):
+    msgs = [{"role": "user", "content": "Is ice cold? Answer True or False."}]
+    small.llama.reset()
+    alone = small.complete(msgs, max_tokens=6)
+    small.label_logprobs(msgs, ["True", "False"])
+    after = small.complete(msgs, max_tokens=6)
+    assert after.text == alone.text
 
 
 def test_truncated_output_is_an_error_not_half_json(small):
@@ -133,7 +291,9 @@ def test_truncated_output_is_an_error_not_half_json(small):
 
 
 def test_prefix_is_reused(small):
-    prefix = "Background facts: " + " ".join(f"Fact {i}: item {i} relates to item {i + 1}." for i in range(80))
+    prefix = "Background facts: " + " ".join(
+        f"Fact {i}: item {i} relates to item {i + 1}." for i in range(40)
+    )
     m1 = [{"role": "system", "content": prefix}, {"role": "user", "content": "Say A."}]
     m2 = [{"role": "system", "content": prefix}, {"role": "user", "content": "Say B."}]
     small.llama.reset()

@@ -46,7 +46,9 @@ def test_server_that_never_answers_times_out():
     t = threading.Thread(target=accept_and_hang, daemon=True)
     t.start()
     try:
-        llm = get_llm(f"openai:http://127.0.0.1:{port}/v1#m", timeout=1.5, max_retries=0, cache=False)
+        llm = get_llm(
+            f"openai:http://127.0.0.1:{port}/v1#m", timeout=1.5, max_retries=0, cache=False
+        )
         start = time.monotonic()
         with pytest.raises(LLMTimeoutError, match="did not answer within 1.5 s"):
             llm.complete("hi")

@@ -10,32 +10,51 @@ import time
 import urllib.request
 
 import pytest
+from tests.conftest import have
 
 from causalqa.llm import get_llm
 from causalqa.llm.models import EMBEDDED, ensure_model
-from tests.conftest import have
 
 pytestmark = [
     pytest.mark.server,
-    pytest.mark.skipif(not (have("llama_cpp") and have("uvicorn") and have("fastapi")),
-                       reason="llama-cpp-python[server] not installed"),
+    pytest.mark.skipif(
+        not (have("llama_cpp") and have("uvicorn") and have("fastapi")),
+        reason="llama-cpp-python[server] not installed",
+    ),
 ]
 
 NAME = "qwen-small"
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     path = ensure_model(EMBEDDED["local:small"], quiet=True)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("server") / "server.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", NAME,
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-         "--n_threads", str(os.cpu_count() or 1)],
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(path),
+            "--model_alias",
+            NAME,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            str(os.cpu_count() or 1),
+        ],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log.open(
+            "wb"
+        ),  # a file, not a pipe: the server's load log would fill a pipe and block it
     )
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120
@@ -47,7 +66,7 @@ def server():
         except OSError:
             pass
         if proc.poll() is not None:
-            pytest.fail("llama_cpp.server exited: " + proc.stderr.read().decode()[-2000:])
+            pytest.fail("llama_cpp.server exited: " + log.read_text(errors="replace")[-2000:])
         if time.monotonic() > deadline:
             proc.kill()
             pytest.fail("llama_cpp.server did not start within 120 s")
@@ -73,31 +92,65 @@ def test_plain_completion(remote):
 
 
 def test_schema_falls_back_to_json_object_and_validates(remote):
-    schema = {"type": "object", "properties": {"capital": {"type": "string", "maxLength": 30},
-                                               "country": {"enum": ["France", "Spain"]}},
-              "required": ["capital", "country"]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "capital": {"type": "string", "maxLength": 30},
+            "country": {"enum": ["France", "Spain"]},
+        },
+        "required": ["capital", "country"],
+    }
     r = remote.complete("What is the capital of France?", schema=schema, max_tokens=60)
     assert set(r.data) >= {"capital", "country"}
     assert r.data["country"] in ("France", "Spain")
     assert remote._json_schema_ok is False  # this server lacks json_schema: the fallback ran
 
 
-def test_label_logprobs_exact_via_echo(remote):
-    prompt = "<|im_start|>user\nIs Paris in France? Answer True or False.<|im_end|>\n<|im_start|>assistant\n"
-    s = remote.label_logprobs(prompt, ["True", "False"])
-    assert s.best == "True"
-    assert s.exact
+def test_label_logprobs_via_the_server(remote):
+    """llama-cpp-python's server pairs echoed tokens with the wrong position's
+    distribution (its first token has a logprob where OpenAI's API gives null), so echo is
+    not trusted there: the first-token fallback runs and says it is not exact."""
+    msgs = [{"role": "user", "content": "What is the capital of France? Answer with one word."}]
+    s = remote.label_logprobs(msgs, ["Paris", "Berlin"])
+    assert s.best == "Paris"
+    assert not s.exact
+    raw = (
+        "<|im_start|>user\nWhat is the capital of Germany? Answer with one word.<|im_end|>\n"
+        "<|im_start|>assistant\n"
+    )
+    s = remote.label_logprobs(raw, ["Paris", "Berlin"])
+    assert s.best == "Berlin"
+    assert remote._echo_ok is False
     assert sum(s.probabilities.values()) <= 1 + 1e-6
 
 
 def test_cli_against_the_server(server, tmp_path):
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {"answer": {"type": "boolean"}},
-                                  "required": ["answer"]}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {"answer": {"type": "boolean"}},
+                "required": ["answer"],
+            }
+        )
+    )
     proc = subprocess.run(
-        [sys.executable, "-m", "causalqa.cli", "llm", "--json", "--schema", str(schema),
-         "--llm", f"openai:{server}#{NAME}", "Is the sun a star?"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "causalqa.cli",
+            "llm",
+            "--json",
+            "--schema",
+            str(schema),
+            "--llm",
+            f"openai:{server}#{NAME}",
+            "Is the sun a star?",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

@@ -15,7 +15,12 @@ from causalqa.llm import parse_spec
         ("local:/models/x.gguf", "local", "/models/x.gguf", None),
         ("local:~/m/q.gguf", "local", "~/m/q.gguf", None),
         ("openai:gpt-4o-mini", "openai", "gpt-4o-mini", None),
-        ("openai:http://127.0.0.1:8000/v1#Qwen2.5-7B", "openai", "Qwen2.5-7B", "http://127.0.0.1:8000/v1"),
+        (
+            "openai:http://127.0.0.1:8000/v1#Qwen2.5-7B",
+            "openai",
+            "Qwen2.5-7B",
+            "http://127.0.0.1:8000/v1",
+        ),
         ("openai:https://h.example/v1/#m:latest", "openai", "m:latest", "https://h.example/v1"),
         ("  local:small ", "local", "local:small", None),
     ],

@@ -66,7 +66,9 @@ def measure(spec: str, *, quick: bool) -> dict[str, Any]:
     # Generation: a fixed number of tokens, timed from the first one.
     n_gen = 32 if quick else 128
     llama.reset()
-    prompt = llm.tokenize(llm.render([{"role": "user", "content": "Write a long story about a cat."}]))
+    prompt = llm.tokenize(
+        llm.render([{"role": "user", "content": "Write a long story about a cat."}])
+    )
     stamps = []
     for i, _tok in enumerate(llama.generate(prompt, temp=0.0, reset=True)):
         stamps.append(time.perf_counter())
@@ -77,7 +79,9 @@ def measure(spec: str, *, quick: bool) -> dict[str, Any]:
 
     # A long shared prefix: the first question pays for it, the next reuses the KV cache.
     llama.reset()
-    msgs = [[{"role": "system", "content": _PREFIX}, {"role": "user", "content": q}] for q in _QUESTIONS]
+    msgs = [
+        [{"role": "system", "content": _PREFIX}, {"role": "user", "content": q}] for q in _QUESTIONS
+    ]
     result["prefix_tokens"] = len(llm.tokenize(llm.render(msgs[0])))
     r_cold, cold = _timed(lambda: llm.complete(msgs[0], max_tokens=8))
     r_warm, warm = _timed(lambda: llm.complete(msgs[1], max_tokens=8))
@@ -110,7 +114,18 @@ def measure(spec: str, *, quick: bool) -> dict[str, Any]:
 
 def _cold_cli_seconds(spec: str) -> float | None:
     """Wall seconds of a whole `causalqa llm` process (import + load + answer)."""
-    cmd = [sys.executable, "-m", "causalqa.cli", "llm", "--llm", spec, "--max-tokens", "8", "--no-cache", "Say OK."]
+    cmd = [
+        sys.executable,
+        "-m",
+        "causalqa.cli",
+        "llm",
+        "--llm",
+        spec,
+        "--max-tokens",
+        "8",
+        "--no-cache",
+        "Say OK.",
+    ]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:

@@ -113,7 +113,9 @@ class Embedder:
                     try:
                         self._model = SentenceTransformer(str(path), device=self.device)
                     except (OSError, ValueError) as e:
-                        raise EmbeddingError(f"cannot load the embedding model from {path}: {e}") from e
+                        raise EmbeddingError(
+                            f"cannot load the embedding model from {path}: {e}"
+                        ) from e
         return self._model
 
     def _key(self, text: str) -> str:
@@ -137,13 +139,17 @@ class Embedder:
         todo = list(dict.fromkeys(k for k in keys if k not in found))
         if todo:
             by_key = dict(zip(keys, texts))
-            vectors = self._load().encode(
-                [by_key[k] for k in todo],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=show_progress,
-            ).astype(np.float32)
+            vectors = (
+                self._load()
+                .encode(
+                    [by_key[k] for k in todo],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=show_progress,
+                )
+                .astype(np.float32)
+            )
             new = dict(zip(todo, vectors))
             if self.cache and self._store is not None:
                 self._store.put_many(new)

@@ -125,7 +125,9 @@ def normalize_messages(messages: Messages) -> list[Message]:
         if not isinstance(m, dict) or "role" not in m or "content" not in m:
             raise LLMError(f"message {i} must be a dict with 'role' and 'content', got {m!r}")
         if m["role"] not in _ROLES:
-            raise LLMError(f"message {i} has unknown role {m['role']!r}; use one of {sorted(_ROLES)}")
+            raise LLMError(
+                f"message {i} has unknown role {m['role']!r}; use one of {sorted(_ROLES)}"
+            )
         if not isinstance(m["content"], str):
             raise LLMError(f"message {i} content must be a string")
         out.append({"role": m["role"], "content": m["content"]})
@@ -187,6 +189,9 @@ class LLM(ABC):
         """What identifies this model's outputs in the cache (overridden to add e.g. a
         checksum of the weights)."""
         return self.model
+
+    def load(self) -> None:
+        """Load the model now rather than on first use (a no-op for remote backends)."""
 
     def close(self) -> None:
         """Release the model (memory, connections)."""
@@ -308,8 +313,7 @@ class LLM(ABC):
             usage = usage + gen.usage
             if gen.finish_reason == "length":
                 problem = (
-                    f"the output was cut off at max_tokens={tokens} before the JSON was "
-                    "complete"
+                    f"the output was cut off at max_tokens={tokens} before the JSON was complete"
                 )
                 tokens *= 2
                 continue

@@ -70,9 +70,7 @@ class ResponseCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
-            row = self._conn.execute(
-                "SELECT value FROM responses WHERE key = ?", (key,)
-            ).fetchone()
+            row = self._conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:

@@ -31,9 +31,7 @@ _PRIMITIVES = {
     "sp": '" "?',
     "char": r'[^"\\\x00-\x1F\x7F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})',
     "integer": r'"-"? ("0" | [1-9] [0-9]{0,15}) sp',
-    "number": (
-        r'"-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,3})? sp'
-    ),
+    "number": (r'"-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,3})? sp'),
     "boolean": '("true" | "false") sp',
     "null": '"null" sp',
 }
@@ -134,7 +132,9 @@ class _Builder:
             raise SchemaError(f"schema at {name!r} must be an object, got {schema!r}")
         for key in _UNSUPPORTED:
             if key in schema:
-                raise SchemaError(f"JSON-schema keyword {key!r} is not supported for constrained output")
+                raise SchemaError(
+                    f"JSON-schema keyword {key!r} is not supported for constrained output"
+                )
 
         if "$ref" in schema:
             return self.resolve_ref(schema["$ref"])
@@ -212,7 +212,7 @@ class _Builder:
         kv_rules = {
             k: self.rule(
                 f"{name}-{k}-kv",
-                f"{_json_literal(k)} sp \":\" sp {self.visit(s, f'{name}-{k}')}",
+                f'{_json_literal(k)} sp ":" sp {self.visit(s, f"{name}-{k}")}',
             )
             for k, s in props.items()
         }
@@ -242,7 +242,9 @@ def schema_to_gbnf(schema: dict[str, Any], *, max_string: int = DEFAULT_MAX_STRI
     """
     builder = _Builder(schema, max_string)
     top = builder.visit(schema, "root")
-    lines = [f"root ::= {builder.rules.pop(top) if top in builder.rules and top == 'root' else top}"]
+    lines = [
+        f"root ::= {builder.rules.pop(top) if top in builder.rules and top == 'root' else top}"
+    ]
     for rule_name, body in builder.rules.items():
         lines.append(f"{rule_name} ::= {body}")
     for rule_name, body in _PRIMITIVES.items():

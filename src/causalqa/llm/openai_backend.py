@@ -33,7 +33,9 @@ def _import_openai():
     try:
         import openai
     except ImportError as e:  # pragma: no cover - openai is a core dependency
-        raise LLMUnavailableError("the openai package is not installed", hint="pip install openai") from e
+        raise LLMUnavailableError(
+            "the openai package is not installed", hint="pip install openai"
+        ) from e
     return openai
 
 
@@ -67,7 +69,9 @@ class OpenAILLM(LLM):
     ) -> None:
         super().__init__(**kwargs)
         if not model:
-            raise ConfigError("the openai backend needs a model name: openai:MODEL or openai:URL#MODEL")
+            raise ConfigError(
+                "the openai backend needs a model name: openai:MODEL or openai:URL#MODEL"
+            )
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         key = api_key or os.environ.get("OPENAI_API_KEY")
@@ -116,7 +120,9 @@ class OpenAILLM(LLM):
                 hint="list the server's models (GET /v1/models) and use openai:URL#MODEL",
             ) from e
         except openai.RateLimitError as e:
-            raise LLMError(f"{self.base_url} is rate-limiting: {_detail(e)}", hint="retry later") from e
+            raise LLMError(
+                f"{self.base_url} is rate-limiting: {_detail(e)}", hint="retry later"
+            ) from e
         except openai.APIStatusError as e:
             raise _StatusError(e.status_code, _detail(e)) from e
 
@@ -156,7 +162,10 @@ class OpenAILLM(LLM):
                         }
                     )
                 except _StatusError as e:
-                    if e.status not in (400, 422) or self._json_schema_ok:
+                    # Servers without json_schema say so as 400/422, some (llama-cpp-python's)
+                    # as a 500 that names the field.
+                    rejected = e.status in (400, 422) or "json_schema" in e.detail
+                    if not rejected or self._json_schema_ok:
                         raise
                     self._json_schema_ok = False  # the server lacks json_schema: fall back
                 else:
@@ -224,6 +233,10 @@ class OpenAILLM(LLM):
             lp = out.choices[0].logprobs
             if lp is None or lp.token_logprobs is None or lp.text_offset is None:
                 raise _StatusError(400, "server returned no prompt logprobs for echo")
+            if lp.token_logprobs and lp.token_logprobs[0] is not None:
+                # OpenAI's convention: the first prompt token has no logprob. A server that
+                # gives one pairs tokens with the wrong position (llama-cpp-python's does).
+                raise _StatusError(400, "echoed logprobs are not aligned with their tokens")
             total, found = 0.0, False
             # Sum over the echoed tokens that start inside the label, not the generated one.
             n_echo = len(lp.tokens) - 1
@@ -260,7 +273,9 @@ class OpenAILLM(LLM):
         floor = min(top.values()) if top else -math.inf
         logprobs = {}
         for label in labels:
-            matches = [lp for tok, lp in top.items() if tok and label.startswith(tok.strip() or "\0")]
+            matches = [
+                lp for tok, lp in top.items() if tok and label.startswith(tok.strip() or "\0")
+            ]
             # Not among the top tokens: at most as likely as the least likely one shown.
             logprobs[label] = max(matches) if matches else floor - math.log(2)
         usage = Usage(getattr(out.usage, "prompt_tokens", 0) or 0, 1)
