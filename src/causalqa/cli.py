@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from causalqa import __version__, config
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, ConfigError
 
 app = typer.Typer(
     name="causalqa",
@@ -195,6 +195,157 @@ def models_command(json_: JSONOption = False, llm: LLMOption = None) -> None:
     out.print(table)
 
 
+# -- causalqa fit / ask / chat --------------------------------------------------------
+@app.command("fit")
+def fit_command(
+    data: Annotated[Path, typer.Argument(help="CSV of observations: one row per subject.")],
+    treatment: Annotated[
+        list[str], typer.Option("--treatment", "-t", help="A binary treatment column (repeat).")
+    ],
+    outcome: Annotated[str, typer.Option("--outcome", "-y", help="The outcome column.")],
+    graph: Annotated[
+        Path | None, typer.Option("--graph", help="A known causal graph (skips discovery).")
+    ] = None,
+    subject_column: Annotated[
+        str | None, typer.Option("--subject-column", help="Column of subject ids.")
+    ] = None,
+    filters: Annotated[
+        list[str], typer.Option("--filter", help="A yes/no column to keep as a filter (repeat).")
+    ] = [],  # noqa: B006
+    method: Annotated[str, typer.Option("--method", help="Discovery: pc or ges.")] = "pc",
+    learner: Annotated[str, typer.Option("--learner", help="Meta-learner: t or x.")] = "t",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Directory for graph.graphml and effects.csv.")
+    ] = Path("model"),
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace files already in --out.")
+    ] = False,
+    json_: JSONOption = False,
+) -> None:
+    """Fit a causal model from DATA: discover the graph, estimate each row's treatment effects."""
+    from causalqa.knowledge import fit_causal_model
+
+    start = time.perf_counter()
+    model = fit_causal_model(
+        data,
+        treatments=treatment,
+        outcome=outcome,
+        graph=graph,
+        method=method,
+        learner=learner,
+        subject_column=subject_column,
+        filters=filters,
+        seed=seed,
+    )
+    written = model.save(out_dir, overwrite=overwrite)
+    summary = {
+        "variables": len(model.variables),
+        "edges": model.graph.number_of_edges(),
+        "treatments": model.treatments,
+        "subjects": len(model.subjects),
+        "ate": {t: round(float(model.effects[t].mean()), 4) for t in model.treatments},
+        "files": [str(p) for p in written],
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+    if _as_json(json_):
+        _emit_json(summary)
+        return
+    out.print(
+        f"fitted {summary['variables']} variables, {summary['edges']} edges, "
+        f"{summary['subjects']} subjects in {summary['seconds']} s"
+    )
+    for t, v in summary["ate"].items():
+        out.print(f"  ATE of {t!r} on {outcome!r}: {v}", highlight=False)
+    for f in summary["files"]:
+        out.print(f"  wrote {f}", highlight=False)
+
+
+GraphOption = Annotated[
+    Path, typer.Option("--graph", help="Causal graph: GraphML, DOT, edge-list CSV or JSON.")
+]
+EffectsOption = Annotated[
+    Path | None, typer.Option("--effects", help="Effects table: CSV or Parquet (subject id first).")
+]
+ModeOption = Annotated[
+    str, typer.Option("--mode", help="tool (typed API) or context (the paper's baseline).")
+]
+
+
+def _assistant(
+    graph: Path, effects: Path | None, llm: str | None, mode: str, examples: str, verbaliser: str
+):
+    from causalqa.knowledge import CausalModel
+    from causalqa.qa.assistant import Assistant
+
+    if mode not in ("tool", "context"):
+        raise ConfigError(f"unknown mode {mode!r}", hint="use --mode tool or --mode context")
+    model = CausalModel.load(graph, effects)
+    spec, _ = config.resolve_llm_spec(_llm_spec(llm))
+    return Assistant(model, spec, mode=mode, examples=examples, verbaliser=verbaliser)
+
+
+def _show_answer(answer, as_json: bool) -> None:
+    if as_json:
+        _emit_json(answer.model_dump())
+        return
+    out.print(answer.answer, highlight=False, markup=False)
+    u = answer.usage
+    err.print(
+        f"[dim]{answer.mode} · {answer.model} · {u.get('prompt_tokens', 0)} prompt + "
+        f"{u.get('completion_tokens', 0)} completion tokens · {answer.seconds:.2f} s[/]",
+        soft_wrap=True,
+    )
+
+
+@app.command("ask")
+def ask_command(
+    question: Annotated[str, typer.Argument(help="A question about the model.")],
+    graph: GraphOption,
+    effects: EffectsOption = None,
+    mode: ModeOption = "tool",
+    examples: Annotated[
+        str, typer.Option("--examples", help="Planner examples: all, retrieve or none.")
+    ] = "all",
+    verbaliser: Annotated[
+        str, typer.Option("--verbaliser", help="template (exact) or llm.")
+    ] = "template",
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Answer QUESTION about a causal model (graph + effects table)."""
+    assistant = _assistant(graph, effects, llm, mode, examples, verbaliser)
+    _show_answer(assistant.ask(question), _as_json(json_))
+
+
+@app.command("chat")
+def chat_command(
+    graph: GraphOption,
+    effects: EffectsOption = None,
+    mode: ModeOption = "tool",
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Ask questions one per line, with follow-ups ("and for partner 3?"); EOF ends."""
+    assistant = _assistant(graph, effects, llm, mode, "all", "template")
+    interactive = sys.stdin.isatty()
+    while True:
+        try:
+            line = input("you> ") if interactive else sys.stdin.readline()
+        except EOFError:
+            break
+        if not line or line.strip().lower() in {"exit", "quit"}:
+            break
+        question = line.strip()
+        if not question:
+            if interactive:
+                break
+            continue
+        if not interactive and not _as_json(json_):
+            out.print(f"[bold]? {escape(question)}[/]")
+        _show_answer(assistant.ask(question), _as_json(json_))
+
+
 # -- causalqa bench llm ---------------------------------------------------------------
 @bench_app.command("llm")
 def bench_llm_command(
@@ -216,6 +367,53 @@ def bench_llm_command(
     report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
     if _as_json(json_):
         _emit_json(report)
+    else:
+        out.print(report["markdown"], markup=False, highlight=False)
+
+
+@bench_app.command("qa")
+def bench_qa_command(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="One small size, one seed (CI smoke test).")
+    ] = False,
+    large: Annotated[
+        bool, typer.Option("--sizes-large", help="200/1,000 nodes; 1,000/10,000 subjects.")
+    ] = False,
+    seeds: Annotated[int, typer.Option("--seeds", min=1)] = 5,
+    per_template: Annotated[int, typer.Option("--per-template", min=1)] = 2,
+    modes: Annotated[
+        str, typer.Option("--modes", help="Comma-separated: tool,context.")
+    ] = "tool,context",
+    paraphrased: Annotated[
+        bool, typer.Option("--paraphrased", help="Held-out paraphrases, not templates.")
+    ] = False,
+    judge: Annotated[
+        bool, typer.Option("--judge", help="Also grade with the paper's LLM judge.")
+    ] = False,
+    out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """The paper's QA benchmark: tool vs context mode, Tables 1–4 shape, plots."""
+    from causalqa.bench.qa import run_qa_bench
+
+    mode_list = tuple(m.strip() for m in modes.split(",") if m.strip())
+    if not mode_list or set(mode_list) - {"tool", "context"}:
+        raise ConfigError(f"unknown modes {modes!r}", hint="use --modes tool,context")
+    report = run_qa_bench(
+        _llm_spec(llm),
+        quick=quick,
+        large=large,
+        seeds=seeds,
+        per_template=per_template,
+        modes=mode_list,
+        paraphrased=paraphrased,
+        judge=judge,
+        out_dir=out_dir,
+        console=err,
+    )
+    if _as_json(json_):
+        _emit_json({k: v for k, v in report.items() if k != "outcomes"})
     else:
         out.print(report["markdown"], markup=False, highlight=False)
 

@@ -1,0 +1,308 @@
+"""`causalqa bench qa`: the paper's benchmark (§4), tool mode against context mode.
+
+For each size — graph questions over Erdős–Rényi DAGs with n_n nodes; effect questions over
+ITE tables of n_t treatments × n_s subjects — and each seed, generate a model and its
+questions with exact answers (`qa_data`), ask them in each mode, and grade them exactly
+(and, with ``--judge``, with the paper's LLM judge, reporting the agreement). Reported in
+the shape of the paper's Tables 1–4 — the proportion of unparseable responses and the
+correctness of the parseable ones, mean ± std over seeds — beside the paper's GPT-3.5
+numbers, plus end-to-end accuracy, prompt tokens and seconds per question.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from causalqa.bench import qa_data
+from causalqa.bench.report import environment, write_report
+from causalqa.knowledge import CausalModel
+from causalqa.llm import LLM, get_llm
+from causalqa.qa.assistant import Assistant
+from causalqa.qa.context import answer_in_context
+
+PAPER_GRAPH_SIZES = (5, 10, 20, 40)
+PAPER_EFFECT_SIZES = tuple((t, s) for t in (5, 10, 20, 40) for s in (10, 30, 100))
+LARGE_GRAPH_SIZES = (200, 1000)
+LARGE_EFFECT_SIZES = ((40, 1000), (40, 10000))
+
+
+@dataclass
+class Outcome:
+    family: str
+    size: str
+    seed: int
+    mode: str
+    template: str
+    question: str
+    expected: Any
+    result: Any
+    answer: str
+    parsed: bool
+    correct: bool
+    judge: bool | None
+    prompt_tokens: int
+    seconds: float
+
+
+def result_from_text(text: str, item: qa_data.QAItem, model: CausalModel) -> Any:
+    """Read a machine-readable result out of a free-text answer (context mode has no
+    structured result), in the expected answer's shape."""
+    low = text.casefold()
+    expected = item.expected
+    if isinstance(expected, bool):
+        words = re.findall(r"[a-z]+", low)
+        for w in words:
+            if w in ("yes", "true"):
+                return True
+            if w in ("no", "false", "not"):
+                return False
+        return None
+    if isinstance(expected, list):
+        return [v for v in model.variables if v.casefold() in low]
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", text.replace(",", ""))
+    if isinstance(expected, (int, float)):
+        return float(numbers[0]) if numbers else None
+    if isinstance(expected, dict):
+        names = model.treatments + model.subjects
+        hits = [n for n in names if re.search(rf"(?<![\w.]){re.escape(n.casefold())}(?![\w])", low)]
+        arg = hits[0] if hits else None
+        value = None
+        for n in numbers:
+            if n != arg:
+                value = float(n)
+                break
+        return {"arg": arg, "value": value}
+    return None
+
+
+def _configs(quick: bool, large: bool) -> list[tuple[str, dict[str, int]]]:
+    if quick:
+        graph_sizes, effect_sizes = (5,), ((5, 10),)
+    elif large:
+        graph_sizes, effect_sizes = LARGE_GRAPH_SIZES, LARGE_EFFECT_SIZES
+    else:
+        graph_sizes, effect_sizes = PAPER_GRAPH_SIZES, PAPER_EFFECT_SIZES
+    configs = [("graph", {"n_nodes": n, "n_treatments": 5, "n_subjects": 10}) for n in graph_sizes]
+    configs += [
+        ("effect", {"n_nodes": 10, "n_treatments": t, "n_subjects": s}) for t, s in effect_sizes
+    ]
+    return configs
+
+
+def _size_label(family: str, cfg: dict[str, int]) -> str:
+    if family == "graph":
+        return f"n_n={cfg['n_nodes']}"
+    return f"n_t={cfg['n_treatments']},n_s={cfg['n_subjects']}"
+
+
+def _judge(llm: LLM, item: qa_data.QAItem, answer: str) -> bool | None:
+    r = llm.complete(qa_data.judge_prompt(item.question, answer, item.ideal), max_tokens=400)
+    return qa_data.parse_judge(r.text)
+
+
+def run_qa_bench(
+    llm_spec: str | None,
+    *,
+    quick: bool = False,
+    large: bool = False,
+    seeds: int = 5,
+    per_template: int = 2,
+    modes: tuple[str, ...] = ("tool", "context"),
+    paraphrased: bool = False,
+    judge: bool = False,
+    out_dir: Path = Path("bench/results"),
+    console=None,
+) -> dict[str, Any]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    llm = get_llm(llm_spec, cache=True)
+    configs = _configs(quick, large)
+    seed_list = list(range(1 if quick else seeds))
+    plans = []
+    for family, cfg in configs:
+        templates = qa_data.GRAPH_TEMPLATES if family == "graph" else qa_data.EFFECT_TEMPLATES
+        for seed in seed_list:
+            model = qa_data.generate_model(
+                cfg["n_nodes"], cfg["n_treatments"], cfg["n_subjects"], seed=seed
+            )
+            items = qa_data.generate_questions(
+                model,
+                n_per_template=1 if quick else per_template,
+                seed=seed,
+                paraphrased=paraphrased,
+                templates=templates,
+            )
+            plans.append((family, _size_label(family, cfg), seed, model, items))
+    total = sum(len(items) for *_, items in plans) * len(modes)
+    outcomes: list[Outcome] = []
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("bench qa", total=total)
+        for family, size, seed, model, items in plans:
+            assistant = Assistant(model, llm, mode="tool")
+            for mode in modes:
+                progress.update(task, description=f"{mode} {family} {size} seed {seed}")
+                for item in items:
+                    start = time.perf_counter()
+                    if mode == "tool":
+                        assistant.reset()
+                        a = assistant.ask(item.question)
+                        parsed, text, tokens = a.answered, a.answer, a.usage.get("prompt_tokens", 0)
+                        result = qa_data.normalize_result(a.result) if parsed else None
+                    else:
+                        c = answer_in_context(llm, model, item.question)
+                        parsed, text, tokens = (
+                            c.answer is not None,
+                            c.answer or "",
+                            c.usage.prompt_tokens,
+                        )
+                        result = result_from_text(text, item, model) if parsed else None
+                    seconds = time.perf_counter() - start
+                    correct = parsed and qa_data.grade_exact(item.expected, result)
+                    verdict = _judge(llm, item, text) if (judge and parsed) else None
+                    outcomes.append(
+                        Outcome(
+                            family,
+                            size,
+                            seed,
+                            mode,
+                            item.template,
+                            item.question,
+                            item.expected,
+                            result,
+                            text,
+                            parsed,
+                            correct,
+                            verdict,
+                            tokens,
+                            seconds,
+                        )
+                    )
+                    progress.advance(task)
+    rows = summarize(outcomes)
+    report = {
+        "benchmark": "qa",
+        "quick": quick,
+        "llm": f"{llm.backend}:{llm.model}",
+        "paraphrased": paraphrased,
+        "seeds": seed_list,
+        "environment": environment(),
+        "rows": rows,
+        "paper": qa_data.paper_tables(),
+        "outcomes": [o.__dict__ for o in outcomes],
+    }
+    columns = [
+        ("spec", "family / size"),
+        ("mode", "mode"),
+        ("n", "n"),
+        ("unparseable", "unparseable"),
+        ("correct_parseable", "correct (parseable)"),
+        ("end_to_end", "end-to-end"),
+        ("paper_unparseable", "paper GPT-3.5 unparseable"),
+        ("paper_correct", "paper GPT-3.5 correct"),
+        ("prompt_tokens", "prompt tokens"),
+        ("median_seconds", "median s"),
+        ("judge_agreement", "judge agrees"),
+    ]
+    report["markdown"] = write_report(out_dir, "qa", report, columns)
+    _plot(rows, out_dir)
+    return report
+
+
+def _mean_std(xs: list[float]) -> str:
+    if not xs:
+        return "-"
+    sd = statistics.pstdev(xs) if len(xs) > 1 else 0.0
+    return f"{statistics.fmean(xs):.2f} ± {sd:.2f}"
+
+
+def _paper(family: str, size: str, mode: str, metric: str) -> str:
+    try:
+        tables = qa_data.paper_tables()[family][metric]["gpt-3.5-turbo"][mode]
+        if family == "graph":
+            cell = tables[int(size.split("=")[1])]
+        else:
+            t, s = (int(x.split("=")[1]) for x in size.split(","))
+            cell = tables[t][s]
+    except (KeyError, ValueError, TypeError):
+        return ""
+    return "-" if cell is None else f"{cell['mean']:.2f} ± {cell['std']:.2f}"
+
+
+def summarize(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    rows = []
+    keys = sorted(
+        {(o.family, o.size, o.mode) for o in outcomes}, key=lambda k: (k[0] != "graph", k[1], k[2])
+    )
+    for family, size, mode in keys:
+        group = [o for o in outcomes if (o.family, o.size, o.mode) == (family, size, mode)]
+        per_seed_unparse, per_seed_correct, per_seed_e2e = [], [], []
+        for seed in sorted({o.seed for o in group}):
+            g = [o for o in group if o.seed == seed]
+            parsed = [o for o in g if o.parsed]
+            per_seed_unparse.append(1 - len(parsed) / len(g))
+            if parsed:
+                per_seed_correct.append(sum(o.correct for o in parsed) / len(parsed))
+            per_seed_e2e.append(sum(o.correct for o in g) / len(g))
+        judged = [o for o in group if o.judge is not None]
+        rows.append(
+            {
+                "spec": f"{family} {size}",
+                "family": family,
+                "size": size,
+                "mode": mode,
+                "n": len(group),
+                "unparseable": _mean_std(per_seed_unparse),
+                "correct_parseable": _mean_std(per_seed_correct),
+                "end_to_end": _mean_std(per_seed_e2e),
+                "end_to_end_mean": statistics.fmean(per_seed_e2e),
+                "paper_unparseable": _paper(family, size, mode, "unparseable"),
+                "paper_correct": _paper(family, size, mode, "correct"),
+                "prompt_tokens": round(statistics.fmean(o.prompt_tokens for o in group)),
+                "median_seconds": round(statistics.median(o.seconds for o in group), 2),
+                "judge_agreement": (
+                    f"{sum(o.judge == o.correct for o in judged) / len(judged):.2f}"
+                    if judged
+                    else None
+                ),
+            }
+        )
+    return rows
+
+
+def _plot(rows: list[dict[str, Any]], out_dir: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for mode in sorted({r["mode"] for r in rows}):
+        sel = [r for r in rows if r["mode"] == mode]
+        labels = [r["spec"] for r in sel]
+        axes[0].plot(labels, [r["end_to_end_mean"] for r in sel], marker="o", label=mode)
+        axes[1].plot(labels, [r["prompt_tokens"] for r in sel], marker="o", label=mode)
+    axes[0].set_title("end-to-end accuracy")
+    axes[0].set_ylim(0, 1.05)
+    axes[1].set_title("prompt tokens per question")
+    axes[1].set_yscale("log")
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=60, labelsize=7)
+        ax.legend()
+    fig.tight_layout()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out_dir / "qa-latest.png", dpi=120)
+    plt.close(fig)

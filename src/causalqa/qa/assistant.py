@@ -1,0 +1,223 @@
+"""The QA engine: `Assistant(model, llm=…).ask(question) -> Answer`.
+
+Tool mode runs named steps — ground → plan → execute → verbalise — and keeps the
+structured result with the answer. Context mode is the paper's baseline (`context.py`).
+A follow-up question in a conversation ("and for partner 3?") is grounded together with
+the previous question: what it names replaces what the previous one named of that kind.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from causalqa.errors import CausalQAError, LLMError
+from causalqa.knowledge import CausalModel
+from causalqa.llm import LLM, Usage, get_llm
+from causalqa.qa.context import answer_in_context
+from causalqa.qa.grounding import Grounding, Mention, ground
+from causalqa.qa.planner import ExampleMode, Planner
+from causalqa.qa.tools import PlanError, execute
+from causalqa.qa.verbalise import llm_sentence, template_sentence
+
+Mode = Literal["tool", "context"]
+Verbaliser = Literal["template", "llm"]
+
+_FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
+
+
+class Answer(BaseModel):
+    """An answer and everything it rests on."""
+
+    question: str
+    answer: str
+    result: Any = None
+    """A bool, a list of names, a number, or {"arg", "value"}; None when not answered."""
+    plan: dict[str, Any] | None = None
+    mode: str = "tool"
+    grounding: dict[str, Any] | None = None
+    answered: bool = True
+    usage: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+    step_seconds: dict[str, float] = Field(default_factory=dict)
+    model: str = ""
+
+
+def _usage_dict(u: Usage) -> dict[str, int]:
+    return {
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "total_tokens": u.total_tokens,
+    }
+
+
+class Assistant:
+    """Answers questions about one causal model.
+
+    Parameters: `llm` (an LLM or a backend spec string; default: resolved from flag/env/
+    config), `mode` ("tool" or the paper's "context" baseline), `examples` (the planner's
+    worked examples: "all", "retrieve" or "none"), `verbaliser` ("template": exact and
+    instant; "llm": the model's own sentence, kept only when it states the result),
+    `repair` (re-plan once with the executor's error).
+    """
+
+    def __init__(
+        self,
+        model: CausalModel,
+        llm: LLM | str | None = None,
+        *,
+        mode: Mode = "tool",
+        examples: ExampleMode = "all",
+        verbaliser: Verbaliser = "template",
+        repair: bool = True,
+    ) -> None:
+        self.model = model
+        self.llm = llm if isinstance(llm, LLM) else get_llm(llm)
+        self.mode = mode
+        self.verbaliser = verbaliser
+        self.repair = repair
+        self.planner = Planner(self.llm, examples=examples)
+        self.history: list[tuple[str, dict, dict]] = []
+        self._last: tuple[str, Grounding] | None = None
+
+    def reset(self) -> None:
+        """Forget the conversation."""
+        self.history.clear()
+        self._last = None
+
+    def ask(self, question: str) -> Answer:
+        if not isinstance(question, str) or not question.strip():
+            raise CausalQAError("the question is empty", hint="ask something about the model")
+        start = time.perf_counter()
+        if self.mode == "context":
+            answer = self._ask_in_context(question)
+        else:
+            answer = self._ask_with_tools(question)
+        answer.seconds = round(time.perf_counter() - start, 3)
+        answer.model = f"{self.llm.backend}:{self.llm.model}"
+        return answer
+
+    # -- context mode ------------------------------------------------------------------
+    def _ask_in_context(self, question: str) -> Answer:
+        ctx = answer_in_context(self.llm, self.model, question)
+        return Answer(
+            question=question,
+            answer=ctx.answer if ctx.answer is not None else f"(no parseable answer: {ctx.error})",
+            result=None,
+            mode="context",
+            answered=ctx.answer is not None,
+            usage=_usage_dict(ctx.usage),
+        )
+
+    # -- tool mode ---------------------------------------------------------------------
+    def _ground(self, question: str) -> Grounding:
+        g = ground(question, self.model)
+        if self._last is not None and _FOLLOW_UP.match(question):
+            prev_q, prev = self._last
+            kinds = {m.kind for m in g.mentions}
+            kept: list[Mention] = [m for m in prev.mentions if m.kind not in kinds]
+            g = Grounding(
+                mentions=kept + g.mentions,
+                where=g.where if g.where is not None else prev.where,
+                unresolved=g.unresolved,
+            )
+        return g
+
+    def _ask_with_tools(self, question: str) -> Answer:
+        steps: dict[str, float] = {}
+        usage = Usage()
+        t = time.perf_counter()
+        g = self._ground(question)
+        steps["ground"] = time.perf_counter() - t
+        base = dict(question=question, mode="tool", grounding=g.to_dict())
+
+        def honest(text: str) -> Answer:
+            return Answer(
+                **base,
+                answer=text,
+                answered=False,
+                usage=_usage_dict(usage),
+                step_seconds=_rounded(steps),
+            )
+
+        if not g.mentions and g.where is None and g.unresolved:
+            return honest(_unknown_names(g.unresolved, self.model))
+        t = time.perf_counter()
+        try:
+            planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
+        except PlanError as e:
+            steps["plan"] = time.perf_counter() - t
+            if g.unresolved:
+                return honest(_unknown_names(g.unresolved, self.model))
+            return honest(f"I cannot answer that from this model: {e.message}.")
+        except LLMError as e:
+            steps["plan"] = time.perf_counter() - t
+            return honest(f"The language model did not produce a usable plan: {e.message}")
+        usage = usage + planned.usage
+        steps["plan"] = time.perf_counter() - t
+        plan = planned.plan
+
+        t = time.perf_counter()
+        try:
+            executed = execute(plan, self.model, max_steps=self.planner.max_steps)
+        except PlanError as e:
+            if not self.repair:
+                return honest(f"I could not compute that: {e.message}")
+            try:
+                repaired = self.planner.plan(
+                    question,
+                    self.model,
+                    g,
+                    history=self.history[-2:],
+                    error=e.message,
+                    previous=plan,
+                )
+                usage = usage + repaired.usage
+                plan = repaired.plan
+                executed = execute(plan, self.model, max_steps=self.planner.max_steps)
+            except (PlanError, LLMError) as e2:
+                steps["execute"] = time.perf_counter() - t
+                return honest(f"I could not compute that: {e2.message}")
+        steps["execute"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        last = executed.steps[-1]
+        sentence = template_sentence({"tool": last.tool, "args": last.args}, executed.result)
+        if self.verbaliser == "llm":
+            said, u = llm_sentence(self.llm, planned.messages, plan, executed.result)
+            usage = usage + u
+            sentence = said or sentence
+        steps["verbalise"] = time.perf_counter() - t
+
+        self.history.append((question, g.to_dict(), plan))
+        self._last = (question, g)
+        return Answer(
+            **base,
+            answer=sentence,
+            result=executed.result,
+            plan=plan,
+            usage=_usage_dict(usage),
+            step_seconds=_rounded(steps),
+        )
+
+
+def _rounded(steps: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 3) for k, v in steps.items()}
+
+
+def _unknown_names(names: list[str], model: CausalModel) -> str:
+    from rapidfuzz import process
+
+    known = model.variables + (model.treatments if model.effects is not None else [])
+    parts = []
+    for name in names:
+        close = [c for c, score, _ in process.extract(name, known, limit=3) if score >= 60]
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        parts.append(f"'{name}'{hint}")
+    return (
+        f"The model has no variable or treatment named {', '.join(parts)}, so I cannot answer "
+        "that from it."
+    )

@@ -1,0 +1,356 @@
+"""Ground a question in a causal model: which variables, treatments, subjects and filters
+does it mention? Deterministic (exact match, then rapidfuzz for typos and inflections),
+so the planner's choices can be restricted to what the question is about, and a name the
+model does not have is reported instead of being silently replaced by one it has.
+
+>>> import networkx as nx, pandas as pd
+>>> from causalqa.knowledge import CausalModel
+>>> m = CausalModel.from_graph(nx.DiGraph([("Price", "Revenue"), ("Discount (%)", "Revenue")]),
+...     pd.DataFrame({"Partner ID": [1, 2], "Tech Support": [1.0, 2.0],
+...                   "Already Engaged": [True, False]}))
+>>> g = ground("Which partner not yet engaged gains most from tech suport?", m)
+>>> [(x.kind, x.name) for x in g.mentions], g.where
+([('treatment', 'Tech Support')], Where(filter='Already Engaged', value=False))
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Literal
+
+from rapidfuzz import fuzz, process
+
+from causalqa.knowledge import CausalModel
+from causalqa.qa.tools import Where
+
+Kind = Literal["variable", "treatment", "subject"]
+
+FUZZY_CUTOFF = 88.0
+"""rapidfuzz ratio (0–100) above which a phrase counts as a (misspelt) name."""
+
+_WORD = re.compile(r"[\w'’%&+-]+", re.UNICODE)
+_NEGATIONS = {
+    "not",
+    "no",
+    "never",
+    "without",
+    "non",
+    "haven't",
+    "hasn't",
+    "havent",
+    "hasnt",
+    "aren't",
+    "isn't",
+    "arent",
+    "isnt",
+    "weren't",
+    "wasn't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "yet",
+}
+# Words that start questions or are common in them: never taken for an unknown name.
+_COMMON = {
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "of",
+    "to",
+    "in",
+    "on",
+    "for",
+    "with",
+    "by",
+    "from",
+    "at",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "does",
+    "do",
+    "did",
+    "can",
+    "could",
+    "would",
+    "should",
+    "will",
+    "which",
+    "what",
+    "who",
+    "whom",
+    "whose",
+    "how",
+    "why",
+    "when",
+    "where",
+    "if",
+    "i",
+    "we",
+    "you",
+    "our",
+    "my",
+    "me",
+    "us",
+    "it",
+    "its",
+    "that",
+    "this",
+    "these",
+    "those",
+    "list",
+    "show",
+    "tell",
+    "give",
+    "name",
+    "find",
+    "yes",
+    "no",
+    "ok",
+    "please",
+    "partner",
+    "partners",
+    "subject",
+    "subjects",
+    "customer",
+    "customers",
+    "patient",
+    "patients",
+    "client",
+    "clients",
+    "variable",
+    "variables",
+    "treatment",
+    "treatments",
+    "engagement",
+    "engagements",
+    "intervention",
+    "interventions",
+    "program",
+    "programs",
+    "ate",
+    "ite",
+    "average",
+    "effect",
+    "effects",
+}
+_SUBJECT_NOUNS = (
+    "partner",
+    "subject",
+    "customer",
+    "client",
+    "patient",
+    "account",
+    "user",
+    "id",
+    "row",
+    "company",
+    "member",
+)
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[\"“”‘’`]", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _core(name: str) -> str:
+    return _norm(re.sub(r"[^\w\s]", " ", re.sub(r"\(.*?\)", " ", name)))
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A name of the model found in the question."""
+
+    kind: Kind
+    name: str
+    start: int
+    end: int
+    score: float  # 100 for an exact (case-insensitive) match
+
+
+@dataclass
+class Grounding:
+    """Everything a question mentions, in the order it mentions it."""
+
+    mentions: list[Mention] = field(default_factory=list)
+    where: Where | None = None
+    unresolved: list[str] = field(default_factory=list)
+    """Phrases that look like names (quoted, or capitalised mid-sentence) but match none."""
+
+    def names(self, kind: Kind) -> list[str]:
+        seen: dict[str, None] = {}
+        for m in self.mentions:
+            if m.kind == kind:
+                seen.setdefault(m.name, None)
+        return list(seen)
+
+    def to_dict(self) -> dict:
+        return {
+            "variables": self.names("variable"),
+            "treatments": self.names("treatment"),
+            "subjects": self.names("subject"),
+            "where": None
+            if self.where is None
+            else {"filter": self.where.filter, "value": self.where.value},
+            "unresolved": self.unresolved,
+        }
+
+
+def _exact_spans(question_norm: str, name: str) -> list[tuple[int, int]]:
+    pattern = r"(?<![\w])" + re.escape(_norm(name)) + r"(?![\w])"
+    return [(m.start(), m.end()) for m in re.finditer(pattern, question_norm)]
+
+
+def _free(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return all(end <= s or start >= e for s, e in spans)
+
+
+def _words(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def _find_names(
+    q: str, names: list[str], kind: Kind, taken: list[tuple[int, int]]
+) -> list[Mention]:
+    found: list[Mention] = []
+    # Longest names first, so "Price Index" wins over "Price".
+    for name in sorted(names, key=lambda n: -len(n)):
+        for s, e in _exact_spans(q, name):
+            if _free(taken, s, e):
+                found.append(Mention(kind, name, s, e, 100.0))
+                taken.append((s, e))
+    # Fuzzy: windows of words not yet explained, against names of a similar word count.
+    words = _words(q)
+    by_len: dict[int, dict[str, str]] = {}
+    for name in names:
+        # Also the name without bracketed parts and symbols: "discounts" ~ "Discount (%)".
+        for form in {_norm(name), _core(name)} - {""}:
+            by_len.setdefault(len(_words(form)) or 1, {}).setdefault(form, name)
+    for n_words, choices in sorted(by_len.items(), reverse=True):
+        for size in {n_words, n_words + 1} - {0}:
+            for i in range(0, max(0, len(words) - size + 1)):
+                s, e = words[i][1], words[i + size - 1][2]
+                if not _free(taken, s, e):
+                    continue
+                phrase = q[s:e]
+                if len(phrase) < 4 or phrase in _COMMON:
+                    continue
+                hit = process.extractOne(
+                    phrase, list(choices), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF
+                )
+                if hit is not None:
+                    found.append(Mention(kind, choices[hit[0]], s, e, float(hit[1])))
+                    taken.append((s, e))
+    return found
+
+
+def _find_subjects(q: str, subjects: list[str], taken: list[tuple[int, int]]) -> list[Mention]:
+    found = []
+    known = {_norm(s): s for s in subjects}
+    nouns = "|".join(_SUBJECT_NOUNS)
+    for m in re.finditer(rf"\b(?:{nouns})s?\s*(?:no\.?|number|#)?\s*#?\s*([\w-]+)", q):
+        sid = m.group(1)
+        if sid in known and _free(taken, m.start(1), m.end(1)):
+            found.append(Mention("subject", known[sid], m.start(1), m.end(1), 100.0))
+            taken.append((m.start(1), m.end(1)))
+    # Non-numeric ids (e.g. "ACME-42") count anywhere; bare numbers only after a noun above.
+    for key, sid in known.items():
+        if key.isdigit() or len(key) < 3:
+            continue
+        for s, e in _exact_spans(q, sid):
+            if _free(taken, s, e):
+                found.append(Mention("subject", sid, s, e, 100.0))
+                taken.append((s, e))
+    return found
+
+
+_FILTER_SYNONYMS = {
+    "engaged": [
+        "engaged",
+        "engage",
+        "worked with",
+        "treated",
+        "enrolled",
+        "onboarded",
+        "contacted",
+        "signed up",
+        "in a program",
+        "in the program",
+        "in any program",
+    ],
+}
+
+
+def _find_where(q: str, filters: list[str], taken: list[tuple[int, int]]) -> Where | None:
+    for flt in filters:
+        content = [
+            w
+            for w, _, _ in _words(_norm(flt))
+            if w not in {"already", "is", "has", "was", "currently"}
+        ]
+        if not content:
+            continue
+        key = content[-1]
+        forms = _FILTER_SYNONYMS.get(key, [key])
+        for form in forms:
+            for m in re.finditer(rf"(?<![\w])(un|non-?)?{re.escape(form)}(?![\w])", q):
+                if not _free(taken, m.start(), m.end()):
+                    continue
+                before = [w for w, _, _ in _words(q[max(0, m.start() - 40) : m.start()])][-4:]
+                after = [w for w, _, _ in _words(q[m.end() : m.end() + 12])][:1]
+                negated = (
+                    bool(m.group(1)) or any(w in _NEGATIONS for w in before) or after == ["yet"]
+                )
+                return Where(flt, not negated)
+    return None
+
+
+def _unresolved(question: str, taken_norm: list[tuple[int, int]], q_norm: str) -> list[str]:
+    out = []
+    for m in re.finditer(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]", question):
+        phrase = m.group(1).strip()
+        start = q_norm.find(_norm(phrase))
+        if start >= 0 and _free(taken_norm, start, start + len(_norm(phrase))):
+            out.append(phrase)
+    # Capitalised words after the first word that nothing explains.
+    words = _words(question)
+    for w, s, _ in words[1:]:
+        if not w[:1].isupper() or w.casefold() in _COMMON or w.isupper() and len(w) <= 3:
+            continue
+        start = q_norm.find(_norm(w), max(0, s - 5))
+        if start >= 0 and _free(taken_norm, start, start + len(_norm(w))):
+            if not any(w in phrase for phrase in out):
+                out.append(w)
+    return out
+
+
+def ground(question: str, model: CausalModel) -> Grounding:
+    """Find the model's names in `question`.
+
+    Variables and treatments are matched exactly (ignoring case, quotes and spacing) and
+    then fuzzily (rapidfuzz ratio ≥ `FUZZY_CUTOFF`); subjects by id after a noun such as
+    "partner 3"; a boolean filter ("Already Engaged") with its polarity ("not yet
+    engaged" → False). A name can be both a variable and a treatment.
+    """
+    q = _norm(question)
+    taken: list[tuple[int, int]] = []
+    subjects = _find_subjects(q, model.subjects, taken) if model.effects is not None else []
+    where = _find_where(q, model.filters, taken) if model.effects is not None else None
+    treat_taken = list(taken)
+    treatments = (
+        _find_names(q, model.treatments, "treatment", treat_taken)
+        if model.effects is not None
+        else []
+    )
+    variables = _find_names(q, model.variables, "variable", taken)
+    mentions = sorted(subjects + treatments + variables, key=lambda m: (m.start, m.kind))
+    all_spans = taken + treat_taken
+    return Grounding(mentions=mentions, where=where, unresolved=_unresolved(question, all_spans, q))

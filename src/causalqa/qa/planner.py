@@ -1,0 +1,201 @@
+"""Plan: turn a grounded question into a tool call, by constrained decoding.
+
+The plan schema is `tools.plan_schema` narrowed to the question: names become enums of
+what grounding found (a variable the question does not mention cannot be chosen), tools
+whose required arguments the question does not supply are dropped, and a filter the
+question states ("not yet engaged") becomes a required constant. Decoded under that
+schema, the plan always parses and always names things the model has. The prompt is a
+fixed prefix (tool descriptions and, by default, every worked example) that the local
+backend keeps in its KV cache, then the question: prompt tokens do not grow with the
+size of the graph or the table.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from causalqa.knowledge import CausalModel
+from causalqa.llm import LLM, Usage
+from causalqa.qa.examples import EXAMPLES, Example, mentioned_text
+from causalqa.qa.grounding import Grounding
+from causalqa.qa.tools import TOOLS, PlanError, plan_schema
+
+ExampleMode = Literal["all", "retrieve", "none"]
+
+SYSTEM = """You answer questions about a causal model by choosing one tool call that computes the answer.
+The model has a causal graph over variables and a table of treatment effects per subject (partner).
+
+Tools:
+{tools}
+
+How to choose:
+- "does X affect / lead to / cause / influence Y", "is X an ancestor of Y" -> is_cause(cause=X, effect=Y)
+- "is X a direct cause / parent of Y" -> is_parent
+- "through which variables", "via what", "paths from X to Y" -> paths_between(source=X, target=Y)
+- "what directly influences X", "direct causes of X" -> parents; "what does X directly affect" -> children
+- "average effect of treatment T" -> ate; "effect of T on partner S" -> ite
+- "best / highest / most effective treatment" -> best_treatment (with subject=S for one partner)
+- "which partner benefits most from T" -> best_subject(treatment=T)
+- a filter such as "not yet engaged" goes into "where".
+Use only the names listed after "Mentioned". Reply with JSON only."""
+
+
+def _tool_lines() -> str:
+    return "\n".join(f"- {t.signature}: {t.description}" for t in TOOLS.values())
+
+
+def _user_turn(question: str, mentioned: dict[str, Any]) -> str:
+    return f"Question: {question}\nMentioned: {mentioned_text(mentioned)}"
+
+
+def _plan_text(plan: dict[str, Any]) -> str:
+    return json.dumps(plan, ensure_ascii=False, separators=(",", ":"))
+
+
+def grounded_schema(
+    model: CausalModel, grounding: Grounding, *, max_steps: int = 1
+) -> dict[str, Any]:
+    """`plan_schema(model)` narrowed to what the question mentions (see module doc).
+
+    Raises `PlanError` when no tool can be called with what the question supplies.
+    """
+    schema = copy.deepcopy(plan_schema(model, max_steps=max_steps))
+    defs = schema["$defs"]
+    supplied = {
+        "variable": grounding.names("variable"),
+        "treatment": grounding.names("treatment"),
+        "subject": grounding.names("subject"),
+    }
+    for kind, names in supplied.items():
+        if kind in defs and names:
+            defs[kind] = {"enum": names}
+    keep = []
+    for ref in schema["properties"]["steps"]["items"]["anyOf"]:
+        name = ref["$ref"].rsplit("/", 1)[-1]
+        tool_def = defs[name]
+        args = tool_def["properties"]["args"]
+        props, required = args["properties"], set(args.get("required", []))
+        ok = True
+        for pname in list(props):
+            kind = _param_kind(name.removeprefix("tool_"), pname)
+            if kind in supplied and not supplied[kind]:
+                if pname in required:
+                    ok = False
+                else:
+                    del props[pname]
+            elif kind == "where":
+                if grounding.where is None:
+                    del props[pname]
+                else:
+                    w = {"filter": grounding.where.filter, "value": grounding.where.value}
+                    props[pname] = {"const": w}
+                    required.add(pname)
+        # Two-name tools need two different names.
+        if (
+            ok
+            and sum(1 for p in props if _param_kind(name.removeprefix("tool_"), p) == "variable")
+            == 2
+        ):
+            ok = len(supplied["variable"]) >= 2
+        if ok and name == "tool_compare_treatments":
+            ok = len(supplied["treatment"]) >= 2
+        if ok:
+            args["required"] = [p for p in props if p in required]
+            if not args["required"]:
+                del args["required"]
+            keep.append(ref)
+        else:
+            del defs[name]
+    if not keep:
+        raise PlanError("the question names nothing the model's tools can be called with")
+    schema["properties"]["steps"]["items"]["anyOf"] = keep
+    used = json.dumps(schema)
+    for kind in ("variable", "treatment", "subject", "filter", "where"):
+        if kind in defs and f"#/$defs/{kind}" not in used:
+            del defs[kind]
+    return schema
+
+
+def _param_kind(tool: str, param: str) -> str:
+    for p in TOOLS[tool].params:
+        if p.name == param:
+            return p.kind
+    raise KeyError(param)
+
+
+@dataclass
+class PlanResult:
+    plan: dict[str, Any]
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+    messages: list[dict[str, str]] = field(default_factory=list)
+
+
+class Planner:
+    """Writes plans with an LLM under the grounded schema.
+
+    `examples`: "all" puts every worked example in the cached prefix (default: flat cost
+    per question); "retrieve" puts the `k` nearest (MiniLM embeddings) after the prefix;
+    "none" gives no examples.
+    """
+
+    def __init__(self, llm: LLM, *, examples: ExampleMode = "all", k: int = 4, max_steps: int = 1):
+        self.llm = llm
+        self.examples = examples
+        self.k = k
+        self.max_steps = max_steps
+        self._embedder = None
+        self._example_vectors = None
+
+    def _shots(self, question: str) -> list[Example]:
+        if self.examples == "none":
+            return []
+        if self.examples == "all":
+            return EXAMPLES
+        from causalqa.embed import Embedder
+
+        if self._embedder is None:
+            self._embedder = Embedder()
+            self._example_vectors = self._embedder.encode([e.question for e in EXAMPLES])
+        q = self._embedder.encode([question])[0]
+        order = (self._example_vectors @ q).argsort()[::-1][: self.k]
+        return [EXAMPLES[i] for i in sorted(order)]
+
+    def messages(
+        self, question: str, grounding: Grounding, history: list[tuple[str, dict, dict]] = ()
+    ) -> list[dict[str, str]]:
+        msgs = [{"role": "system", "content": SYSTEM.format(tools=_tool_lines())}]
+        for ex in self._shots(question):
+            msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
+            msgs.append({"role": "assistant", "content": _plan_text(ex.plan)})
+        for past_q, past_mentioned, past_plan in history:
+            msgs.append({"role": "user", "content": _user_turn(past_q, past_mentioned)})
+            msgs.append({"role": "assistant", "content": _plan_text(past_plan)})
+        msgs.append({"role": "user", "content": _user_turn(question, grounding.to_dict())})
+        return msgs
+
+    def plan(
+        self,
+        question: str,
+        model: CausalModel,
+        grounding: Grounding,
+        *,
+        history: list[tuple[str, dict, dict]] = (),
+        error: str | None = None,
+        previous: dict[str, Any] | None = None,
+    ) -> PlanResult:
+        """One plan for `question`; with `error` and `previous`, a repaired plan."""
+        start = time.perf_counter()
+        schema = grounded_schema(model, grounding, max_steps=self.max_steps)
+        msgs = self.messages(question, grounding, list(history))
+        if error is not None and previous is not None:
+            msgs.append({"role": "assistant", "content": _plan_text(previous)})
+            msgs.append(
+                {"role": "user", "content": f"That plan failed: {error}\nWrite a corrected plan."}
+            )
+        response = self.llm.complete(msgs, schema=schema, max_tokens=160)
+        return PlanResult(response.data, response.usage, time.perf_counter() - start, msgs)

@@ -1,0 +1,87 @@
+import pytest
+
+from causalqa.qa.grounding import ground
+
+
+@pytest.mark.parametrize(
+    ("question", "variables", "treatments", "subjects", "where"),
+    [
+        ("Does a change in Price lead to a change in Churn?", ["Price", "Churn"], [], [], None),
+        ("does a change in price lead to a change in CHURN?", ["Price", "Churn"], [], [], None),
+        (
+            "Through which variables does cafe visits influence Revenue?",
+            ["Café Visits", "Revenue"],
+            [],
+            [],
+            None,
+        ),
+        (
+            "What happens to Revenue if we push discounts?",
+            ["Revenue", "Discount (%)"],
+            ["Discount (%)"],
+            [],
+            None,
+        ),
+        (
+            "What is the effect of tech suport on partner 3?",
+            ["Tech Support"],
+            ["Tech Support"],
+            ["3"],
+            None,
+        ),
+        (
+            "Which partner not yet engaged benefits most from New Engagement Strategy?",
+            [],
+            ["New Engagement Strategy"],
+            [],
+            ("Already Engaged", False),
+        ),
+        (
+            "Which partner that we haven't engaged yet gains most from Tech Support?",
+            ["Tech Support"],
+            ["Tech Support"],
+            [],
+            ("Already Engaged", False),
+        ),
+        (
+            "Best engagement for partners who are already engaged?",
+            [],
+            [],
+            [],
+            ("Already Engaged", True),
+        ),
+        ("Which engagement is best for customer #2?", [], [], ["2"], None),
+    ],
+)
+def test_ground(partners, question, variables, treatments, subjects, where):
+    g = ground(question, partners)
+    assert sorted(g.names("variable")) == sorted(variables)
+    assert sorted(g.names("treatment")) == sorted(treatments)
+    assert g.names("subject") == subjects
+    assert (None if g.where is None else (g.where.filter, g.where.value)) == where
+
+
+def test_mentions_keep_question_order(partners):
+    g = ground("Is Churn affected by Price?", partners)
+    assert g.names("variable") == ["Churn", "Price"]
+
+
+def test_unknown_names_are_reported(partners):
+    g = ground("Does Weather affect Revenue?", partners)
+    assert g.names("variable") == ["Revenue"]
+    assert g.unresolved == ["Weather"]
+    g = ground('What is the ATE of "Loyalty Bonus"?', partners)
+    assert "Loyalty Bonus" in g.unresolved
+
+
+def test_longest_name_wins(partners):
+    import networkx as nx
+
+    from causalqa.knowledge import CausalModel
+
+    m = CausalModel.from_graph(nx.DiGraph([("Price", "Price Index"), ("Price Index", "Sales")]))
+    assert ground("Does Price Index affect Sales?", m).names("variable") == ["Price Index", "Sales"]
+
+
+def test_numbers_are_not_subjects_without_a_noun(partners):
+    assert ground("Who are the top 3 partners for Tech Support?", partners).names("subject") == []
