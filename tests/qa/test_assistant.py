@@ -23,7 +23,7 @@ def test_tool_mode_answers_with_the_executed_result(partners):
             )
         ]
     )
-    a = Assistant(partners, llm).ask(
+    a = Assistant(partners, llm, strategy="plan").ask(
         "Which partner not yet engaged benefits most from Tech Support?"
     )
     assert a.result == {"arg": "2", "value": 40.0}
@@ -45,7 +45,7 @@ def test_unknown_variable_gets_an_honest_answer_not_a_number(partners):
 
 def test_follow_up_reuses_the_previous_question(partners):
     llm = ScriptedLLM([plan("best_treatment", subject="4"), plan("best_treatment", subject="1")])
-    asst = Assistant(partners, llm)
+    asst = Assistant(partners, llm, strategy="plan")
     first = asst.ask("Which treatment is best for partner 4?")
     second = asst.ask("and for partner 1?")
     assert first.result["arg"] == "Discount (%)"
@@ -63,7 +63,7 @@ def test_a_failing_plan_is_repaired_once(partners):
             plan("top_k_subjects", treatment="Tech Support", k=2),
         ]
     )
-    a = Assistant(partners, llm).ask("Who are the top partners for Tech Support?")
+    a = Assistant(partners, llm, strategy="plan").ask("Who are the top partners for Tech Support?")
     assert a.answered
     assert [r["arg"] for r in a.result] == ["3", "2"]
     assert "failed" in llm.calls[1]["messages"][-1]["content"]

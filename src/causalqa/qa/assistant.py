@@ -19,7 +19,7 @@ from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage, get_llm
 from causalqa.qa.context import answer_in_context
 from causalqa.qa.grounding import Grounding, Mention, ground
-from causalqa.qa.planner import ExampleMode, Planner
+from causalqa.qa.planner import ExampleMode, Planner, Strategy
 from causalqa.qa.tools import PlanError, execute
 from causalqa.qa.verbalise import llm_sentence, template_sentence
 
@@ -59,7 +59,8 @@ class Assistant:
 
     Parameters: `llm` (an LLM or a backend spec string; default: resolved from flag/env/
     config), `mode` ("tool" or the paper's "context" baseline), `examples` (the planner's
-    worked examples: "all", "retrieve" or "none"), `verbaliser` ("template": exact and
+    worked examples: "all", "retrieve" or "none"), `strategy` ("intent": the LLM picks the
+    tool and grounding fills its arguments; "plan": the LLM writes the whole call), `verbaliser` ("template": exact and
     instant; "llm": the model's own sentence, kept only when it states the result),
     `repair` (re-plan once with the executor's error).
     """
@@ -71,6 +72,7 @@ class Assistant:
         *,
         mode: Mode = "tool",
         examples: ExampleMode = "all",
+        strategy: Strategy = "intent",
         verbaliser: Verbaliser = "template",
         repair: bool = True,
     ) -> None:
@@ -79,7 +81,7 @@ class Assistant:
         self.mode = mode
         self.verbaliser = verbaliser
         self.repair = repair
-        self.planner = Planner(self.llm, examples=examples)
+        self.planner = Planner(self.llm, examples=examples, strategy=strategy)
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -25,6 +26,24 @@ from causalqa.qa.grounding import Grounding
 from causalqa.qa.tools import TOOLS, PlanError, plan_schema
 
 ExampleMode = Literal["all", "retrieve", "none"]
+Strategy = Literal["intent", "plan"]
+
+_PASSIVE = re.compile(
+    r"\b(?:affected|influenced|caused|impacted|driven|changed|determined|explained)\s+by\b"
+    r"|\bdepend(?:s|ent)?\s+(?:up)?on\b|\bresult\s+of\b|\bdue\s+to\b|\bdownstream\s+of\b",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 
 SYSTEM = """You answer questions about a causal model by choosing one tool call that computes the answer.
 The model has a causal graph over variables and a table of treatment effects per subject (partner).
@@ -143,9 +162,18 @@ class Planner:
     "none" gives no examples.
     """
 
-    def __init__(self, llm: LLM, *, examples: ExampleMode = "all", k: int = 4, max_steps: int = 1):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        examples: ExampleMode = "all",
+        strategy: Strategy = "intent",
+        k: int = 4,
+        max_steps: int = 1,
+    ):
         self.llm = llm
         self.examples = examples
+        self.strategy = strategy
         self.k = k
         self.max_steps = max_steps
         self._embedder = None
@@ -166,15 +194,22 @@ class Planner:
         return [EXAMPLES[i] for i in sorted(order)]
 
     def messages(
-        self, question: str, grounding: Grounding, history: list[tuple[str, dict, dict]] = ()
+        self,
+        question: str,
+        grounding: Grounding,
+        history: list[tuple[str, dict, dict]] = (),
+        *,
+        intent: bool = False,
     ) -> list[dict[str, str]]:
+        """The planner's conversation; with `intent`, replies name only the tool."""
+        show = _intent_text if intent else _plan_text
         msgs = [{"role": "system", "content": SYSTEM.format(tools=_tool_lines())}]
         for ex in self._shots(question):
             msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
-            msgs.append({"role": "assistant", "content": _plan_text(ex.plan)})
+            msgs.append({"role": "assistant", "content": show(ex.plan)})
         for past_q, past_mentioned, past_plan in history:
             msgs.append({"role": "user", "content": _user_turn(past_q, past_mentioned)})
-            msgs.append({"role": "assistant", "content": _plan_text(past_plan)})
+            msgs.append({"role": "assistant", "content": show(past_plan)})
         msgs.append({"role": "user", "content": _user_turn(question, grounding.to_dict())})
         return msgs
 
@@ -188,9 +223,40 @@ class Planner:
         error: str | None = None,
         previous: dict[str, Any] | None = None,
     ) -> PlanResult:
-        """One plan for `question`; with `error` and `previous`, a repaired plan."""
+        """One plan for `question`; with `error` and `previous`, a repaired plan.
+
+        Strategy "intent" (default): the LLM chooses only the tool, among those the
+        question's names allow (a few tokens); its arguments come from grounding — the
+        names in the order the question mentions them, reversed for passive phrasing
+        ("is Y affected by X") — and, where that is ambiguous (say three variables for a
+        two-variable tool), from a second constrained call with the tool fixed. Strategy
+        "plan": the LLM writes the whole plan under the grounded schema.
+        """
         start = time.perf_counter()
         schema = grounded_schema(model, grounding, max_steps=self.max_steps)
+        if self.strategy == "intent" and error is None:
+            tools = _schema_tools(schema)
+            usage = Usage()
+            msgs = self.messages(question, grounding, list(history), intent=True)
+            if len(tools) == 1:
+                tool = tools[0]
+            else:
+                r = self.llm.complete(
+                    msgs,
+                    schema={
+                        "type": "object",
+                        "properties": {"tool": {"enum": tools}},
+                        "required": ["tool"],
+                        "additionalProperties": False,
+                    },
+                    max_tokens=24,
+                )
+                tool, usage = r.data["tool"], r.usage
+            args = fill_args(tool, grounding, question)
+            if args is not None:
+                plan = {"steps": [{"tool": tool, "args": args}]}
+                return PlanResult(plan, usage, time.perf_counter() - start, msgs)
+            schema = _only_tool(schema, tool)  # ambiguous arguments: let the LLM place them
         msgs = self.messages(question, grounding, list(history))
         if error is not None and previous is not None:
             msgs.append({"role": "assistant", "content": _plan_text(previous)})
@@ -199,3 +265,70 @@ class Planner:
             )
         response = self.llm.complete(msgs, schema=schema, max_tokens=160)
         return PlanResult(response.data, response.usage, time.perf_counter() - start, msgs)
+
+
+def _intent_text(plan: dict[str, Any]) -> str:
+    return json.dumps({"tool": plan["steps"][0]["tool"]}, separators=(",", ":"))
+
+
+def _schema_tools(schema: dict[str, Any]) -> list[str]:
+    return [r["$ref"].split("tool_", 1)[1] for r in schema["properties"]["steps"]["items"]["anyOf"]]
+
+
+def _only_tool(schema: dict[str, Any], tool: str) -> dict[str, Any]:
+    narrowed = copy.deepcopy(schema)
+    narrowed["properties"]["steps"]["items"]["anyOf"] = [{"$ref": f"#/$defs/tool_{tool}"}]
+    return narrowed
+
+
+def _top_k(question: str) -> int:
+    m = re.search(
+        r"\b(?:top|best|first|highest)\s+(\d+|\w+)\b|\b(\d+|\w+)\s+(?:best|top|highest)\b",
+        question,
+        re.I,
+    )
+    if m:
+        word = (m.group(1) or m.group(2)).lower()
+        if word.isdigit() and int(word) > 0:
+            return int(word)
+        if word in _NUMBER_WORDS:
+            return _NUMBER_WORDS[word]
+    return 3
+
+
+def fill_args(tool: str, grounding: Grounding, question: str) -> dict[str, Any] | None:
+    """The tool's arguments from what the question mentions; None when that is ambiguous."""
+    names = {
+        "variable": grounding.names("variable"),
+        "treatment": grounding.names("treatment"),
+        "subject": grounding.names("subject"),
+    }
+    params = TOOLS[tool].params
+    args: dict[str, Any] = {}
+    for kind in ("variable", "treatment"):
+        slots = [p for p in params if p.kind == kind]
+        if not slots:
+            continue
+        found = names[kind]
+        if len(slots) == 2:
+            if len(found) != 2:
+                return None
+            first, second = found
+            if _PASSIVE.search(question):
+                first, second = second, first
+            args[slots[0].name], args[slots[1].name] = first, second
+        elif len(found) == 1:
+            args[slots[0].name] = found[0]
+        elif found or slots[0].required:
+            return None
+    for p in params:
+        if p.kind == "subject":
+            if len(names["subject"]) == 1:
+                args[p.name] = names["subject"][0]
+            elif names["subject"] or p.required:
+                return None
+        elif p.kind == "where" and grounding.where is not None:
+            args[p.name] = {"filter": grounding.where.filter, "value": grounding.where.value}
+        elif p.kind == "int":
+            args[p.name] = _top_k(question)
+    return args
