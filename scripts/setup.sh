@@ -32,6 +32,17 @@ if ! .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
         CMAKE_ARGS="-DLLAVA_BUILD=OFF"
         if [[ "$(uname -m)" == "x86_64" ]]; then
             CMAKE_ARGS="$CMAKE_ARGS -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+            # The CPU's own vector extensions, AMX excepted (measured on this project's
+            # Xeon: AVX-512 + VNNI doubles prompt evaluation over AVX2).
+            flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
+            has() { [[ " $flags " == *" $1 "* ]]; }
+            has avx_vnni && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX_VNNI=ON"
+            if has avx512f && has avx512bw && has avx512vl; then
+                CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512=ON"
+                has avx512_vnni && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512_VNNI=ON"
+                has avx512_bf16 && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512_BF16=ON"
+                has avx512_vbmi && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512_VBMI=ON"
+            fi
         fi
     fi
     flags_id=$(printf '%s' "$CMAKE_ARGS" | sha256sum | cut -c1-12)

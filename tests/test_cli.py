@@ -98,3 +98,111 @@ def test_models_table():
     proc = run("models")
     assert proc.returncode == 0
     assert "Qwen2.5-Coder-1.5B" in proc.stdout
+
+
+PARTNERS = ["examples/partners/model/graph.graphml", "examples/partners/model/effects.csv"]
+
+
+def test_fit_writes_a_model_and_never_overwrites(tmp_path):
+    args = (
+        "fit",
+        "examples/partners/partners.csv",
+        "-t",
+        "Tech Support",
+        "-t",
+        "Discount",
+        "-y",
+        "Revenue",
+        "--subject-column",
+        "Partner ID",
+        "--filter",
+        "Already Engaged",
+        "--out",
+        str(tmp_path / "m"),
+        "--json",
+    )
+    proc = run(*args)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["subjects"] == 1000 and summary["treatments"] == ["Tech Support", "Discount"]
+    assert (tmp_path / "m" / "graph.graphml").exists()
+    again = run(*args)
+    assert again.returncode == 1 and "Traceback" not in again.stderr
+    assert "overwrite" in again.stderr
+
+
+def test_fit_bad_column_is_a_clear_error(tmp_path):
+    proc = run(
+        "fit",
+        "examples/partners/partners.csv",
+        "-t",
+        "Nope",
+        "-y",
+        "Revenue",
+        "--out",
+        str(tmp_path / "m"),
+    )
+    assert_one_clear_error(proc, "Nope")
+
+
+def test_ask_with_a_missing_graph_file(tmp_path):
+    proc = run("ask", "Is A a cause of B?", "--graph", str(tmp_path / "g.graphml"))
+    assert_one_clear_error(proc)
+
+
+def test_ask_with_a_cyclic_graph(tmp_path):
+    g = tmp_path / "g.csv"
+    g.write_text("source,target\nA,B\nB,C\nC,A\n")
+    assert_one_clear_error(run("ask", "Is A a cause of B?", "--graph", str(g)), "cycle")
+
+
+@pytest.mark.model
+def test_ask_json_on_the_bundled_example():
+    proc = run(
+        "ask",
+        "What is the average effect of Tech Support?",
+        "--graph",
+        PARTNERS[0],
+        "--effects",
+        PARTNERS[1],
+        "--llm",
+        "local:small",
+        "--json",
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert {"answer", "result", "plan", "mode", "usage", "seconds"} <= set(out)
+    assert out["plan"]["steps"][0] == {"tool": "ate", "args": {"treatment": "Tech Support"}}
+    assert abs(out["result"] - 16.4172) < 0.01
+    assert "16.42" in out["answer"]
+
+
+@pytest.mark.model
+def test_chat_session_with_a_follow_up():
+    questions = "Which engagement works best for partner P007?\nand for partner P042?\n"
+    proc = run(
+        "chat",
+        "--graph",
+        PARTNERS[0],
+        "--effects",
+        PARTNERS[1],
+        "--llm",
+        "local:small",
+        "--json",
+        stdin=questions,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    decoder = json.JSONDecoder()
+    text, objs, i = proc.stdout, [], 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        obj, i = decoder.raw_decode(text, i)
+        objs.append(obj)
+    assert len(objs) == 2
+    assert objs[0]["plan"]["steps"][0]["args"].get("subject") == "P007"
+    assert objs[1]["plan"]["steps"][0]["args"].get("subject") == "P042"
+    assert objs[0]["plan"]["steps"][0]["tool"] == objs[1]["plan"]["steps"][0]["tool"]

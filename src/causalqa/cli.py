@@ -368,7 +368,7 @@ def bench_llm_command(
     if _as_json(json_):
         _emit_json(report)
     else:
-        out.print(report["markdown"], markup=False, highlight=False)
+        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
 
 
 @bench_app.command("qa")
@@ -379,6 +379,13 @@ def bench_qa_command(
     large: Annotated[
         bool, typer.Option("--sizes-large", help="200/1,000 nodes; 1,000/10,000 subjects.")
     ] = False,
+    graph_sizes: Annotated[
+        str | None,
+        typer.Option("--graph-sizes", help="Node counts, e.g. 5,10,20,40 ('' for none)."),
+    ] = None,
+    effect_sizes: Annotated[
+        str | None, typer.Option("--effect-sizes", help="Treatments x subjects, e.g. 5x10,40x100.")
+    ] = None,
     seeds: Annotated[int, typer.Option("--seeds", min=1)] = 5,
     per_template: Annotated[int, typer.Option("--per-template", min=1)] = 2,
     modes: Annotated[
@@ -400,8 +407,25 @@ def bench_qa_command(
     mode_list = tuple(m.strip() for m in modes.split(",") if m.strip())
     if not mode_list or set(mode_list) - {"tool", "context"}:
         raise ConfigError(f"unknown modes {modes!r}", hint="use --modes tool,context")
+    try:
+        g_sizes = (
+            None if graph_sizes is None else tuple(int(x) for x in graph_sizes.split(",") if x)
+        )
+        e_sizes = (
+            None
+            if effect_sizes is None
+            else tuple(
+                tuple(int(v) for v in x.lower().split("x")) for x in effect_sizes.split(",") if x
+            )
+        )
+    except ValueError:
+        raise ConfigError(
+            "sizes must look like --graph-sizes 5,10 --effect-sizes 5x10,40x100"
+        ) from None
     report = run_qa_bench(
         _llm_spec(llm),
+        graph_sizes=g_sizes,
+        effect_sizes=e_sizes,
         quick=quick,
         large=large,
         seeds=seeds,
@@ -415,7 +439,7 @@ def bench_qa_command(
     if _as_json(json_):
         _emit_json({k: v for k, v in report.items() if k != "outcomes"})
     else:
-        out.print(report["markdown"], markup=False, highlight=False)
+        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
 
 
 def main() -> None:

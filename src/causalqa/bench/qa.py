@@ -80,13 +80,17 @@ def result_from_text(text: str, item: qa_data.QAItem, model: CausalModel) -> Any
     return None
 
 
-def _configs(quick: bool, large: bool) -> list[tuple[str, dict[str, int]]]:
+def _configs(
+    quick: bool, large: bool, graph_sizes=None, effect_sizes=None
+) -> list[tuple[str, dict[str, int]]]:
     if quick:
-        graph_sizes, effect_sizes = (5,), ((5, 10),)
+        default_graph, default_effect = (5,), ((5, 10),)
     elif large:
-        graph_sizes, effect_sizes = LARGE_GRAPH_SIZES, LARGE_EFFECT_SIZES
+        default_graph, default_effect = LARGE_GRAPH_SIZES, LARGE_EFFECT_SIZES
     else:
-        graph_sizes, effect_sizes = PAPER_GRAPH_SIZES, PAPER_EFFECT_SIZES
+        default_graph, default_effect = PAPER_GRAPH_SIZES, PAPER_EFFECT_SIZES
+    graph_sizes = default_graph if graph_sizes is None else graph_sizes
+    effect_sizes = default_effect if effect_sizes is None else effect_sizes
     configs = [("graph", {"n_nodes": n, "n_treatments": 5, "n_subjects": 10}) for n in graph_sizes]
     configs += [
         ("effect", {"n_nodes": 10, "n_treatments": t, "n_subjects": s}) for t, s in effect_sizes
@@ -110,6 +114,8 @@ def run_qa_bench(
     *,
     quick: bool = False,
     large: bool = False,
+    graph_sizes: tuple[int, ...] | None = None,
+    effect_sizes: tuple[tuple[int, int], ...] | None = None,
     seeds: int = 5,
     per_template: int = 2,
     modes: tuple[str, ...] = ("tool", "context"),
@@ -121,7 +127,7 @@ def run_qa_bench(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     llm = get_llm(llm_spec, cache=True)
-    configs = _configs(quick, large)
+    configs = _configs(quick, large, graph_sizes, effect_sizes)
     seed_list = list(range(1 if quick else seeds))
     plans = []
     for family, cfg in configs:

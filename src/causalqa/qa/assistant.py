@@ -60,9 +60,9 @@ class Assistant:
     Parameters: `llm` (an LLM or a backend spec string; default: resolved from flag/env/
     config), `mode` ("tool" or the paper's "context" baseline), `examples` (the planner's
     worked examples: "all", "retrieve" or "none"), `strategy` ("intent": the LLM picks the
-    tool and grounding fills its arguments; "plan": the LLM writes the whole call), `verbaliser` ("template": exact and
-    instant; "llm": the model's own sentence, kept only when it states the result),
-    `repair` (re-plan once with the executor's error).
+    tool and grounding fills its arguments; "plan": the LLM writes the whole call),
+    `verbaliser` ("template": exact and instant; "llm": the model's own sentence, kept only
+    when it states the result), `repair` (re-plan once with the executor's error).
     """
 
     def __init__(
