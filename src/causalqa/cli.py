@@ -10,6 +10,7 @@ import json
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -227,17 +228,23 @@ def fit_command(
     from causalqa.knowledge import fit_causal_model
 
     start = time.perf_counter()
-    model = fit_causal_model(
-        data,
-        treatments=treatment,
-        outcome=outcome,
-        graph=graph,
-        method=method,
-        learner=learner,
-        subject_column=subject_column,
-        filters=filters,
-        seed=seed,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = fit_causal_model(
+            data,
+            treatments=treatment,
+            outcome=outcome,
+            graph=graph,
+            method=method,
+            learner=learner,
+            subject_column=subject_column,
+            filters=filters,
+            seed=seed,
+        )
+    for w in caught:
+        if "causalqa" not in w.filename:  # our own findings, not libraries' deprecations
+            continue
+        err.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
     written = model.save(out_dir, overwrite=overwrite)
     summary = {
         "variables": len(model.variables),
@@ -397,6 +404,10 @@ def bench_qa_command(
     judge: Annotated[
         bool, typer.Option("--judge", help="Also grade with the paper's LLM judge.")
     ] = False,
+    cache: Annotated[
+        bool,
+        typer.Option("--cache/--no-cache", help="Reuse cached LLM replies (reruns are cheap)."),
+    ] = True,
     out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
     llm: LLMOption = None,
     json_: JSONOption = False,
@@ -433,6 +444,7 @@ def bench_qa_command(
         modes=mode_list,
         paraphrased=paraphrased,
         judge=judge,
+        cache=cache,
         out_dir=out_dir,
         console=err,
     )

@@ -47,6 +47,7 @@ class Outcome:
     judge: bool | None
     prompt_tokens: int
     seconds: float
+    cached: bool = False
 
 
 def result_from_text(text: str, item: qa_data.QAItem, model: CausalModel) -> Any:
@@ -121,12 +122,13 @@ def run_qa_bench(
     modes: tuple[str, ...] = ("tool", "context"),
     paraphrased: bool = False,
     judge: bool = False,
+    cache: bool = True,
     out_dir: Path = Path("bench/results"),
     console=None,
 ) -> dict[str, Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    llm = get_llm(llm_spec, cache=True)
+    llm = get_llm(llm_spec, cache=cache)
     configs = _configs(quick, large, graph_sizes, effect_sizes)
     seed_list = list(range(1 if quick else seeds))
     plans = []
@@ -165,9 +167,11 @@ def run_qa_bench(
                         assistant.reset()
                         a = assistant.ask(item.question)
                         parsed, text, tokens = a.answered, a.answer, a.usage.get("prompt_tokens", 0)
+                        cached = a.cached
                         result = qa_data.normalize_result(a.result) if parsed else None
                     else:
                         c = answer_in_context(llm, model, item.question)
+                        cached = c.cached
                         parsed, text, tokens = (
                             c.answer is not None,
                             c.answer or "",
@@ -193,6 +197,7 @@ def run_qa_bench(
                             verdict,
                             tokens,
                             seconds,
+                            cached,
                         )
                     )
                     progress.advance(task)
@@ -202,6 +207,7 @@ def run_qa_bench(
         "quick": quick,
         "llm": f"{llm.backend}:{llm.model}",
         "paraphrased": paraphrased,
+        "cache": cache,
         "seeds": seed_list,
         "environment": environment(),
         "rows": rows,
@@ -219,6 +225,7 @@ def run_qa_bench(
         ("paper_correct", "paper GPT-3.5 correct"),
         ("prompt_tokens", "prompt tokens"),
         ("median_seconds", "median s"),
+        ("cached", "plans from cache"),
         ("judge_agreement", "judge agrees"),
     ]
     report["markdown"] = write_report(out_dir, "qa", report, columns)
@@ -248,9 +255,12 @@ def _paper(family: str, size: str, mode: str, metric: str) -> str:
 
 def summarize(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     rows = []
-    keys = sorted(
-        {(o.family, o.size, o.mode) for o in outcomes}, key=lambda k: (k[0] != "graph", k[1], k[2])
-    )
+
+    def order(key: tuple[str, str, str]) -> tuple:
+        family, size, mode = key
+        return (family != "graph", [int(n) for n in re.findall(r"\d+", size)], mode)
+
+    keys = sorted({(o.family, o.size, o.mode) for o in outcomes}, key=order)
     for family, size, mode in keys:
         group = [o for o in outcomes if (o.family, o.size, o.mode) == (family, size, mode)]
         per_seed_unparse, per_seed_correct, per_seed_e2e = [], [], []
@@ -262,6 +272,7 @@ def summarize(outcomes: list[Outcome]) -> list[dict[str, Any]]:
                 per_seed_correct.append(sum(o.correct for o in parsed) / len(parsed))
             per_seed_e2e.append(sum(o.correct for o in g) / len(g))
         judged = [o for o in group if o.judge is not None]
+        timed = [o for o in group if not o.cached]
         rows.append(
             {
                 "spec": f"{family} {size}",
@@ -276,7 +287,11 @@ def summarize(outcomes: list[Outcome]) -> list[dict[str, Any]]:
                 "paper_unparseable": _paper(family, size, mode, "unparseable"),
                 "paper_correct": _paper(family, size, mode, "correct"),
                 "prompt_tokens": round(statistics.fmean(o.prompt_tokens for o in group)),
-                "median_seconds": round(statistics.median(o.seconds for o in group), 2),
+                # Seconds of answers whose plan came from the response cache are not the model's.
+                "median_seconds": (
+                    round(statistics.median(o.seconds for o in timed), 2) if timed else None
+                ),
+                "cached": sum(o.cached for o in group),
                 "judge_agreement": (
                     f"{sum(o.judge == o.correct for o in judged) / len(judged):.2f}"
                     if judged

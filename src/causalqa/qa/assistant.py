@@ -43,6 +43,8 @@ class Answer(BaseModel):
     usage: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0
     step_seconds: dict[str, float] = Field(default_factory=dict)
+    cached: bool = False
+    """True when the plan came from the response cache (seconds then exclude the LLM)."""
     model: str = ""
 
 
@@ -159,6 +161,7 @@ class Assistant:
             steps["plan"] = time.perf_counter() - t
             return honest(f"The language model did not produce a usable plan: {e.message}")
         usage = usage + planned.usage
+        cached = planned.cached
         steps["plan"] = time.perf_counter() - t
         plan = planned.plan
 
@@ -203,6 +206,7 @@ class Assistant:
             plan=plan,
             usage=_usage_dict(usage),
             step_seconds=_rounded(steps),
+            cached=cached,
         )
 
 

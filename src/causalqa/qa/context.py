@@ -126,6 +126,7 @@ class ContextAnswer:
     raw: str
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
+    cached: bool = False
 
 
 def answer_in_context(
@@ -160,4 +161,4 @@ def answer_in_context(
     parsed = parse_bracketed(r.text)
     if not isinstance(parsed, dict) or "answer" not in parsed:
         return ContextAnswer(family, None, parsed, r.text, usage, "answer did not parse as JSON")
-    return ContextAnswer(family, str(parsed["answer"]), parsed, r.text, usage)
+    return ContextAnswer(family, str(parsed["answer"]), parsed, r.text, usage, cached=r.cached)

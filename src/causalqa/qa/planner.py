@@ -152,6 +152,9 @@ class PlanResult:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     messages: list[dict[str, str]] = field(default_factory=list)
+    cached: bool = False
+    """Whether an LLM reply came from the response cache (its seconds are then not the
+    model's)."""
 
 
 class Planner:
@@ -234,9 +237,9 @@ class Planner:
         """
         start = time.perf_counter()
         schema = grounded_schema(model, grounding, max_steps=self.max_steps)
+        usage, cached = Usage(), False
         if self.strategy == "intent" and error is None:
             tools = _schema_tools(schema)
-            usage = Usage()
             msgs = self.messages(question, grounding, list(history), intent=True)
             if len(tools) == 1:
                 tool = tools[0]
@@ -251,11 +254,11 @@ class Planner:
                     },
                     max_tokens=24,
                 )
-                tool, usage = r.data["tool"], r.usage
+                tool, usage, cached = r.data["tool"], r.usage, r.cached
             args = fill_args(tool, grounding, question)
             if args is not None:
                 plan = {"steps": [{"tool": tool, "args": args}]}
-                return PlanResult(plan, usage, time.perf_counter() - start, msgs)
+                return PlanResult(plan, usage, time.perf_counter() - start, msgs, cached)
             schema = _only_tool(schema, tool)  # ambiguous arguments: let the LLM place them
         msgs = self.messages(question, grounding, list(history))
         if error is not None and previous is not None:
@@ -264,7 +267,13 @@ class Planner:
                 {"role": "user", "content": f"That plan failed: {error}\nWrite a corrected plan."}
             )
         response = self.llm.complete(msgs, schema=schema, max_tokens=160)
-        return PlanResult(response.data, response.usage, time.perf_counter() - start, msgs)
+        return PlanResult(
+            response.data,
+            usage + response.usage,
+            time.perf_counter() - start,
+            msgs,
+            cached or response.cached,
+        )
 
 
 def _intent_text(plan: dict[str, Any]) -> str:
