@@ -118,3 +118,23 @@ def test_states_rejects_a_wrong_sentence():
     assert not states("Yes, it does.", False)
     assert not states("The effect is 12.00.", 12.35)
     assert not states("Partner 3 benefits most.", {"arg": "7", "value": 1.0})
+
+
+def test_a_known_and_an_unknown_variable_is_still_refused(partners):
+    llm = ScriptedLLM([])
+    a = Assistant(partners, llm).ask("Does Weather affect Revenue?")
+    assert not a.answered and a.result is None
+    assert "Weather" in a.answer and llm.calls == []
+
+
+def test_generated_benchmark_questions_have_no_unresolved_names():
+    from causalqa.bench import qa_data
+    from causalqa.qa.grounding import ground
+
+    for seed in range(3):
+        m = qa_data.generate_model(40, 20, 30, seed=seed)
+        for paraphrased in (False, True):
+            for item in qa_data.generate_questions(
+                m, n_per_template=2, seed=seed, paraphrased=paraphrased
+            ):
+                assert ground(item.question, m).unresolved == [], item.question

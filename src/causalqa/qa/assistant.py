@@ -147,7 +147,9 @@ class Assistant:
                 step_seconds=_rounded(steps),
             )
 
-        if not g.mentions and g.where is None and g.unresolved:
+        if g.unresolved:
+            # A name the model lacks: whatever the plan, its answer would be about
+            # something else.
             return honest(_unknown_names(g.unresolved, self.model))
         t = time.perf_counter()
         try:

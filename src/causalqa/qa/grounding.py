@@ -315,14 +315,16 @@ def _find_where(q: str, filters: list[str], taken: list[tuple[int, int]]) -> Whe
 
 def _unresolved(question: str, taken_norm: list[tuple[int, int]], q_norm: str) -> list[str]:
     out = []
-    for m in re.finditer(r"[\"“'‘]([^\"”'’]{2,60})[\"”'’]", question):
-        phrase = m.group(1).strip()
+    quoted = r'"([^"]{2,60})"|“([^”]{2,60})”|(?<!\w)[\'‘]([^\'’]{2,60})[\'’](?!\w)'
+    for m in re.finditer(quoted, question):
+        phrase = next(g for g in m.groups() if g is not None).strip()
         start = q_norm.find(_norm(phrase))
         if start >= 0 and _free(taken_norm, start, start + len(_norm(phrase))):
             out.append(phrase)
     # Capitalised words after the first word that nothing explains.
     words = _words(question)
     for w, s, _ in words[1:]:
+        w = w.strip("'’")
         if not w[:1].isupper() or w.casefold() in _COMMON or w.isupper() and len(w) <= 3:
             continue
         start = q_norm.find(_norm(w), max(0, s - 5))
