@@ -319,7 +319,11 @@ def _plot(rows: list[dict[str, Any]], out_dir: Path) -> None:
     axes[0].set_title("end-to-end accuracy")
     axes[0].set_ylim(0, 1.05)
     axes[1].set_title("prompt tokens per question")
-    axes[1].set_yscale("log")
+    tokens = [r["prompt_tokens"] for r in rows if r["prompt_tokens"]]
+    if tokens and max(tokens) > 20 * min(tokens):
+        axes[1].set_yscale("log")  # context prompts dwarf tool prompts
+    else:
+        axes[1].set_ylim(0, max(tokens, default=1) * 1.2)
     for ax in axes:
         ax.tick_params(axis="x", rotation=60, labelsize=7)
         ax.legend()
