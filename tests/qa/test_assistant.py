@@ -94,6 +94,11 @@ def test_context_mode_unparseable(partners):
     assert not a.answered
 
 
+def test_parse_bracketed_reads_json_after_prose():
+    reply = 'Step 1: look.\n{\n  "answer": "Daily Steps",\n  "correct": true\n}\nThis is right.'
+    assert parse_bracketed(reply) == {"answer": "Daily Steps", "correct": True}
+
+
 def test_parse_bracketed():
     assert parse_bracketed('"a": 1} and more {x}') is None
     assert parse_bracketed('"a": 1}') == {"a": 1}

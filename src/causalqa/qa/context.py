@@ -105,17 +105,27 @@ $question
 
 
 def parse_bracketed(text: str, opening: str = "{") -> Any | None:
-    """The paper's §3.3 parsing: the prompt ends with an opening bracket, so read from it
-    to the last closing one; None when that is not JSON."""
+    """The paper's §3.3 parsing: from the first opening bracket to the last closing one.
+
+    The prompt ends with an opening bracket, so a completion model continues the JSON and
+    the reply is read with that bracket prepended. A chat model instead often writes prose
+    and then the JSON; then the first opening bracket is the reply's own. None when
+    neither reading is JSON.
+    """
     closing = "}" if opening == "{" else "]"
-    body = text if text.lstrip().startswith(opening) else opening + text
-    end = body.rfind(closing)
+    end = text.rfind(closing)
     if end < 0:
         return None
-    try:
-        return json.loads(body[body.find(opening) : end + 1])
-    except json.JSONDecodeError:
-        return None
+    candidates = [opening + text[: end + 1]]
+    first = text.find(opening)
+    if 0 <= first < end:
+        candidates.append(text[first : end + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    return None
 
 
 @dataclass
