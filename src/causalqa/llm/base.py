@@ -228,11 +228,9 @@ class LLM(ABC):
             "seed": seed,
         }
         key = self._cache_key(request)
-        if key is not None:
-            hit = self.cache.get(key)  # type: ignore[union-attr]
-            if hit is not None:
-                hit["usage"] = Usage(**hit["usage"])
-                return Response(**hit, cached=True)
+        hit = self._from_cache(key, Response)
+        if hit is not None:
+            return hit
 
         start = time.perf_counter()
         if schema is None:
@@ -250,10 +248,7 @@ class LLM(ABC):
             response = self._complete_json(msgs, schema, max_tokens, temperature, seed)
         response.seconds = time.perf_counter() - start
 
-        if key is not None:
-            stored = asdict(response)
-            stored.pop("cached")
-            self.cache.put(key, stored)  # type: ignore[union-attr]
+        self._to_cache(key, response)
         return response
 
     def label_logprobs(self, prompt: Messages, labels: Sequence[str]) -> LabelScores:
@@ -273,19 +268,14 @@ class LLM(ABC):
             norm = normalize_messages(prompt)
         request = {"kind": "label_logprobs", "prompt": norm, "labels": labels}
         key = self._cache_key(request)
-        if key is not None:
-            hit = self.cache.get(key)  # type: ignore[union-attr]
-            if hit is not None:
-                hit["usage"] = Usage(**hit["usage"])
-                return LabelScores(**hit, cached=True)
+        hit = self._from_cache(key, LabelScores)
+        if hit is not None:
+            return hit
         start = time.perf_counter()
         scores = self._score_labels(norm, labels)
         scores.seconds = time.perf_counter() - start
         scores.model, scores.backend = self.model, self.backend
-        if key is not None:
-            stored = asdict(scores)
-            stored.pop("cached")
-            self.cache.put(key, stored)  # type: ignore[union-attr]
+        self._to_cache(key, scores)
         return scores
 
     # -- shared machinery --------------------------------------------------------------
@@ -293,6 +283,23 @@ class LLM(ABC):
         if self.cache is None:
             return None
         return self.cache.key(self.backend, self.cache_identity(), request)
+
+    def _from_cache(self, key: str | None, cls):
+        """The cached `Response`/`LabelScores` for `key`, marked cached, or None."""
+        if key is None:
+            return None
+        hit = self.cache.get(key)  # type: ignore[union-attr]
+        if hit is None:
+            return None
+        hit["usage"] = Usage(**hit["usage"])
+        return cls(**hit, cached=True)
+
+    def _to_cache(self, key: str | None, result: Response | LabelScores) -> None:
+        if key is None:
+            return
+        stored = asdict(result)
+        stored.pop("cached")
+        self.cache.put(key, stored)  # type: ignore[union-attr]
 
     def _complete_json(
         self,

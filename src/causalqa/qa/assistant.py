@@ -156,8 +156,6 @@ class Assistant:
             planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
         except PlanError as e:
             steps["plan"] = time.perf_counter() - t
-            if g.unresolved:
-                return honest(_unknown_names(g.unresolved, self.model))
             return honest(f"I cannot answer that from this model: {e.message}.")
         except LLMError as e:
             steps["plan"] = time.perf_counter() - t
