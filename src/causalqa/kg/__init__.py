@@ -1,0 +1,65 @@
+"""Knowledge graphs for knowledge-based causal discovery (paper 001).
+
+- `KnowledgeGraph`: a typed, labelled multigraph in an embedded LadybugDB store (default)
+  or in Neo4j, queried with the same Cypher.
+- `read_hetionet`, `read_triples` → `GraphData`; `load_hetionet`, `load_triples` build a store.
+- `Linker` / `KnowledgeGraph.link`: variable name → ranked candidate nodes.
+- `KnowledgeGraph.paths`: metapath subgraphs (simple paths up to k hops, shortest first),
+  `verbalise` puts them into words as in the paper's Eq. 7.
+
+>>> from causalqa.kg import load_hetionet                           # doctest: +SKIP
+>>> kg = load_hetionet("../shared/data/hetionet", "/tmp/hetionet-kg")  # doctest: +SKIP
+>>> a, b = kg.resolve("raloxifene"), kg.resolve("melanoma", kinds=["Disease"])  # doctest: +SKIP
+>>> [p.verbalise(types=False, relations=False) for p in kg.paths(a, b, limit=2)]  # doctest: +SKIP
+['Raloxifene - PAH - melanoma', 'Raloxifene - ERBB2 - melanoma']
+"""
+
+from causalqa.kg.errors import (
+    EntityNotFoundError,
+    KGBackendError,
+    KGError,
+    KGFormatError,
+    KGStoreError,
+)
+from causalqa.kg.linking import Candidate, Linker, Linking, normalize
+from causalqa.kg.loaders import GraphData, read_hetionet, read_metaedges, read_triples
+from causalqa.kg.model import Node, Path, Step, verbalise
+from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
+from causalqa.kg.store import (
+    KnowledgeGraph,
+    LadybugBackend,
+    Neo4jBackend,
+    default_store,
+    load_hetionet,
+    load_triples,
+)
+
+__all__ = [
+    "DEFAULT_K",
+    "DEFAULT_LIMIT",
+    "Candidate",
+    "EntityNotFoundError",
+    "GraphData",
+    "KGBackendError",
+    "KGError",
+    "KGFormatError",
+    "KGStoreError",
+    "KnowledgeGraph",
+    "LadybugBackend",
+    "Linker",
+    "Linking",
+    "Neo4jBackend",
+    "Node",
+    "Path",
+    "PathIndex",
+    "Step",
+    "cypher_paths",
+    "default_store",
+    "load_hetionet",
+    "load_triples",
+    "normalize",
+    "read_hetionet",
+    "read_metaedges",
+    "read_triples",
+    "verbalise",
+]
