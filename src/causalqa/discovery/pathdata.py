@@ -1,0 +1,351 @@
+"""The path-to-causality data sets (paper 001's released data) as typed records.
+
+Layout: ``<root>/{ade,comagc,gene,semeval}/`` each holding
+
+- ``train_full.jsonl``: training pairs with candidate paths and their LLM relevance;
+- ``test_truth.jsonl``: test pairs, paths sorted by ``rel_score`` (the ranking ground truth);
+- ``test_sim.jsonl``: test pairs, paths ranked by embedding similarity (``sim_score``); its
+  candidate sets were sampled separately and mostly differ from ``test_truth``'s;
+- ``test_gpt_<a|c|g|s>.jsonl``: test pairs, paths in the order an LLM permutation ranker
+  (gpt-3.5) gave. Its ``rel_score``/``prob_score``/``relevant`` columns were *not* permuted
+  with the paths (they stay sorted), so only the path order is meaningful there.
+
+One JSON object per line (fields as measured on the shared copy):
+
+=================  =======  ===========================================================
+field              type     meaning
+=================  =======  ===========================================================
+qid                str      query id (unique per file; test_sim numbers from 0)
+sentence           str      the textual context in which the pair co-occurs
+e1, e2             str      the variable pair
+ground_truth       "0"/"1"  human label: 1 causal, 0 non-causal
+llm_pred           "0"/"1"  the relevance LLM's verdict with all paths (absent in test_sim)
+metapaths          list     candidate paths, each:
+ .pathid           int      path id within the query
+ .stops            str      node names joined by " - "
+ .reltypes         str      relation labels joined by " - " (Hetionet metaedges, Wikidata)
+ .nodelabels       str      node types joined by " - " ("" for SEMEVAL/Wikidata)
+ .rel_score        float    Eq. 1 relevance, ±1/|prob_score|, + when the LLM was right
+ .prob_score       float    log-probability of the LLM's verdict given this path
+ .relevant         "0"/"1"  the LLM's verdict with this path was right
+ .sim_score        float    (test_sim only) MiniLM cosine of pair and path
+ .stops_id         str      (SEMEVAL only) Wikidata ids of the stops
+ .reltypes_id      str      (SEMEVAL only) Wikidata property ids
+=================  =======  ===========================================================
+
+>>> recs = read_path_file("../shared/data/path-to-causality/ade/train_full.jsonl")  # doctest: +SKIP
+>>> recs[0].pair, recs[0].paths[0].text()                                # doctest: +SKIP
+(('azithromycin', 'ototoxicity'), 'Compound Azithromycin - SideEffect Hearing impaired - ...')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from causalqa.errors import CausalQAError
+
+__all__ = [
+    "DATASETS",
+    "PathCandidate",
+    "PathDataError",
+    "PathDataset",
+    "PathRecord",
+    "default_data_dir",
+    "load_path_dataset",
+    "read_path_file",
+]
+
+# data set folder → (suffix of its test_gpt file, the paper's display name)
+DATASETS: dict[str, tuple[str, str]] = {
+    "comagc": ("c", "COMAGC"),
+    "gene": ("g", "GENEC"),
+    "ade": ("a", "ADE"),
+    "semeval": ("s", "SEMEVAL"),
+}
+SPLITS = ("train", "truth", "sim", "gpt")
+_SEP = " - "
+
+
+class PathDataError(CausalQAError):
+    """A path data file is missing, unreadable or has a malformed line."""
+
+    hint = "each line is one JSON record as in susantiyuni/path-to-causality (see pathdata's doc)"
+
+
+def default_data_dir() -> Path:
+    """The shared data folder: ``$CAUSALQA_DATA_DIR``, else ``../shared/data`` beside the
+    repository (or the working directory)."""
+    env = os.environ.get("CAUSALQA_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    candidates = [
+        Path(__file__).resolve().parents[3] / ".." / "shared" / "data",
+        Path.cwd() / ".." / "shared" / "data",
+    ]
+    for c in candidates:
+        if c.is_dir():
+            return c.resolve()
+    return candidates[0]
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in text.split(_SEP)) if text.strip() else ()
+
+
+@dataclass(frozen=True)
+class PathCandidate:
+    """One metapath-based subgraph between a pair."""
+
+    path_id: int
+    stops: tuple[str, ...]
+    relations: tuple[str, ...] = ()
+    node_types: tuple[str, ...] = ()
+    rel_score: float | None = None
+    prob_score: float | None = None
+    relevant: bool | None = None
+    sim_score: float | None = None
+    stop_ids: tuple[str, ...] = ()
+    relation_ids: tuple[str, ...] = ()
+
+    def text(self, *, types: bool = True, relations: bool = False) -> str:
+        """Verbalise the path.
+
+        ``types=True`` prefixes each node with its type as the paper's ranker input (Eq. 5,
+        App. D.1: "Gene FGF6 - Anatomy tendon - ..."); where a path has no node types
+        (Wikidata) the relation labels are interleaved instead, as App. D.1 does.
+        ``relations=True`` writes every hop with its relation (Eq. 7). An empty path gives "".
+        """
+        typed = types and len(self.node_types) == len(self.stops)
+        if typed:
+            nodes = [f"{t} {s}" for t, s in zip(self.node_types, self.stops)]
+        else:
+            nodes = list(self.stops)
+        hops_ok = bool(self.relations) and len(self.relations) == len(self.stops) - 1
+        if relations and hops_ok:
+            hops = [f"-[{r}]-> {n}" for r, n in zip(self.relations, nodes[1:])]
+            return " ".join([nodes[0], *hops])
+        if types and not typed and hops_ok:
+            parts = [nodes[0]]
+            for r, n in zip(self.relations, nodes[1:]):
+                parts += [r, n]
+            return _SEP.join(parts)
+        return _SEP.join(nodes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "pathid": self.path_id,
+            "stops": _SEP.join(self.stops),
+            "reltypes": _SEP.join(self.relations),
+            "nodelabels": _SEP.join(self.node_types),
+        }
+        if self.rel_score is not None:
+            d["rel_score"] = self.rel_score
+        if self.prob_score is not None:
+            d["prob_score"] = self.prob_score
+        if self.relevant is not None:
+            d["relevant"] = "1" if self.relevant else "0"
+        if self.sim_score is not None:
+            d["sim_score"] = self.sim_score
+        return d
+
+
+@dataclass(frozen=True)
+class PathRecord:
+    """A variable pair in its sentence, its causal label and its candidate paths."""
+
+    qid: str
+    sentence: str
+    e1: str
+    e2: str
+    label: int
+    paths: tuple[PathCandidate, ...]
+    llm_pred: int | None = None
+    source: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.e1, self.e2)
+
+
+@dataclass
+class PathDataset:
+    """The four files of one data set (``sim``/``gpt`` may be empty when absent)."""
+
+    name: str
+    train: list[PathRecord]
+    truth: list[PathRecord]
+    sim: list[PathRecord] = field(default_factory=list)
+    gpt: list[PathRecord] = field(default_factory=list)
+
+    @property
+    def display_name(self) -> str:
+        return DATASETS.get(self.name, ("", self.name.upper()))[1]
+
+
+def _fail(path: Path, line: int, problem: str) -> PathDataError:
+    return PathDataError(f"{path}: line {line}: {problem}")
+
+
+def _str(obj: dict, key: str, path: Path, line: int, *, where: str = "") -> str:
+    if key not in obj:
+        raise _fail(path, line, f"missing field {where}{key!r}")
+    value = obj[key]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise _fail(path, line, f"field {where}{key!r} must be a string, got {value!r}")
+    return value
+
+
+def _label(obj: dict, key: str, path: Path, line: int, *, where: str = "") -> int:
+    value = _str(obj, key, path, line, where=where).strip()
+    if value not in ("0", "1"):
+        raise _fail(path, line, f"field {where}{key!r} must be '0' or '1', got {value!r}")
+    return int(value)
+
+
+def _float(obj: dict, key: str, path: Path, line: int, where: str) -> float | None:
+    if key not in obj or obj[key] is None:
+        return None
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _fail(path, line, f"field {where}{key!r} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except ValueError:
+        raise _fail(path, line, f"field {where}{key!r} must be a number, got {value!r}") from None
+
+
+def _candidate(m: Any, k: int, path: Path, line: int) -> PathCandidate:
+    where = f"metapaths[{k}]."
+    if not isinstance(m, dict):
+        raise _fail(path, line, f"metapaths[{k}] must be an object, got {m!r}")
+    pid = m.get("pathid", k)
+    if isinstance(pid, bool) or not isinstance(pid, int | str):
+        raise _fail(path, line, f"field {where}'pathid' must be an integer, got {pid!r}")
+    try:
+        pid = int(pid)
+    except ValueError:
+        raise _fail(path, line, f"field {where}'pathid' must be an integer, got {pid!r}") from None
+    # SEMEVAL holds a few empty paths ("stops": ""): a scored "no path" candidate, kept.
+    stops = _split(_str(m, "stops", path, line, where=where))
+    relevant = _label(m, "relevant", path, line, where=where) if "relevant" in m else None
+    return PathCandidate(
+        path_id=pid,
+        stops=stops,
+        relations=_split(m.get("reltypes", "") or ""),
+        node_types=_split(m.get("nodelabels", "") or ""),
+        rel_score=_float(m, "rel_score", path, line, where),
+        prob_score=_float(m, "prob_score", path, line, where),
+        relevant=None if relevant is None else bool(relevant),
+        sim_score=_float(m, "sim_score", path, line, where),
+        stop_ids=_split(m.get("stops_id", "") or ""),
+        relation_ids=_split(m.get("reltypes_id", "") or ""),
+    )
+
+
+def parse_record(obj: Any, *, source: str | Path = "<record>", line: int = 0) -> PathRecord:
+    """Build a `PathRecord` from one decoded JSON object; `PathDataError` names
+    `source` and `line` when a field is missing or of the wrong type."""
+    path = Path(source)
+    if not isinstance(obj, dict):
+        raise _fail(path, line, f"expected a JSON object, got {type(obj).__name__}")
+    metapaths = obj.get("metapaths")
+    if not isinstance(metapaths, list):
+        raise _fail(path, line, "field 'metapaths' must be a list")
+    return PathRecord(
+        qid=_str(obj, "qid", path, line),
+        sentence=_str(obj, "sentence", path, line),
+        e1=_str(obj, "e1", path, line),
+        e2=_str(obj, "e2", path, line),
+        label=_label(obj, "ground_truth", path, line),
+        llm_pred=_label(obj, "llm_pred", path, line) if "llm_pred" in obj else None,
+        paths=tuple(_candidate(m, k, path, line) for k, m in enumerate(metapaths)),
+        source=str(path),
+        line=line,
+    )
+
+
+def read_path_file(path: str | os.PathLike[str]) -> list[PathRecord]:
+    """Read one path-to-causality JSONL file into records (blank lines are skipped).
+
+    Raises `PathDataError` naming the file and the 1-based line of the first malformed
+    line, or when the file is missing, unreadable or holds no record.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise PathDataError(f"{p}: no such file")
+    records: list[PathRecord] = []
+    try:
+        with p.open(encoding="utf-8") as fh:
+            for n, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw)
+                except json.JSONDecodeError as e:
+                    raise _fail(p, n, f"not valid JSON ({e.msg} at column {e.colno})") from None
+                records.append(parse_record(obj, source=p, line=n))
+    except UnicodeDecodeError as e:
+        raise PathDataError(f"{p}: not UTF-8 text ({e.reason})") from None
+    except OSError as e:
+        raise PathDataError(f"{p}: cannot be read: {e.strerror}") from None
+    if not records:
+        raise PathDataError(f"{p}: the file holds no record")
+    return records
+
+
+def dataset_files(name: str, root: str | os.PathLike[str] | None = None) -> dict[str, Path]:
+    """Paths of a data set's files by split: train, truth, sim, gpt."""
+    if name not in DATASETS:
+        raise PathDataError(
+            f"unknown path data set {name!r}", hint=f"use one of: {', '.join(DATASETS)}"
+        )
+    base = Path(root) if root is not None else default_data_dir() / "path-to-causality"
+    folder = base / name
+    return {
+        "train": folder / "train_full.jsonl",
+        "truth": folder / "test_truth.jsonl",
+        "sim": folder / "test_sim.jsonl",
+        "gpt": folder / f"test_gpt_{DATASETS[name][0]}.jsonl",
+    }
+
+
+def load_path_dataset(
+    name: str,
+    root: str | os.PathLike[str] | None = None,
+    *,
+    splits: Sequence[str] = SPLITS,
+) -> PathDataset:
+    """Load one data set (``ade``, ``comagc``, ``gene`` or ``semeval``) from `root` (the
+    ``path-to-causality`` folder; default: under `default_data_dir`). ``train`` and
+    ``truth`` are required; ``sim`` and ``gpt`` are loaded when present."""
+    files = dataset_files(name, root)
+    unknown = set(splits) - set(SPLITS)
+    if unknown:
+        raise PathDataError(f"unknown splits {sorted(unknown)}", hint=f"use {', '.join(SPLITS)}")
+    folder = files["train"].parent
+    if not folder.is_dir():
+        raise PathDataError(
+            f"no data set folder {folder}",
+            hint="pass root= (the path-to-causality folder) or set CAUSALQA_DATA_DIR",
+        )
+    loaded: dict[str, list[PathRecord]] = {}
+    for split in splits:
+        if split in ("sim", "gpt") and not files[split].exists():
+            loaded[split] = []
+            continue
+        loaded[split] = read_path_file(files[split])
+    return PathDataset(
+        name=name,
+        train=loaded.get("train", []),
+        truth=loaded.get("truth", []),
+        sim=loaded.get("sim", []),
+        gpt=loaded.get("gpt", []),
+    )
