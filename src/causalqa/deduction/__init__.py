@@ -1,0 +1,72 @@
+"""Causal deductive reasoning over an LLM-mined causal knowledge graph (paper 002).
+
+Named steps: **build** a data set (`build_dataset`), **mine** causal chains into a KG
+(`mine`, `CausalKG`), **retrieve** chains for a statement (`SemanticRetriever`), and
+**deduce** whether a statement is a probable cause (`deduce`, prompt formats V1–V9).
+
+>>> from causalqa.deduction import deduce                              # doctest: +SKIP
+>>> from causalqa.llm import get_llm                                  # doctest: +SKIP
+>>> deduce(report_text, "The pilot's failure to remove frost.", get_llm()).label  # doctest: +SKIP
+'True'
+"""
+
+from __future__ import annotations
+
+from causalqa.deduction.chains import Chain, clean_chains, format_chains, parse_chains
+from causalqa.deduction.ckg import CausalKG, MiningRecord
+from causalqa.deduction.dataset import (
+    Example,
+    Report,
+    build_dataset,
+    load_jsonl,
+    load_ntsb,
+    save_jsonl,
+    split_probable_cause,
+)
+from causalqa.deduction.deduce import Deduction, check_text, deduce, read_context
+from causalqa.deduction.errors import (
+    ContextError,
+    DatasetError,
+    DeductionError,
+    KGError,
+    UnknownFormatError,
+)
+from causalqa.deduction.mining import extract_chains, infer_chains, mine
+from causalqa.deduction.prompts import FORMATS, get_format, paper_verdict, render
+from causalqa.deduction.retrieve import NoRetriever, Retriever, SemanticRetriever, get_retriever
+
+__all__ = [
+    "CausalKG",
+    "Chain",
+    "ContextError",
+    "DatasetError",
+    "Deduction",
+    "DeductionError",
+    "Example",
+    "FORMATS",
+    "KGError",
+    "MiningRecord",
+    "NoRetriever",
+    "Report",
+    "Retriever",
+    "SemanticRetriever",
+    "UnknownFormatError",
+    "build_dataset",
+    "check_text",
+    "clean_chains",
+    "deduce",
+    "extract_chains",
+    "format_chains",
+    "get_format",
+    "get_retriever",
+    "infer_chains",
+    "load_jsonl",
+    "load_ntsb",
+    "mine",
+    "paper_verdict",
+    "parse_chains",
+    "read_context",
+    "render",
+    "save_jsonl",
+    "split_probable_cause",
+]

@@ -1,0 +1,239 @@
+"""Causal deduction (paper 002, §4.3): is a statement a probable cause of the accident?
+
+`deduce` renders one of the prompt formats V1–V9 with whatever relations it shows —
+chains retrieved from a causal KG, chains extracted from the context (Prompt 3), chains
+inferred from the statement (Prompt 4) — and reads the verdict two ways:
+
+- ``method="text"``: generate a reply; False if the word "False" appears anywhere in it
+  (the paper's rule);
+- ``method="logprobs"``: the log-probabilities of "True" and "False" as the reply's
+  start; the verdict is the likelier one and `probability` is P(True) renormalised over
+  the two (one prompt evaluation, no generation);
+- ``method="both"``: the paper's verdict, plus the probability.
+
+>>> from causalqa.llm.testing import ScriptedLLM
+>>> llm = ScriptedLLM(label_scores={"True": -0.2, "False": -1.8})
+>>> d = deduce("The pilot did not remove frost from the wings before takeoff, "
+...            "and the airplane stalled.", "Frost on the wings.", llm)
+>>> d.verdict, round(d.probability, 2), d.fmt
+(True, 0.83, 'V1')
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from causalqa.deduction.chains import Chain
+from causalqa.deduction.errors import ContextError, DeductionError
+from causalqa.deduction.prompts import get_format, paper_verdict, render
+
+Method = Literal["text", "logprobs", "both"]
+LABELS = ("True", "False")
+
+
+class Deduction(BaseModel):
+    """The answer to one statement about one context."""
+
+    statement: str
+    verdict: bool
+    label: Literal["True", "False"]
+    probability: float | None = None
+    """P(True) from the label log-probabilities, renormalised over True/False."""
+    method: str
+    fmt: str
+    retriever: str = "none"
+    reply: str | None = None
+    """The generated reply (methods text and both)."""
+    chains: list[dict[str, Any]] = Field(default_factory=list)
+    """The retrieved chains shown in the prompt."""
+    extracted: list[str] = Field(default_factory=list)
+    inferred: list[str] = Field(default_factory=list)
+    logprobs: dict[str, float] | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+    model: str = ""
+
+
+# -- input checks --------------------------------------------------------------------------
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
+
+
+def check_text(text: str, *, what: str = "context", min_words: int = 8) -> str:
+    """`text` stripped, or `ContextError` if it is empty, binary, too short to reason
+    over, or garbled (mostly non-letters, or mostly "words" without vowels)."""
+    if text is None or not str(text).strip():
+        raise ContextError(
+            f"the {what} is empty", hint=f"give the {what} as text or as a path to a text file"
+        )
+    t = str(text).strip()
+    if "\x00" in t or sum(not (c.isprintable() or c.isspace()) for c in t) > 0.02 * len(t):
+        raise ContextError(
+            f"the {what} looks like binary data, not text",
+            hint="give a plain-text (UTF-8) report",
+        )
+    words = _WORD.findall(t)
+    if len(words) < min_words:
+        raise ContextError(
+            f"the {what} is too short to reason over ({len(words)} words; at least "
+            f"{min_words} needed)",
+            hint="give the accident report's narrative or findings"
+            if what == "context"
+            else "state a candidate cause in a full phrase",
+        )
+    visible = [c for c in t if not c.isspace()]
+    letters = sum(c.isalpha() for c in visible)
+    no_vowel = sum(1 for w in words if len(w) > 3 and not _VOWEL.search(w))
+    if letters < 0.5 * len(visible) or no_vowel > 0.4 * len(words):
+        raise ContextError(
+            f"the {what} looks garbled ({letters}/{len(visible)} characters are letters, "
+            f"{no_vowel}/{len(words)} words have no vowel)",
+            hint="check the file's encoding, or that it is the report and not e.g. a PDF",
+        )
+    return t
+
+
+def read_context(value: str | Path) -> str:
+    """A context given as a path to a text file or as the text itself (FILE|TEXT)."""
+    if isinstance(value, Path):
+        path: Path | None = value
+    else:
+        s = str(value).strip()
+        if not s:
+            return str(value)
+        looks_like_path = "\n" not in s and len(s) < 4096 and not re.search(r"\s", s)
+        path = Path(s).expanduser() if looks_like_path else None
+        if path is not None and not path.exists():
+            if re.search(r"[/\\]|\.(?:txt|md|json|jsonl|csv)$", s, re.IGNORECASE):
+                raise ContextError(
+                    f"no such context file: {s}",
+                    hint="give an existing file, or the context text itself",
+                )
+            path = None
+    if path is None:
+        return str(value)
+    if path.is_dir():
+        raise ContextError(f"{path} is a directory", hint="give a text file or the text")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ContextError(
+            f"{path} is not UTF-8 text (byte {e.start})",
+            hint="convert the report to UTF-8 plain text first",
+        ) from e
+
+
+# -- the task ------------------------------------------------------------------------------
+def deduce(
+    context: str,
+    statement: str,
+    llm,
+    retriever=None,
+    fmt: str | None = None,
+    *,
+    method: Method = "logprobs",
+    k: int = 3,
+    kg=None,
+    extracted: list[Chain] | None = None,
+    inferred: list[Chain] | None = None,
+    max_tokens: int = 64,
+    seed: int = 0,
+    threshold: float = 0.5,
+) -> Deduction:
+    """Judge whether `statement` is a probable cause of the accident in `context`.
+
+    `retriever` (fitted, e.g. `SemanticRetriever().fit(kg)`) supplies the chains of the
+    "retrieved" formats V6–V9; `fmt` defaults to V6 (the paper's best) with a retriever
+    and V1 without. Formats that show extracted or inferred chains take them from
+    `extracted`/`inferred`, else from `kg` (mined earlier for this context), else mine
+    them now with Prompts 3/4 (two extra LLM calls). With ``method="logprobs"`` the
+    verdict is P(True) ≥ `threshold`.
+
+    Raises `ContextError` for an empty or garbled context or statement, and
+    `DeductionError` when the format needs a retriever and none is given.
+    """
+    context = check_text(context, what="context")
+    statement = check_text(statement, what="statement", min_words=1)
+    if method not in ("text", "logprobs", "both"):
+        raise DeductionError(f"unknown method {method!r}", hint="use text, logprobs or both")
+    f = get_format(fmt or ("V6" if retriever is not None else "V1"))
+    if f.retrieved and retriever is None:
+        raise DeductionError(
+            f"format {f.name} shows retrieved chains but no retriever was given",
+            hint="pass --retriever semantic with --kg DIR, or use a format V1–V5",
+        )
+    start = time.perf_counter()
+    usage = {"prompt_tokens": 0, "completion_tokens": 0}
+
+    def count(prompt_tokens: int, completion_tokens: int = 0) -> None:
+        usage["prompt_tokens"] += prompt_tokens
+        usage["completion_tokens"] += completion_tokens
+
+    retrieved: list[Chain] = []
+    if f.retrieved:
+        retrieved = list(retriever.retrieve(context, statement, k))
+    if f.extracted and extracted is None:
+        extracted = kg.chains_of(context=context, kind="extracted") if kg is not None else []
+        if not extracted:
+            from causalqa.deduction.mining import extract_chains
+
+            res = extract_chains(context, llm, seed=seed)
+            extracted = res.chains
+            count(res.record.prompt_tokens, res.record.completion_tokens)
+    if f.inferred and inferred is None:
+        inferred = (
+            kg.chains_of(context=context, kind="inferred", statement=statement)
+            if kg is not None
+            else []
+        )
+        if not inferred:
+            from causalqa.deduction.mining import infer_chains
+
+            res = infer_chains(context, statement, llm, seed=seed)
+            inferred = res.chains
+            count(res.record.prompt_tokens, res.record.completion_tokens)
+    from causalqa.deduction.chains import clean_chains
+
+    ext = clean_chains(extracted or []) if f.extracted else []
+    inf = clean_chains(inferred or []) if f.inferred else []
+    messages = render(f, context, statement, retrieved=retrieved, extracted=ext, inferred=inf)
+
+    reply = None
+    probability = None
+    logprobs = None
+    verdict: bool
+    if method in ("text", "both"):
+        response = llm.complete(messages, max_tokens=max_tokens, temperature=0.0, seed=seed)
+        count(response.usage.prompt_tokens, response.usage.completion_tokens)
+        reply = response.text
+        verdict = paper_verdict(reply)
+    if method in ("logprobs", "both"):
+        scores = llm.label_logprobs(messages, list(LABELS))
+        count(scores.usage.prompt_tokens)
+        logprobs = scores.logprobs
+        probability = float(scores.normalized["True"])
+        if method == "logprobs":
+            verdict = probability >= threshold
+    return Deduction(
+        statement=statement,
+        verdict=verdict,
+        label="True" if verdict else "False",
+        probability=probability,
+        method=method,
+        fmt=f.name,
+        retriever=getattr(retriever, "name", type(retriever).__name__) if retriever else "none",
+        reply=reply,
+        chains=[c.to_dict() for c in retrieved],
+        extracted=[c.text for c in ext],
+        inferred=[c.text for c in inf],
+        logprobs=logprobs,
+        usage=usage,
+        seconds=round(time.perf_counter() - start, 3),
+        model=f"{llm.backend}:{llm.model}",
+    )
