@@ -399,8 +399,13 @@ def bench_qa_command(
         str, typer.Option("--modes", help="Comma-separated: tool,context.")
     ] = "tool,context",
     paraphrased: Annotated[
-        bool, typer.Option("--paraphrased", help="Held-out paraphrases, not templates.")
-    ] = False,
+        str | None,
+        typer.Option(
+            "--paraphrased",
+            help="Word questions by a paraphrase set instead of the templates: "
+            "test (held out), dev (for development) or a (the first set).",
+        ),
+    ] = None,
     judge: Annotated[
         bool, typer.Option("--judge", help="Also grade with the paper's LLM judge.")
     ] = False,
@@ -442,7 +447,7 @@ def bench_qa_command(
         seeds=seeds,
         per_template=per_template,
         modes=mode_list,
-        paraphrased=paraphrased,
+        paraphrased=paraphrased or False,
         judge=judge,
         cache=cache,
         out_dir=out_dir,
@@ -479,6 +484,26 @@ def main() -> None:
             "[dim]hint:[/] rerun with --verbose for the traceback and report it", highlight=False
         )
         sys.exit(2)
+
+
+def _register_engines() -> None:
+    """The engines' own sub-commands (each module imports its heavy libraries lazily)."""
+    from causalqa.deduction import cli as deduction_cli
+    from causalqa.discovery.cli import app as discovery_bench_app
+    from causalqa.kg.cli import app as kg_app
+
+    kg_app.command("mine", help="Grow a causal KG from reports with the LLM (paper 002).")(
+        deduction_cli.mine_command
+    )
+    app.add_typer(kg_app, name="kg")
+    app.command("deduce", help="Is a statement a probable cause of an accident? (paper 002)")(
+        deduction_cli.deduce_command
+    )
+    app.add_typer(deduction_cli.app, name="deduction")
+    bench_app.add_typer(discovery_bench_app, name="discovery")
+
+
+_register_engines()
 
 
 if __name__ == "__main__":
