@@ -120,7 +120,7 @@ def run_qa_bench(
     seeds: int = 5,
     per_template: int = 2,
     modes: tuple[str, ...] = ("tool", "context"),
-    paraphrased: bool = False,
+    paraphrased: bool | str = False,
     judge: bool = False,
     cache: bool = True,
     out_dir: Path = Path("bench/results"),

@@ -44,6 +44,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from causalqa.bench.qa_paraphrase_sets import DEV_PARAPHRASES, TEST_PARAPHRASES
 from causalqa.errors import ConfigError
 from causalqa.knowledge import CausalModel
 
@@ -432,7 +433,17 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
 
 Never show these to the planner (prompts, few-shot examples, retrieval libraries): the
 benchmark's paraphrase score is meant to measure questions the engine has never seen.
+This set ("a") was written by the engine's author and its failures were inspected once;
+sets "dev" and "test" (`qa_paraphrase_sets`) come from an independent writer.
 """
+
+PARAPHRASE_SETS: dict[str, dict[str, tuple[str, ...]]] = {
+    "a": PARAPHRASES,
+    "dev": DEV_PARAPHRASES,
+    "test": TEST_PARAPHRASES,
+}
+"""Paraphrase sets by name: "a" (first set, author-written, inspected once), "dev" (for
+developing the engine: look at its failures freely) and "test" (held out: report only)."""
 
 
 # -- items ---------------------------------------------------------------------------------
@@ -454,7 +465,8 @@ class QAItem:
             with ``causalqa.qa.tools.execute({"steps": plan}, model)``.
         ideal: the ideal answer sentence (what the LLM judge compares against).
         slots: what was filled in: ``X``/``Y`` variables, ``T`` treatment, ``S`` subject.
-        paraphrase: index into ``PARAPHRASES[template]``, or None for the template wording.
+        paraphrase: index into ``PARAPHRASE_SETS[paraphrase_set][template]``, or None for
+            the template wording.
     """
 
     id: str
@@ -466,6 +478,7 @@ class QAItem:
     ideal: str
     slots: dict[str, str] = field(default_factory=dict)
     paraphrase: int | None = None
+    paraphrase_set: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -746,7 +759,7 @@ def generate_questions(
     *,
     n_per_template: int,
     seed: int,
-    paraphrased: bool = False,
+    paraphrased: bool | str = False,
     templates: Iterable[str] | None = None,
 ) -> list[QAItem]:
     """Questions about `model` with exact expected results, plans and ideal answers.
@@ -761,7 +774,8 @@ def generate_questions(
     "Already Engaged" column with a false value.
 
     With ``paraphrased=True`` the same items (same ids, slots, answers) are worded by
-    `PARAPHRASES` instead, cycling through every paraphrase of a template.
+    `PARAPHRASES` instead, cycling through every paraphrase of a template; with a set name
+    ("a", "dev", "test") by that set of `PARAPHRASE_SETS`.
 
     Raises:
         ConfigError: n_per_template < 1, or an unknown template id.
@@ -773,6 +787,12 @@ def generate_questions(
         raise ConfigError(
             f"unknown question templates {unknown}", hint="use: " + ", ".join(TEMPLATES)
         )
+    set_name = "a" if paraphrased is True else (paraphrased or None)
+    if set_name is not None and set_name not in PARAPHRASE_SETS:
+        raise ConfigError(
+            f"unknown paraphrase set {set_name!r}", hint="use: " + ", ".join(PARAPHRASE_SETS)
+        )
+    wordings = PARAPHRASE_SETS[set_name or "a"]
     truth = _Truth(model)
     unit = unit_noun(model)
     items: list[QAItem] = []
@@ -782,14 +802,14 @@ def generate_questions(
         tpl = TEMPLATES[tid]
         rng = np.random.default_rng([seed, k])
         para_rng = np.random.default_rng([seed, k, 1])
-        offset = int(para_rng.integers(len(PARAPHRASES[tid])))
+        offset = int(para_rng.integers(len(wordings[tid])))
         for i, slots in enumerate(_sample_slots(tid, truth, rng, n)):
             if tpl.family == "graph":
                 expected, plan, ideal = _graph_item(truth, tid, slots)
             else:
                 expected, plan, ideal = _effect_item(truth, tid, slots, unit)
-            para = (offset + i) % len(PARAPHRASES[tid]) if paraphrased else None
-            text = tpl.text if para is None else PARAPHRASES[tid][para]
+            para = (offset + i) % len(wordings[tid]) if set_name else None
+            text = tpl.text if para is None else wordings[tid][para]
             fill = {**slots, "unit": unit, "Unit": unit[:1].upper() + unit[1:]}
             items.append(
                 QAItem(
@@ -802,6 +822,7 @@ def generate_questions(
                     ideal=ideal,
                     slots=dict(slots),
                     paraphrase=para,
+                    paraphrase_set=set_name,
                 )
             )
     return items
@@ -1037,6 +1058,7 @@ __all__ = [
     "JUDGE_TEMPLATE",
     "NOT_ENGAGED",
     "PARAPHRASES",
+    "PARAPHRASE_SETS",
     "REL_TOL",
     "SUBJECT_COLUMN",
     "TEMPLATES",
