@@ -51,6 +51,32 @@ from causalqa.qa.grounding import ground
             ("Already Engaged", True),
         ),
         ("Which engagement is best for customer #2?", [], [], ["2"], None),
+        # "excluding" puts the named group outside the answer.
+        (
+            "Excluding already-engaged partners, which engagement works best?",
+            [],
+            [],
+            [],
+            ("Already Engaged", False),
+        ),
+        # Nouns count as the filter only when negated or qualified ...
+        ("Best partner with no program so far?", [], [], [], ("Already Engaged", False)),
+        (
+            "Partners without an existing engagement: who gains most?",
+            [],
+            [],
+            [],
+            ("Already Engaged", False),
+        ),
+        (
+            "Partners with an existing engagement: best program?",
+            [],
+            [],
+            [],
+            ("Already Engaged", True),
+        ),
+        # ... because alone they just mean a treatment.
+        ("Which engagement has the highest average effect?", [], [], [], None),
     ],
 )
 def test_ground(partners, question, variables, treatments, subjects, where):

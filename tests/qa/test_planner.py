@@ -44,6 +44,13 @@ def test_two_variable_tools_need_two_variables(partners):
     assert "parents" in names and "is_cause" not in names and "paths_between" not in names
 
 
+def test_a_named_subject_must_be_used(partners):
+    g = ground("For partner 3, what lift does Tech Support produce?", partners)
+    names = tools_of(grounded_schema(partners, g))
+    assert "ite" in names and "best_treatment" in names
+    assert "ate" not in names and "best_subject" not in names
+
+
 def test_nothing_grounded_leaves_only_tools_without_names(partners):
     import networkx as nx
 

@@ -289,26 +289,49 @@ _FILTER_SYNONYMS = {
 }
 
 
+# Words that put a group outside the filter: "excluding already-engaged partners".
+_EXCLUSIONS = {"excluding", "exclude", "except", "besides", "minus", "ignoring", "ignore", "omit"}
+# Nouns a boolean column's state is talked about with ("partners with no program so far").
+# Alone they name treatments ("the engagement with the highest effect"), so they count as
+# the filter only with a negation ("no", "without") or a state word ("existing", "prior").
+_FILTER_NOUNS = {
+    "engaged": ["engagement", "engagements", "program", "programs", "programme", "enrollment"],
+}
+_STATE_WORDS = {"existing", "current", "prior", "previous", "ongoing", "active"}
+
+
 def _find_where(q: str, filters: list[str], taken: list[tuple[int, int]]) -> Where | None:
     for flt in filters:
-        content = [
-            w
-            for w, _, _ in _words(_norm(flt))
-            if w not in {"already", "is", "has", "was", "currently"}
-        ]
-        if not content:
-            continue
-        key = content[-1]
-        forms = _FILTER_SYNONYMS.get(key, [key])
-        for form in forms:
-            for m in re.finditer(rf"(?<![\w])(un|non-?)?{re.escape(form)}(?![\w])", q):
-                if not _free(taken, m.start(), m.end()):
-                    continue
-                before = [w for w, _, _ in _words(q[max(0, m.start() - 40) : m.start()])][-4:]
-                after = [w for w, _, _ in _words(q[m.end() : m.end() + 12])][:1]
-                negated = (
-                    bool(m.group(1)) or any(w in _NEGATIONS for w in before) or after == ["yet"]
-                )
+        found = _find_filter(q, flt, taken)
+        if found is not None:
+            return found
+    return None
+
+
+def _find_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None:
+    content = [
+        w for w, _, _ in _words(_norm(flt)) if w not in {"already", "is", "has", "was", "currently"}
+    ]
+    if not content:
+        return None
+    key = content[-1]
+    for form in _FILTER_SYNONYMS.get(key, [key]):
+        for m in re.finditer(rf"(?<![\w])(un|non-?)?{re.escape(form)}(?![\w])", q):
+            if not _free(taken, m.start(), m.end()):
+                continue
+            before = [w for w, _, _ in _words(q[max(0, m.start() - 40) : m.start()])][-4:]
+            after = [w for w, _, _ in _words(q[m.end() : m.end() + 12])][:1]
+            negated = bool(m.group(1)) or any(w in _NEGATIONS for w in before) or after == ["yet"]
+            if any(w in _EXCLUSIONS for w in before):
+                negated = not negated
+            return Where(flt, not negated)
+    for noun in _FILTER_NOUNS.get(key, []):
+        for m in re.finditer(rf"(?<![\w]){re.escape(noun)}(?![\w])", q):
+            if not _free(taken, m.start(), m.end()):
+                continue
+            before = [w for w, _, _ in _words(q[max(0, m.start() - 30) : m.start()])][-3:]
+            negated = any(w in _NEGATIONS for w in before)
+            if negated or any(w in _STATE_WORDS for w in before):
                 return Where(flt, not negated)
     return None
 

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage
+from causalqa.qa.direction import orient
 from causalqa.qa.examples import EXAMPLES, Example, mentioned_text
 from causalqa.qa.grounding import Grounding
 from causalqa.qa.tools import TOOLS, PlanError, plan_schema
@@ -122,6 +123,10 @@ def grounded_schema(
             ok = len(supplied["variable"]) >= 2
         if ok and name == "tool_compare_treatments":
             ok = len(supplied["treatment"]) >= 2
+        # A question that names a subject is about that subject: a tool that cannot take
+        # it (an average over everyone, say) would silently answer a different question.
+        if ok and supplied["subject"]:
+            ok = any(_param_kind(name.removeprefix("tool_"), p) == "subject" for p in props)
         if ok:
             args["required"] = [p for p in props if p in required]
             if not args["required"]:
@@ -255,6 +260,7 @@ class Planner:
                     max_tokens=24,
                 )
                 tool, usage, cached = r.data["tool"], r.usage, r.cached
+            tool = orient(tool, question, grounding)
             args = fill_args(tool, grounding, question)
             if args is not None:
                 plan = {"steps": [{"tool": tool, "args": args}]}

@@ -1,0 +1,39 @@
+import pytest
+
+from causalqa.qa.direction import asked_direction, orient
+from causalqa.qa.grounding import ground
+
+
+@pytest.mark.parametrize(
+    ("question", "direction"),
+    [
+        ("Which variables directly influence Revenue?", "causes"),
+        ("Which nodes point directly into Revenue?", "causes"),
+        ("By which variables is Revenue directly influenced?", "causes"),
+        ("Which variables have a direct effect on Revenue?", "causes"),
+        ("What is Revenue driven by?", "causes"),
+        ("Revenue depends directly on which variables?", "causes"),
+        ("What are the causes of Revenue?", "causes"),
+        ("If I change the value of Revenue, which variables are directly affected?", "effects"),
+        ("Which nodes are directly caused by Revenue?", "effects"),
+        ("What are the direct effects of Revenue?", "effects"),
+        ("Which variables does Revenue directly influence?", "effects"),
+        ("If Revenue is modified, which variables respond directly to it?", "effects"),
+        ("Which variables sit immediately downstream of Revenue?", "effects"),
+        ("Which variables respond to Revenue?", "effects"),
+        # No cue, or two variables: the model decides.
+        ("Revenue: neighbours?", None),
+        ("Does Price affect Revenue?", None),
+    ],
+)
+def test_asked_direction(partners, question, direction):
+    assert asked_direction(question, ground(question, partners)) == direction
+
+
+def test_orient_mirrors_only_structural_tools(partners):
+    q = "Which nodes point directly into Revenue?"
+    g = ground(q, partners)
+    assert orient("children", q, g) == "parents"
+    assert orient("parents", q, g) == "parents"
+    assert orient("descendants", q, g) == "ancestors"
+    assert orient("is_cause", q, g) == "is_cause"
