@@ -490,6 +490,7 @@ def _register_engines() -> None:
     """The engines' own sub-commands (each module imports its heavy libraries lazily)."""
     from causalqa.deduction import cli as deduction_cli
     from causalqa.discovery.cli import app as discovery_bench_app
+    from causalqa.discovery.discover_cli import app as discover_app
     from causalqa.kg.cli import app as kg_app
 
     kg_app.command("mine", help="Grow a causal KG from reports with the LLM (paper 002).")(
@@ -501,6 +502,10 @@ def _register_engines() -> None:
     )
     app.add_typer(deduction_cli.app, name="deduction")
     bench_app.add_typer(discovery_bench_app, name="discovery")
+    bench_app.command("deduction", help="Paper 002's cross-validated deduction benchmark.")(
+        deduction_cli.bench_command
+    )
+    app.add_typer(discover_app, name="discover")
 
 
 _register_engines()

@@ -317,3 +317,65 @@ def dataset_command(
             f"{s['reports']} reports, {s['statements']} statements ({s['true']} True, "
             f"{s['false']} False, {s['true_pct']}% True; {s['by_source']}) → {out_file}"
         )
+
+
+# -- causalqa bench deduction --------------------------------------------------------------
+@app.command("bench")
+def bench_command(
+    data: Annotated[
+        Path, typer.Option("--data", "-d", help="Deduction data set JSONL (causalqa dataset).")
+    ],
+    kg: Annotated[
+        Path | None,
+        typer.Option("--kg", help="Causal KG directory (kg mine); without it only none runs."),
+    ] = None,
+    conditions: Annotated[
+        str,
+        typer.Option(
+            "--conditions",
+            help="Comma-separated FORMAT:RETRIEVER[+variant], e.g. V1:none,V6:semantic,V6:rotg "
+            "(variants: notrunc, noclean; RoTG also similar, causal).",
+        ),
+    ] = "V1:none,V6:semantic,V6:rotg",
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Folds grouped by report.")] = 10,
+    limit_reports: Annotated[
+        int | None, typer.Option("--limit-reports", min=2, help="Use this many reports.")
+    ] = None,
+    method: Annotated[
+        str, typer.Option("--method", help="logprobs (fast), text (the paper's), or both.")
+    ] = "logprobs",
+    k: Annotated[int, typer.Option("-k", min=1, help="Top-E nodes whose chains are shown.")] = 3,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="RoTG epochs (cap).")] = 4,
+    max_train: Annotated[
+        int, typer.Option("--max-train", min=8, help="RoTG examples per epoch (cap).")
+    ] = 2000,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
+    ] = Path("bench/results/deduction"),
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Cross-validate no / semantic / RoTG retrieval; tables beside the paper's (§5)."""
+    from causalqa.deduction.bench import run_deduction_bench
+
+    report = run_deduction_bench(
+        data,
+        kg=_load_kg(kg) if kg is not None else None,
+        llm_spec=_spec(llm),
+        conditions=[c for c in conditions.split(",") if c.strip()],
+        folds=folds,
+        limit=limit_reports,
+        method=method,
+        k=k,
+        seed=seed,
+        rotg_params={"epochs": epochs, "max_train": max_train, "seed": seed},
+        out_dir=out_dir,
+        progress=not _json(json_),
+        console=err,
+    )
+    if _json(json_):
+        _emit({k_: v for k_, v in report.items() if k_ != "markdown"})
+    else:
+        sys.stdout.write(report["markdown"] + "\n")  # unwrapped, pipeable Markdown
+        err.print(f"[dim]written to {out_dir}/deduction-latest.{{json,md}}[/]")

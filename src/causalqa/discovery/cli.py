@@ -178,6 +178,85 @@ def _bench_rankers(datasets, data, llm_queries, llm, seed, out_dir, json_) -> No
     _emit(report, md, json_)
 
 
+@app.command("pairs")
+def bench_pairs_command(
+    datasets: Annotated[
+        str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
+    ] = "comagc,gene,ade,semeval",
+    methods: Annotated[
+        str,
+        typer.Option(
+            "--methods",
+            help="Comma-separated: none,random,similarity,gpt,xgboost,oracle (and llm).",
+        ),
+    ] = "none,random,similarity,gpt,xgboost,oracle",
+    with_llm_ranker: Annotated[
+        bool, typer.Option("--llm-ranker", help="Add the LLM permutation ranker (slow).")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="A seeded sample of N pairs per set.")
+    ] = None,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Paths in the prompt.")] = 1,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
+    ] = None,
+    llm: Annotated[str | None, typer.Option("--llm", help="LLM spec (default: configured).")] = (
+        None
+    ),
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2)."""
+    _bench_pairs(datasets, methods, with_llm_ranker, limit, top_k, data, llm, seed, out_dir, json_)
+
+
+def _bench_pairs(datasets, methods, with_llm_ranker, limit, top_k, data, llm, seed, out_dir, json_):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from causalqa.discovery.bench_pairs import METHODS, benchmark_pairs, plot_pairs
+    from causalqa.discovery.pathdata import DATASETS, load_path_dataset
+    from causalqa.llm import get_llm
+
+    names = _split(datasets, tuple(DATASETS), "data sets")
+    chosen = _split(methods, METHODS, "methods")
+    if with_llm_ranker and "llm" not in chosen:
+        chosen.append("llm")
+    total = 0
+    for name in names:
+        n = len(load_path_dataset(name, data, splits=("truth",)).truth)
+        total += (min(n, limit) if limit else n) * len(chosen)
+    model = get_llm(llm) if llm else get_llm()
+    columns = (
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=False) as progress:
+        task = progress.add_task("pairs", total=total)
+        bench = benchmark_pairs(
+            model,
+            datasets=names,
+            methods=chosen,
+            limit=limit,
+            top_k=top_k,
+            root=data,
+            seed=seed,
+            on_step=lambda what, n: progress.update(task, advance=n, description=what),
+        )
+    report = {"benchmark": "pairs", "seed": seed, **bench.to_dict()}
+    png = plot_pairs(bench, out_dir / "pairs-latest.png")
+    md = bench.to_markdown()
+    if png:
+        md += f"\n\n![F1 per data set and method]({png.name})"
+        report["plot"] = str(png)
+    path = write_results(out_dir, "pairs", report, md)
+    err.print(f"[dim]wrote {path}[/dim]")
+    _emit(report, md, json_)
+
+
 def main() -> None:
     """Run the sub-app alone, showing causalqa errors as one line plus a hint."""
     try:

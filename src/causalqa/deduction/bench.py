@@ -1,0 +1,673 @@
+"""`causalqa bench deduction`: the paper's evaluation (§5, Tables 2–5 and 8).
+
+K-fold cross-validation grouped by report (`sklearn.model_selection.GroupKFold`: a report's
+statements are never split between training and test) over a deduction data set JSONL.
+Each *condition* is a prompt format and a retriever, written ``FORMAT:RETRIEVER`` —
+``V1:none`` (the paper's *None*, Prompt 5), ``V6:semantic``, ``V6:rotg`` (Prompt 10) — with
+optional retriever variants ``+notrunc`` / ``+noclean`` (Table 5: no truncation to 10
+chains per kind / no cleaning at all) and, for RoTG, ``+similar`` / ``+causal`` (Table 2:
+message passing over similar or causal edges only). Retrievers are fitted on the training
+folds only: the semantic index and the chains it may show hold the training reports; RoTG
+is trained on the training examples (and its auxiliary classifier is scored on the test
+fold — Table 2).
+
+Per fold: macro F1 and micro F1 over True/False and accuracy per label source; then mean
+(std) over folds, and a paired test over folds (t-test, and Wilcoxon) of each condition
+against the no-retrieval baseline, starred as in the paper (* p < 0.15, ** < 0.10,
+*** < 0.05). Tables in the paper's shapes with the paper's numbers beside ours; JSON and
+Markdown to ``bench/results/deduction/``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from causalqa.deduction.dataset import Example, load_jsonl
+
+METRICS = ("macro_f1", "micro_f1", "acc_true", "acc_false_rules", "acc_false_llm")
+METRIC_TITLES = {
+    "macro_f1": "Macro F1",
+    "micro_f1": "Micro F1",
+    "acc_true": "Acc True",
+    "acc_false_rules": "Acc False (Rules)",
+    "acc_false_llm": "Acc False (LLM)",
+    "acc_false": "Acc False (other)",
+}
+SOURCE_METRIC = {
+    "true": "acc_true",
+    "false-rules": "acc_false_rules",
+    "false-llm": "acc_false_llm",
+    "false": "acc_false",
+}
+DEFAULT_CONDITIONS = ("V1:none", "V6:semantic", "V6:rotg")
+BASELINE = "V1:none"
+TRAIN_VARIANTS = ("similar", "causal")
+
+
+# -- the paper's numbers (mean (std) over 10 folds, Mistral-7B-Instruct) ----------------------
+def _p(*cells: str | None) -> dict[str, str | None]:
+    return dict(zip(METRICS, cells))
+
+
+PAPER: dict[str, dict[str, str | None]] = {
+    # Tables 3, 4 and 8 (stars: p against None; Table 8's where it differs from Table 4).
+    "V1:none": _p("70.36 (7.07)", "90.30 (1.78)", "46.53 (13.21)", "92.23 (3.66)", "95.69 (1.86)"),
+    "V2:none": _p("71.04 (5.99)", "89.64 (0.87)", "53.82 (12.26)", "91.12 (2.76)", None),
+    "V3:none": _p("72.42 (7.19)", "90.59 (2.52)", "52.62 (13.79)", "91.73 (4.22)", "95.60 (2.06)"),
+    "V4:none": _p(
+        "63.97 (4.87)***", "83.15 (2.85)***", "55.99 (11.38)*", "78.56 (4.79)***", "89.03 (4.35)***"
+    ),
+    "V5:none": _p(
+        "63.66 (5.31)***", "84.10 (2.53)***", "50.36 (12.18)", "80.12 (4.66)***", "90.65 (3.38)***"
+    ),
+    "V6:semantic": _p(
+        "72.50 (6.37)", "91.24 (1.40)", "48.72 (11.04)", "92.99 (2.48)", "96.54 (1.93)"
+    ),
+    "V7:semantic": _p(
+        "70.97 (4.69)", "90.67 (2.11)", "45.54 (7.10)", "91.70 (4.21)", "96.91 (1.89)"
+    ),
+    "V8:semantic": _p(
+        "64.48 (6.02)***", "86.83 (2.27)***", "41.81 (12.63)", "86.19 (4.56)***", "93.59 (2.44)***"
+    ),
+    "V6:rotg": _p(
+        "73.19 (7.01)", "91.65 (1.42)**", "49.49 (13.47)", "94.31 (3.49)", "96.37 (1.37)"
+    ),
+    "V7:rotg": _p("71.15 (6.40)", "91.09 (2.14)", "44.07 (10.02)", "93.43 (3.89)", "97.02 (1.63)"),
+    "V8:rotg": _p(
+        "64.21 (7.89)***", "87.28 (3.23)***", "37.98 (13.90)**", "87.21 (4.02)***", "94.46 (2.79)**"
+    ),
+    "V9:rotg": _p("64.55 (6.48)**", "86.58 (1.80)***", "42.85 (11.72)", "87.09 (2.66)***", None),
+    # Table 5.
+    "V6:rotg+notrunc": _p(
+        "72.92 (6.43)", "91.60 (1.11)", "48.87 (12.59)", "93.75 (3.24)", "96.66 (1.04)"
+    ),
+    "V6:rotg+noclean": _p(
+        "71.93 (5.57)", "91.19 (1.37)", "46.53 (8.61)", "94.01 (3.72)", "96.38 (1.03)"
+    ),
+    "V7:rotg+notrunc": _p(
+        "70.96 (6.69)", "90.95 (2.07)", "44.50 (11.16)", "93.43 (3.89)", "96.73 (1.70)"
+    ),
+    "V7:rotg+noclean": _p(
+        "71.52 (5.94)", "91.12 (2.16)", "45.04 (9.33)", "93.28 (4.17)", "97.13 (1.38)"
+    ),
+}
+# Table 2: RoTG's auxiliary classifier, by the edge types it passes messages over.
+PAPER_ROTG: dict[str, dict[str, str | None]] = {
+    "rotg": _p("55.43 (6.09)", "83.96 (9.07)", "31.01 (31.19)", "67.44 (34.41)", "99.45 (0.86)"),
+    "rotg+similar": _p(
+        "56.97 (6.05)", "82.75 (8.39)", "34.70 (26.65)", "66.77 (25.59)", "98.14 (5.22)"
+    ),
+    "rotg+causal": _p(
+        "56.90 (6.62)", "81.48 (9.35)", "39.56 (30.79)", "60.62 (30.83)", "97.92 (5.63)"
+    ),
+}
+TABLES: dict[str, tuple[str, list[str]]] = {
+    "table3": ("Table 3: None, Semantic and RoTG retrieval", ["V1:none", "V6:semantic", "V6:rotg"]),
+    "table4": (
+        "Table 4: relations in the prompt (extracted / inferred / retrieved)",
+        [
+            "V1:none",
+            "V3:none",
+            "V4:none",
+            "V5:none",
+            "V6:semantic",
+            "V7:semantic",
+            "V8:semantic",
+            "V6:rotg",
+            "V7:rotg",
+            "V8:rotg",
+        ],
+    ),
+    "table5": (
+        "Table 5: RoTG chains cleaned / not truncated / not cleaned",
+        ["V6:rotg", "V6:rotg+notrunc", "V6:rotg+noclean", "V7:rotg", "V7:rotg+notrunc"]
+        + ["V7:rotg+noclean"],
+    ),
+    "table8": (
+        "Table 8: all prompts (Prompt 5–13 = V1–V9)",
+        ["V1:none", "V2:none", "V3:none", "V4:none", "V5:none", "V6:semantic", "V7:semantic"]
+        + ["V8:semantic", "V6:rotg", "V7:rotg", "V8:rotg", "V6:rotg+noclean"]
+        + ["V6:rotg+notrunc", "V7:rotg+notrunc", "V7:rotg+noclean", "V9:rotg"],
+    ),
+}
+
+
+# -- metrics and statistics ------------------------------------------------------------------
+def scores(
+    y_true: Sequence[bool], y_pred: Sequence[bool], examples: Sequence[Any] | None = None
+) -> dict[str, Any]:
+    """Macro and micro F1 (in %) over the labels True/False, and accuracy (in %) per
+    label source of `examples` (``true``, ``false-rules``, ``false-llm``, ``false``)."""
+    from sklearn.metrics import f1_score
+
+    yt = [bool(v) for v in y_true]
+    yp = [bool(v) for v in y_pred]
+    out: dict[str, Any] = {"n": len(yt)}
+    if not yt:
+        return {**out, **{m: None for m in METRICS}}
+    kw = {"labels": [True, False], "zero_division": 0}
+    out["macro_f1"] = round(100 * float(f1_score(yt, yp, average="macro", **kw)), 4)
+    out["micro_f1"] = round(100 * float(f1_score(yt, yp, average="micro", **kw)), 4)
+    sources = [e.source for e in examples] if examples is not None else [None] * len(yt)
+    for src, key in SOURCE_METRIC.items():
+        hits = [t == p for t, p, s in zip(yt, yp, sources) if s == src]
+        out[key] = round(100 * sum(hits) / len(hits), 4) if hits else None
+    return out
+
+
+def grouped_folds(examples: Sequence[Example], n_folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train indices, test indices) of `n_folds` folds grouped by report id."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = [e.report_id for e in examples]
+    n_groups = len(set(groups))
+    if n_folds < 2 or n_folds > n_groups:
+        from causalqa.deduction.errors import DatasetError
+
+        raise DatasetError(
+            f"cannot make {n_folds} folds of {n_groups} reports",
+            hint="use --folds between 2 and the number of reports",
+        )
+    idx = np.arange(len(examples))
+    return [(tr, te) for tr, te in GroupKFold(n_splits=n_folds).split(idx, groups=groups)]
+
+
+def paired_test(a: Sequence[float], b: Sequence[float], method: str = "ttest") -> float | None:
+    """Two-sided p-value of a paired test over folds (``ttest``: `scipy.stats.ttest_rel`;
+    ``wilcoxon``: `scipy.stats.wilcoxon`). None with fewer than 2 pairs or missing
+    values; 1.0 when the two series are identical."""
+    from scipy import stats
+
+    pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+    if len(pairs) < 2:
+        return None
+    x = np.array([p[0] for p in pairs], dtype=float)
+    y = np.array([p[1] for p in pairs], dtype=float)
+    d = x - y
+    if np.allclose(d, 0):
+        return 1.0
+    if method == "ttest":
+        if np.allclose(d, d[0]):  # constant non-zero difference: t is infinite
+            return 0.0
+        p = stats.ttest_rel(x, y).pvalue
+    elif method == "wilcoxon":
+        p = stats.wilcoxon(x, y).pvalue
+    else:
+        raise ValueError(f"unknown paired test {method!r}")
+    return None if p is None or math.isnan(p) else float(p)
+
+
+def stars(p: float | None) -> str:
+    """The paper's marks: * p < 0.15, ** < 0.10, *** < 0.05."""
+    if p is None:
+        return ""
+    return "***" if p < 0.05 else "**" if p < 0.10 else "*" if p < 0.15 else ""
+
+
+def mean_std(values: Sequence[float | None]) -> dict[str, float | None]:
+    xs = [v for v in values if v is not None]
+    if not xs:
+        return {"mean": None, "std": None}
+    std = float(np.std(xs, ddof=1)) if len(xs) > 1 else 0.0
+    return {"mean": round(float(np.mean(xs)), 2), "std": round(std, 2)}
+
+
+def _cell(ms: dict[str, float | None], p: float | None = None) -> str:
+    if ms.get("mean") is None:
+        return "—"
+    return f"{ms['mean']:.2f} ({ms['std']:.2f}){stars(p)}"
+
+
+# -- conditions ------------------------------------------------------------------------------
+def parse_condition(spec: str) -> tuple[str, str, tuple[str, ...]]:
+    """``"V6:rotg+noclean"`` → (``"V6"``, ``"rotg"``, (``"noclean"``,))."""
+    from causalqa.deduction.errors import DatasetError
+    from causalqa.deduction.prompts import get_format
+
+    fmt, _, ret = spec.strip().partition(":")
+    name, *variants = (ret or "none").strip().lower().split("+")
+    f = get_format(fmt)
+    known = {"notrunc", "noclean", "similar", "causal"}
+    if bad := [v for v in variants if v not in known]:
+        raise DatasetError(f"unknown condition variant(s) {bad}", hint=f"use {sorted(known)}")
+    if f.retrieved and name == "none":
+        raise DatasetError(f"{f.name} shows retrieved chains: give a retriever, e.g. {f.name}:rotg")
+    if not f.retrieved and name != "none":
+        raise DatasetError(f"{f.name} shows no retrieved chains: use {f.name}:none or V6–V9")
+    return f.name, name, tuple(variants)
+
+
+def condition_key(spec: str) -> str:
+    fmt, name, variants = parse_condition(spec)
+    return f"{fmt}:{'+'.join((name, *variants))}"
+
+
+def make_retriever(name: str, variants: Sequence[str], embedder=None, rotg_params=None):
+    """A fresh, unfitted retriever for a condition."""
+    from causalqa.deduction.chains import EXTRACTED, INFERRED, SIMILAR
+    from causalqa.deduction.retrieve import get_retriever
+
+    if name == "rotg":
+        import causalqa.deduction.rotg  # noqa: F401  (registers "rotg")
+    kw: dict[str, Any] = {}
+    kw["dedupe"], kw["per_kind"] = _cleaning(variants)
+    if name == "rotg":
+        kw.update(rotg_params or {})
+        if "similar" in variants:
+            kw["edge_types"] = (SIMILAR,)
+        if "causal" in variants:
+            kw["edge_types"] = (EXTRACTED, INFERRED)
+    if embedder is not None:
+        kw["embedder"] = embedder
+    return get_retriever(name, **kw) if kw else get_retriever(name)
+
+
+def _cleaning(variants: Sequence[str]) -> tuple[float | None, int | None]:
+    """(dedupe threshold, chains kept per kind) of a condition: the paper's 0.8 and 10,
+    no truncation (``notrunc``), or neither (``noclean``)."""
+    if "noclean" in variants:
+        return None, None
+    if "notrunc" in variants:
+        return 0.8, None
+    return 0.8, 10
+
+
+# -- the benchmark -------------------------------------------------------------------------
+def limit_reports(examples: Sequence[Example], n: int | None, seed: int = 0) -> list[Example]:
+    """The examples of `n` reports drawn at random (seeded), or all."""
+    if n is None:
+        return list(examples)
+    ids = sorted({e.report_id for e in examples})
+    rng = np.random.default_rng(seed)
+    keep = set(rng.permutation(ids)[:n].tolist()) if n < len(ids) else set(ids)
+    return [e for e in examples if e.report_id in keep]
+
+
+def run_deduction_bench(
+    data: str | Path | Sequence[Example],
+    *,
+    kg=None,
+    llm=None,
+    llm_spec: str | None = None,
+    conditions: Sequence[str] = DEFAULT_CONDITIONS,
+    folds: int = 10,
+    limit: int | None = None,
+    method: str = "logprobs",
+    k: int = 3,
+    seed: int = 0,
+    rotg_params: dict[str, Any] | None = None,
+    embedder=None,
+    out_dir: Path | None = Path("bench/results/deduction"),
+    progress: bool = True,
+    console=None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run the cross-validation and return (and, with `out_dir`, write) the report.
+
+    `kg` is a `CausalKG` or a KG directory (``causalqa kg mine`` output); without one,
+    conditions with a retriever are skipped with a note. `llm` is an LLM object, or
+    `llm_spec` a backend spec for `get_llm`.
+    """
+    from causalqa.bench.report import environment
+    from causalqa.deduction.ckg import CausalKG
+    from causalqa.deduction.deduce import deduce
+    from causalqa.deduction.prompts import get_format
+
+    started = time.perf_counter()
+    examples = list(load_jsonl(data)) if isinstance(data, str | Path) else list(data)
+    examples = limit_reports(examples, limit, seed)
+    if kg is not None and not isinstance(kg, CausalKG):
+        kg = CausalKG.load(kg)
+    if llm is None:
+        from causalqa.llm import get_llm
+
+        llm = get_llm(llm_spec, cache=True, quiet=not progress)
+    keys = list(dict.fromkeys(condition_key(c) for c in conditions))
+    if BASELINE not in keys:
+        keys.insert(0, BASELINE)
+    notes: list[str] = []
+    run_keys = []
+    for key in keys:
+        fmt, name, variants = parse_condition(key)
+        f = get_format(fmt)
+        if name != "none" and kg is None:
+            notes.append(f"{key}: skipped — no causal KG given (--kg DIR from `causalqa kg mine`)")
+            continue
+        if (f.extracted or f.inferred) and kg is None:
+            notes.append(
+                f"{key}: no KG given, so its extracted/inferred chains are mined live "
+                "(two extra LLM calls per statement)"
+            )
+        run_keys.append(key)
+    splits = grouped_folds(examples, folds)
+    total = sum(len(te) for _, te in splits) * len(run_keys)
+    per_fold: dict[str, list[dict[str, Any]]] = {key: [] for key in run_keys}
+    rotg_aux: dict[str, list[dict[str, Any]]] = {}
+    retrieval_stats: dict[str, dict[str, float]] = {
+        key: {"statements": 0, "with_chains": 0, "chains": 0} for key in run_keys
+    }
+    errors: dict[str, int] = {}
+    bar = _progress(progress, console)
+    with bar:
+        task = bar.add_task("bench deduction", total=total) if bar else None
+        for fold, (tr, te) in enumerate(splits):
+            train = [examples[i] for i in tr]
+            test = [examples[i] for i in te]
+            train_reports = sorted({e.report_id for e in train})
+            fitted: dict[str, Any] = {}
+            for key in run_keys:
+                fmt, name, variants = parse_condition(key)
+                if bar:
+                    bar.update(task, description=f"fold {fold + 1}/{folds} {key}")
+                retriever = None
+                if name != "none":
+                    # Cleaning variants share the fitted model; edge variants retrain.
+                    tkey = "+".join((name, *(v for v in variants if v in TRAIN_VARIANTS)))
+                    if tkey not in fitted:
+                        r = make_retriever(name, variants, embedder, rotg_params)
+                        if name == "rotg":
+                            t0 = time.perf_counter()
+                            r.fit(kg, train, reports=train_reports)
+                            aux = r.score(test)
+                            aux.update(
+                                fold=fold,
+                                train_seconds=round(time.perf_counter() - t0, 2),
+                                loss_history=[round(x, 4) for x in r.history_],
+                            )
+                            rotg_aux.setdefault(tkey, []).append(aux)
+                        else:
+                            r.fit(kg, reports=train_reports)
+                        fitted[tkey] = r
+                    retriever = copy.copy(fitted[tkey])
+                    retriever.dedupe, retriever.per_kind = _cleaning(variants)
+                y_pred, kept = [], []
+                for e in test:
+                    try:
+                        d = deduce(
+                            e.context, e.statement, llm, retriever, fmt, method=method, k=k, kg=kg
+                        )
+                    except Exception as exc:  # a garbled context: counted, never fatal
+                        name_ = type(exc).__name__
+                        errors[f"{key}: {name_}"] = errors.get(f"{key}: {name_}", 0) + 1
+                        if not isinstance(exc, _known_errors()):
+                            raise
+                    else:
+                        y_pred.append(d.verdict)
+                        kept.append(e)
+                        if retriever is not None:
+                            st = retrieval_stats[key]
+                            st["statements"] += 1
+                            st["chains"] += len(d.chains)
+                            st["with_chains"] += bool(d.chains)
+                    if bar:
+                        bar.advance(task)
+                s = scores([e.label for e in kept], y_pred, kept)
+                s["fold"] = fold
+                per_fold[key].append(s)
+                if on_result:
+                    on_result({"condition": key, **s})
+    summary = _summarize(per_fold, rotg_aux, retrieval_stats, notes)
+    report = {
+        "benchmark": "deduction",
+        "environment": {
+            **environment(),
+            "torch": _version("torch"),
+            "torch_geometric": _version("torch_geometric"),
+            "scikit_learn": _version("scikit-learn"),
+        },
+        "config": {
+            "data": str(data) if isinstance(data, str | Path) else "<in memory>",
+            "kg": str(getattr(kg, "path", None)) if kg is not None else None,
+            "kg_stats": _kg_stats(kg),
+            "llm": f"{getattr(llm, 'backend', '?')}:{getattr(llm, 'model', '?')}",
+            "conditions": run_keys,
+            "folds": folds,
+            "limit_reports": limit,
+            "reports": len({e.report_id for e in examples}),
+            "statements": len(examples),
+            "by_source": _count_sources(examples),
+            "method": method,
+            "k": k,
+            "seed": seed,
+            "rotg_params": rotg_params or {},
+            "encoder": "all-MiniLM-L6-v2 (stands in for the paper's RoBERTa / mpnet)",
+        },
+        "quick": limit is not None or folds < 10,
+        "seconds": round(time.perf_counter() - started, 1),
+        "errors": errors,
+        "notes": notes + summary.pop("notes"),
+        **summary,
+        "per_fold": per_fold,
+        "rotg_aux_per_fold": rotg_aux,
+    }
+    report["markdown"] = markdown(report)
+    if out_dir is not None:
+        write(report, Path(out_dir))
+    return report
+
+
+def _known_errors() -> tuple[type, ...]:
+    from causalqa.deduction.errors import ContextError
+
+    return (ContextError,)
+
+
+def _version(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _kg_stats(kg) -> dict[str, Any] | None:
+    if kg is None:
+        return None
+    s = kg.stats()
+    return {k: s[k] for k in ("reports", "nodes", "edges", "edges_by_type")}
+
+
+def _count_sources(examples: Sequence[Example]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in examples:
+        out[str(e.source)] = out.get(str(e.source), 0) + 1
+    return out
+
+
+def _progress(show: bool, console):
+    if not show:
+        return _NoBar()
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def _summarize(per_fold, rotg_aux, retrieval_stats, notes_in) -> dict[str, Any]:
+    notes: list[str] = []
+    base = per_fold.get(BASELINE, [])
+    results = []
+    for key, folds in per_fold.items():
+        row: dict[str, Any] = {"condition": key, "n": sum(f["n"] for f in folds)}
+        for m in (*METRICS, "acc_false"):
+            vals = [f.get(m) for f in folds]
+            if all(v is None for v in vals):
+                continue
+            row[m] = mean_std(vals)
+            if key != BASELINE and base:
+                ref = [f.get(m) for f in base]
+                row[f"{m}_p_ttest"] = paired_test(vals, ref, "ttest")
+                row[f"{m}_p_wilcoxon"] = _safe_wilcoxon(vals, ref)
+        st = retrieval_stats.get(key)
+        if st and st["statements"]:
+            row["retrieval"] = {
+                "with_chains_pct": round(100 * st["with_chains"] / st["statements"], 1),
+                "chains_per_statement": round(st["chains"] / st["statements"], 2),
+            }
+        results.append(row)
+    for row in results:
+        if row["condition"] == BASELINE or "macro_f1" not in row or not base:
+            continue
+        b = next(r for r in results if r["condition"] == BASELINE)
+        diff = row["macro_f1"]["mean"] - b["macro_f1"]["mean"]
+        p = row.get("macro_f1_p_ttest")
+        why = []
+        ret = row.get("retrieval")
+        if ret is not None and ret["with_chains_pct"] < 50:
+            why.append(
+                f"only {ret['with_chains_pct']}% of statements got any retrieved chain "
+                "(the KG is small or mined from few reports)"
+            )
+        if len(base) < 5:
+            why.append(f"{len(base)} folds give a weak paired test")
+        verdict = "helped" if diff > 0 and p is not None and p < 0.05 else "did not clearly help"
+        notes.append(
+            f"{row['condition']}: macro F1 {diff:+.2f} vs {BASELINE} (paired t-test p = "
+            f"{'n/a' if p is None else f'{p:.3g}'}) — {verdict}"
+            + (f"; {'; '.join(why)}" if why and verdict != "helped" else "")
+        )
+    aux = []
+    for rkey, folds in rotg_aux.items():
+        row = {"retriever": rkey, "n": sum(f["n"] for f in folds)}
+        for m in METRICS:
+            row[m] = mean_std([f.get(m) for f in folds])
+        row["train_seconds"] = mean_std([f["train_seconds"] for f in folds])
+        aux.append(row)
+    return {"results": results, "rotg_aux": aux, "notes": notes}
+
+
+def _safe_wilcoxon(a, b) -> float | None:
+    try:
+        return paired_test(a, b, "wilcoxon")
+    except ValueError:
+        return None
+
+
+# -- output ------------------------------------------------------------------------------
+def _table(title: str, keys: list[str], results: dict[str, dict], paper: dict) -> list[str]:
+    head = "| Condition | " + " | ".join(
+        f"{METRIC_TITLES[m]} (ours) | {METRIC_TITLES[m]} (paper)" for m in METRICS
+    )
+    lines = [f"### {title}", "", head + " |", "|---" * (1 + 2 * len(METRICS)) + "|"]
+    for key in keys:
+        row = results.get(key, {})
+        cells = [key]
+        for m in METRICS:
+            cells.append(_cell(row[m], row.get(f"{m}_p_ttest")) if m in row else "—")
+            cells.append((paper.get(key) or {}).get(m) or "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def markdown(report: dict[str, Any]) -> str:
+    env, cfg = report["environment"], report["config"]
+    res = {r["condition"]: r for r in report["results"]}
+    quick = cfg["limit_reports"] is not None or cfg["folds"] < 10
+    lines = [
+        "# causalqa bench deduction" + (" (quick)" if quick else ""),
+        "",
+        f"- date: {env['date']}",
+        f"- hardware: {env['cpu']}, {env['cores']} cores, {env['memory_gb']} GB RAM",
+        f"- software: Python {env['python']}, causalqa {env['causalqa']}, "
+        f"llama-cpp-python {env['llama_cpp_python']}, torch {env.get('torch')}, "
+        f"torch_geometric {env.get('torch_geometric')}",
+        f"- LLM: {cfg['llm']} · method {cfg['method']} · top-E {cfg['k']} · "
+        f"{cfg['folds']}-fold CV grouped by report · {cfg['reports']} reports, "
+        f"{cfg['statements']} statements {cfg['by_source']}",
+        f"- KG: {cfg['kg']} {cfg['kg_stats'] or ''}",
+        f"- encoder: {cfg['encoder']}",
+        f"- wall time: {report['seconds']} s",
+        "",
+        "Ours: mean (std) over folds, in %; stars: paired t-test over folds against "
+        f"{BASELINE} (* p < 0.15, ** < 0.10, *** < 0.05). Paper: the paper's own numbers "
+        "(Mistral-7B-Instruct, its unreleased data set) — labelled (paper), for shape only.",
+        "",
+    ]
+    for title, keys in TABLES.values():
+        if any(k in res for k in keys) or title.startswith("Table 3"):
+            lines += _table(title, keys, res, PAPER)
+    extra = [k for k in res if not any(k in keys for _, keys in TABLES.values())]
+    if extra:
+        lines += _table("Other conditions", extra, res, PAPER)
+    aux = {f"{r['retriever']}": r for r in report["rotg_aux"]}
+    lines += _table(
+        "Table 2: RoTG's auxiliary True/False classifier (test folds)",
+        ["rotg", "rotg+similar", "rotg+causal"],
+        aux,
+        PAPER_ROTG,
+    )
+    if aux:
+        lines += [
+            "RoTG training seconds per fold: "
+            + ", ".join(f"{k} {_cell(v['train_seconds'])}" for k, v in aux.items()),
+            "",
+        ]
+    pv = [
+        f"- {r['condition']}: macro F1 p = {_fmt_p(r.get('macro_f1_p_ttest'))} (t-test), "
+        f"{_fmt_p(r.get('macro_f1_p_wilcoxon'))} (Wilcoxon); micro F1 p = "
+        f"{_fmt_p(r.get('micro_f1_p_ttest'))} (t-test)"
+        + (
+            f"; chains retrieved for {r['retrieval']['with_chains_pct']}% of statements, "
+            f"{r['retrieval']['chains_per_statement']} per statement"
+            if r.get("retrieval")
+            else ""
+        )
+        for r in report["results"]
+        if r["condition"] != BASELINE
+    ]
+    if pv:
+        lines += ["### Significance against no retrieval", "", *pv, ""]
+    if report["notes"] or report["errors"]:
+        lines += ["### Notes", ""] + [f"- {n}" for n in report["notes"]]
+        lines += [f"- errors: {k} × {v}" for k, v in report["errors"].items()] + [""]
+    return "\n".join(lines)
+
+
+def _fmt_p(p: float | None) -> str:
+    return "n/a" if p is None else f"{p:.3g}"
+
+
+def write(report: dict[str, Any], out_dir: Path) -> Path:
+    """``deduction-<timestamp>.json/.md`` and ``deduction-latest.*`` in `out_dir`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = report["environment"]["date"].replace(":", "").replace("-", "")[:15]
+    for stem in (f"deduction-{stamp}", "deduction-latest"):
+        (out_dir / f"{stem}.json").write_text(
+            json.dumps(report, indent=2, ensure_ascii=False, default=str)
+        )
+        (out_dir / f"{stem}.md").write_text(report["markdown"])
+    return out_dir / "deduction-latest.md"

@@ -1,0 +1,315 @@
+"""``causalqa discover pair|graph``: knowledge-based causal discovery from the command line.
+
+Wire into the main CLI with ``app.add_typer(discover_app, name="discover")``. Commands
+raise `CausalQAError` for the main CLI to show as one line plus a hint; `main()` does the
+same when the sub-app runs alone (``python -m causalqa.discovery.discover_cli``).
+
+>>> CliRunner().invoke(app, ["pair", "raloxifene", "melanoma", "--json"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from causalqa.errors import CausalQAError, ConfigError
+
+app = typer.Typer(
+    help="Knowledge-based causal discovery: one pair, or a graph among variables.",
+    no_args_is_help=True,
+)
+out = Console()
+err = Console(stderr=True)
+
+LOAD_HINT = "load the graph once: causalqa kg load hetionet ../shared/data/hetionet"
+
+KGOption = Annotated[
+    Path | None,
+    typer.Option("--kg", help="Knowledge graph store folder (default: $CAUSALQA_HOME/kg/default)."),
+]
+RankerOption = Annotated[
+    str,
+    typer.Option(
+        "--ranker",
+        help="Path ranker: none, random, similarity, llm, or a saved trained one "
+        "(xgboost, rmse, ranknet, listnet).",
+    ),
+]
+TopKOption = Annotated[int, typer.Option("--top-k", min=0, help="Paths put in the prompt.")]
+HopsOption = Annotated[int, typer.Option("--hops", min=1, max=6, help="Maximum path length.")]
+LLMOption = Annotated[str | None, typer.Option("--llm", help="LLM spec (default: configured).")]
+JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+class DiscoverError(CausalQAError):
+    """The discover command cannot run as asked."""
+
+
+def _get_llm(spec: str | None):
+    """The LLM for a spec (tests replace this function)."""
+    from causalqa.llm import get_llm
+
+    return get_llm(spec) if spec else get_llm()
+
+
+def open_kg(path: Path | None):
+    """Open the store, with the one-time load command as the hint when there is none."""
+    from causalqa.kg import KnowledgeGraph, default_store
+    from causalqa.kg.store import META_FILE
+
+    folder = Path(path).expanduser() if path else default_store()
+    if not (folder / META_FILE).is_file():
+        raise DiscoverError(
+            f"no knowledge graph store at {folder}",
+            hint=LOAD_HINT + (f" --store {folder}" if path else ""),
+        )
+    return KnowledgeGraph.open(folder)
+
+
+def _check_ranker(name: str) -> None:
+    from causalqa.discovery.pair import RANKERS
+
+    if name not in RANKERS:
+        raise ConfigError(f"unknown ranker {name!r}", hint=f"use {', '.join(RANKERS)}")
+
+
+def _kinds(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def _emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+@app.command("pair")
+def pair_command(
+    a: Annotated[str, typer.Argument(help="The first variable (a name in the graph).")],
+    b: Annotated[str, typer.Argument(help="The second variable.")],
+    context: Annotated[
+        str | None, typer.Option("--context", help="Textual context for the pair.")
+    ] = None,
+    kg_path: KGOption = None,
+    ranker: RankerOption = "similarity",
+    top_k: TopKOption = 1,
+    hops: HopsOption = 4,
+    kind_a: Annotated[
+        str | None, typer.Option("--kind-a", help="Node kinds for A (e.g. Compound).")
+    ] = None,
+    kind_b: Annotated[
+        str | None, typer.Option("--kind-b", help="Node kinds for B (e.g. Disease).")
+    ] = None,
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Is there a causal relation between A and B? Verdict, probability, paths used."""
+    from causalqa.discovery.pair import discover_pair
+
+    _check_ranker(ranker)
+    kg = open_kg(kg_path)
+    try:
+        model = _get_llm(llm)
+        with err.status(f"{a} – {b} …"):
+            verdict = discover_pair(
+                a,
+                b,
+                kg=kg,
+                llm=model,
+                ranker=ranker,
+                top_k=top_k,
+                context=context,
+                k=hops,
+                kinds_a=_kinds(kind_a),
+                kinds_b=_kinds(kind_b),
+            )
+    finally:
+        kg.close()
+    if json_:
+        _emit_json(verdict.to_dict())
+        return
+    colour = "green" if verdict.causal else "yellow"
+    out.print(
+        f"[bold {colour}]{verdict.verdict}[/] {escape(a)} – {escape(b)}  "
+        f"P(causal) = {verdict.probability:.3f}  [dim]({escape(verdict.model)}, "
+        f"ranker {verdict.ranker}, {verdict.candidates} paths found)[/]"
+    )
+    for p in verdict.paths:
+        out.print(f"  path: {escape(p)}", highlight=False)
+    for n in verdict.notes:
+        out.print(f"  [dim]note: {escape(n)}[/]", highlight=False)
+
+
+@app.command("graph")
+def graph_command(
+    variables: Annotated[
+        str | None,
+        typer.Option("--variables", help="Comma-separated variable names (graph node names)."),
+    ] = None,
+    kg_path: KGOption = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="CSV of observations whose columns are the variables: also run PC, "
+            "ExactSearch and DirectLiNGAM on it.",
+        ),
+    ] = None,
+    sachs: Annotated[
+        bool,
+        typer.Option(
+            "--sachs",
+            help="The SACHS experiment (Table 3): ours (no-subgraph and --ranker) beside "
+            "PC, ExactSearch and DirectLiNGAM, scored against the reference graph.",
+        ),
+    ] = False,
+    context: Annotated[
+        str | None, typer.Option("--context", help="Textual context for every pair.")
+    ] = None,
+    ranker: RankerOption = "similarity",
+    top_k: TopKOption = 1,
+    hops: HopsOption = 4,
+    truth: Annotated[str, typer.Option("--truth", help="SACHS reference: cdt or bnlearn.")] = (
+        "cdt"
+    ),
+    llm: LLMOption = None,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Where --sachs writes JSON and Markdown.")
+    ] = Path("bench/results/discovery"),
+    json_: JSONOption = False,
+) -> None:
+    """A directed graph among variables: every ordered pair asked (n(n-1) LLM calls)."""
+    _check_ranker(ranker)
+    if sachs:
+        return _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_)
+    if not variables:
+        raise ConfigError("give --variables a,b,c (or --sachs)")
+    names = [v.strip() for v in variables.split(",") if v.strip()]
+    if len(names) < 2:
+        raise ConfigError("--variables needs at least two names")
+    frame = None
+    if data is not None:
+        frame = _read_data(data, names)
+    kg = open_kg(kg_path) if ranker != "none" else None
+    try:
+        model = _get_llm(llm)
+        from causalqa.discovery.graph import discover_graph
+
+        with err.status("graph …") as status:
+            g = discover_graph(
+                names,
+                kg=kg,
+                llm=model,
+                ranker=ranker,
+                top_k=top_k,
+                context=context,
+                k=hops,
+                on_progress=lambda d, t, w: status.update(f"graph {d}/{t}: {w}"),
+            )
+    finally:
+        if kg is not None:
+            kg.close()
+    report: dict[str, Any] = {"model": getattr(model, "model", ""), **g.to_dict()}
+    md = g.to_markdown()
+    if frame is not None:
+        report["statistical"] = _baselines(frame)
+        md += "\n\nStatistical baselines on the data:\n\n" + "\n".join(
+            f"- {r['method']}: " + (r.get("error") or ", ".join(f"{a}→{b}" for a, b in r["edges"]))
+            for r in report["statistical"]
+        )
+    if json_:
+        _emit_json(report)
+    else:
+        out.print(md, markup=False, highlight=False, soft_wrap=True)
+
+
+def _read_data(path: Path, names: list[str]):
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise DiscoverError(f"{path}: not a readable CSV: {e}") from None
+    missing = [n for n in names if n not in frame.columns]
+    if missing:
+        raise DiscoverError(
+            f"{path}: no column for {', '.join(missing)}",
+            hint="columns are: " + ", ".join(map(str, frame.columns)),
+        )
+    frame = frame[names]
+    if frame.empty or not all(pd.api.types.is_numeric_dtype(frame[c]) for c in names):
+        raise DiscoverError(f"{path}: the variables' columns must be numeric and non-empty")
+    return frame
+
+
+def _baselines(frame) -> list[dict[str, Any]]:
+    from causalqa.discovery.statistical import BASELINES, LABELS, run_baseline
+
+    rows = []
+    for m in BASELINES:
+        try:
+            res = run_baseline(m, frame)
+        except CausalQAError as e:
+            rows.append({"method": LABELS[m], "error": e.message})
+            continue
+        edges = [(res.names[i], res.names[j]) for i, j in zip(*res.adjacency.nonzero())]
+        rows.append({"method": LABELS[m], "edges": edges, "adjacency": res.adjacency.tolist()})
+    return rows
+
+
+def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_) -> None:
+    from causalqa.discovery.cli import write_results
+    from causalqa.discovery.graph import SACHS_CONTEXT, benchmark_sachs_kg
+
+    rankers = ["none"] + ([ranker] if ranker != "none" else [])
+    kg = open_kg(kg_path) if ranker != "none" else None
+    try:
+        model = _get_llm(llm)
+        with err.status("SACHS …") as status:
+            bench, graphs = benchmark_sachs_kg(
+                kg=kg,
+                llm=model,
+                rankers=rankers,
+                top_k=top_k,
+                context=context or SACHS_CONTEXT,
+                truth=truth,
+                on_progress=status.update,
+            )
+    finally:
+        if kg is not None:
+            kg.close()
+    report = {
+        "benchmark": "sachs-kg",
+        "model": getattr(model, "model", ""),
+        "context": context or SACHS_CONTEXT,
+        **bench.to_dict(),
+        "ours": {k: g.to_dict() for k, g in graphs.items()},
+    }
+    md = bench.to_markdown()
+    for name, g in graphs.items():
+        md += f"\n\n## ours ({name})\n\n" + g.to_markdown()
+    path = write_results(out_dir, f"sachs-kg-{truth}", report, md)
+    err.print(f"[dim]wrote {path}[/dim]")
+    if json_:
+        _emit_json(report)
+    else:
+        out.print(md, markup=False, highlight=False, soft_wrap=True)
+
+
+def main() -> None:
+    """Run the sub-app alone, showing causalqa errors as one line plus a hint."""
+    try:
+        app()
+    except CausalQAError as e:
+        err.print(f"[bold red]error:[/] {escape(e.message)}", highlight=False, soft_wrap=True)
+        if e.hint:
+            err.print(f"[dim]hint:[/] {escape(e.hint)}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

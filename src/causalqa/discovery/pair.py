@@ -1,0 +1,399 @@
+"""Zero-shot knowledge-based causal discovery for one variable pair (paper 001, §4.4, App. E).
+
+The prompt is the paper's (App. C shows it; §4.4 Eq. 8 and App. E describe it): an
+instruction, the pair, its textual context and the top-k verbalised relation paths, ending
+in ``[Relation]:``::
+
+    Given the following information, classify the relation between the drug and side
+    effect. If there is a cause-effect relationship, state causal; otherwise, state
+    non-causal.
+    [Pair]: dihydrotachysterol and hypercalcemia [Textual context]: Severe hypercalcemia
+    in a patient treated ... [Relation Paths]: FGF6 - tendon - SDRDL - FGFR2 - prostate
+    cancer [Relation]:
+
+The decision is by label log-probabilities over the paper's two label words, ``causal``
+and ``non-causal`` (§4.2, Eq. 1): the verdict is the more probable label, the probability
+is P(causal) renormalised over the two labels. Blocks with nothing in them (no context, no
+path: the paper's "no-subgraph" baseline) are left out of the prompt.
+
+- `classify_pair(a, b, llm, paths=[...], context=None)` → `PairVerdict`;
+- `discover_pair(a, b, kg=..., llm=...)`: link both names in a `KnowledgeGraph`, extract
+  the paths between them, rank them (random, similarity, llm, or a saved trained ranker),
+  and classify with the top-k. An unknown or ambiguous name, or no path within k hops,
+  gives a verdict from the pair alone with a note saying so — never an exception.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Any
+
+from causalqa.discovery.pathdata import PathCandidate, PathRecord
+from causalqa.errors import CausalQAError
+
+__all__ = [
+    "CAUSAL",
+    "DIRECTED_INSTRUCTION",
+    "INSTRUCTION",
+    "LABELS",
+    "NON_CAUSAL",
+    "PairDiscoveryError",
+    "PairVerdict",
+    "RANKERS",
+    "candidate_from_path",
+    "classify_pair",
+    "discover_pair",
+    "get_ranker",
+    "load_ranker",
+    "pair_prompt",
+    "ranker_file",
+    "save_ranker",
+    "verbalise_path",
+]
+
+CAUSAL = "causal"
+NON_CAUSAL = "non-causal"
+LABELS = (CAUSAL, NON_CAUSAL)
+"""The paper's label words (§4.2, App. C): "state causal; otherwise, state non-causal"."""
+
+INSTRUCTION = (
+    "Given the following information, classify the relation between the {subject}. "
+    "If there is a cause-effect relationship, state causal; otherwise, state non-causal."
+)
+"""App. C's instruction; ``{subject}`` is "drug and side effect" in the paper's example."""
+
+DIRECTED_INSTRUCTION = (
+    "Given the following information, classify the relation from the first to the second "
+    "variable of the pair. If the first directly or indirectly causes the second, state "
+    "causal; otherwise, state non-causal."
+)
+"""Ours, not the paper's: the ordered question full-graph discovery asks of (a, b) and of
+(b, a) (the paper does not give its SACHS prompt)."""
+
+DEFAULT_SUBJECT = "pair of variables"
+SUBJECTS = {
+    "ade": "drug and side effect",
+    "comagc": "gene and disease",
+    "gene": "two genes",
+    "semeval": "two entities",
+}
+"""The instruction's subject per path-to-causality data set (App. C gives ADE's)."""
+
+NO_ENTITY = "entity not found; decided from the pair alone"
+NO_PATH = "no path found; decided from the pair alone"
+
+RANKERS = ("none", "random", "similarity", "llm", "xgboost", "rmse", "ranknet", "listnet")
+TRAINED = ("xgboost", "rmse", "ranknet", "listnet")
+
+
+class PairDiscoveryError(CausalQAError):
+    """A pair cannot be classified as asked (bad ranker name, missing trained ranker, ...)."""
+
+
+# -- prompt -------------------------------------------------------------------------------
+
+
+def verbalise_path(path: Any, *, types: bool = False, relations: bool = False) -> str:
+    """A path as prompt text: a string as is, a `causalqa.kg.Path` or a `PathCandidate`
+    in the simplest form of Eq. 7 by default ("FGF6 - tendon - SDRDL", App. C)."""
+    if isinstance(path, str):
+        return path.strip()
+    if isinstance(path, PathCandidate):
+        return path.text(types=types, relations=relations)
+    if hasattr(path, "verbalise"):
+        return path.verbalise(types=types, relations=relations)
+    raise PairDiscoveryError(f"cannot put a {type(path).__name__} into words as a path")
+
+
+def pair_prompt(
+    a: str,
+    b: str,
+    *,
+    paths: Sequence[Any] = (),
+    context: str | None = None,
+    subject: str = DEFAULT_SUBJECT,
+    instruction: str | None = None,
+) -> str:
+    """The zero-shot prompt of App. C / Eq. 8. Several paths are joined by "; "."""
+    head = (instruction or INSTRUCTION).format(subject=subject)
+    parts = [f"[Pair]: {a.strip()} and {b.strip()}"]
+    if context and context.strip():
+        parts.append(f"[Textual context]: {' '.join(context.split())}")
+    texts = [t for t in (verbalise_path(p) for p in paths) if t]
+    if texts:
+        parts.append(f"[Relation Paths]: {'; '.join(texts)}")
+    parts.append("[Relation]:")
+    return head + "\n" + " ".join(parts)
+
+
+# -- verdicts -----------------------------------------------------------------------------
+
+
+@dataclass
+class PairVerdict:
+    """The answer for one pair: `verdict` ("causal"/"non-causal"), `probability` (of
+    causal, over the two labels), the `paths` put in the prompt, and how they were found."""
+
+    a: str
+    b: str
+    verdict: str
+    probability: float
+    paths: list[str]
+    logprobs: dict[str, float]
+    exact: bool = True
+    prompt: str = ""
+    model: str = ""
+    context: str | None = None
+    ranker: str | None = None
+    notes: list[str] = field(default_factory=list)
+    linked: dict[str, Any] = field(default_factory=dict)
+    candidates: int = 0
+    seconds: float = 0.0
+
+    @property
+    def causal(self) -> bool:
+        return self.verdict == CAUSAL
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "verdict": self.verdict,
+            "causal": self.causal,
+            "probability": round(self.probability, 4),
+            "paths": self.paths,
+            "paths_found": self.candidates,
+            "ranker": self.ranker,
+            "context": self.context,
+            "notes": self.notes,
+            "linked": self.linked,
+            "logprobs": {k: round(v, 4) for k, v in self.logprobs.items()},
+            "exact_scores": self.exact,
+            "model": self.model,
+            "seconds": round(self.seconds, 3),
+            "prompt": self.prompt,
+        }
+
+
+def classify_pair(
+    a: str,
+    b: str,
+    llm,
+    *,
+    paths: Sequence[Any] = (),
+    context: str | None = None,
+    subject: str = DEFAULT_SUBJECT,
+    instruction: str | None = None,
+    chat: bool = True,
+) -> PairVerdict:
+    """Classify (a, b) zero-shot from the prompt of `pair_prompt`.
+
+    `llm` is any causalqa LLM; the labels are scored with ``label_logprobs`` — as the start
+    of the assistant's reply when `chat` (the prompt is the user turn), else as the raw
+    continuation of the prompt text.
+    """
+    prompt = pair_prompt(
+        a, b, paths=paths, context=context, subject=subject, instruction=instruction
+    )
+    request: Any = [{"role": "user", "content": prompt}] if chat else prompt + " "
+    scores = llm.label_logprobs(request, list(LABELS))
+    norm = scores.normalized
+    p = float(norm[CAUSAL])
+    if math.isnan(p):
+        p = 0.5
+    verdict = CAUSAL if scores.logprobs[CAUSAL] > scores.logprobs[NON_CAUSAL] else NON_CAUSAL
+    return PairVerdict(
+        a=a,
+        b=b,
+        verdict=verdict,
+        probability=p,
+        paths=[t for t in (verbalise_path(x) for x in paths) if t],
+        logprobs=dict(scores.logprobs),
+        exact=scores.exact,
+        prompt=prompt,
+        model=getattr(scores, "model", "") or getattr(llm, "model", ""),
+        context=context,
+        seconds=float(getattr(scores, "seconds", 0.0) or 0.0),
+    )
+
+
+# -- rankers ------------------------------------------------------------------------------
+
+
+def ranker_file(name: str, folder: str | os.PathLike | None = None) -> FsPath:
+    """Where a trained ranker is saved: ``$CAUSALQA_HOME/discovery/rankers/<name>.pkl``."""
+    from causalqa import config
+
+    base = FsPath(folder) if folder else config.home_dir() / "discovery" / "rankers"
+    return base / f"{name}.pkl"
+
+
+def save_ranker(ranker, name: str | None = None, folder: str | os.PathLike | None = None):
+    """Pickle a fitted ranker (its embedder is dropped and re-created on use)."""
+    path = ranker_file(name or ranker.name.split("-")[0], folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    embedder = getattr(ranker, "embedder", None)
+    try:
+        if embedder is not None:
+            ranker.embedder = None
+        path.write_bytes(pickle.dumps(ranker))
+    finally:
+        if embedder is not None:
+            ranker.embedder = embedder
+    return path
+
+
+def load_ranker(name: str, folder: str | os.PathLike | None = None):
+    """A trained ranker saved by `save_ranker`; `PairDiscoveryError` when there is none."""
+    path = ranker_file(name, folder)
+    if not path.is_file():
+        raise PairDiscoveryError(
+            f"no trained {name} ranker at {path}",
+            hint="use --ranker similarity|random|llm, or train one: "
+            "causalqa bench discovery pairs --save-rankers",
+        )
+    try:
+        return pickle.loads(path.read_bytes())
+    except Exception as e:  # a stale or foreign pickle
+        raise PairDiscoveryError(f"{path}: cannot load the ranker: {e}") from None
+
+
+def get_ranker(name: str, *, llm=None, embedder=None, seed: int = 0, folder=None):
+    """A ranker by name (see `RANKERS`); ``"none"`` gives None (no paths in the prompt)."""
+    from causalqa.discovery import rankers as R
+
+    if name == "none":
+        return None
+    if name == "random":
+        return R.RandomRanker(seed)
+    if name == "similarity":
+        return R.SimilarityRanker(embedder)
+    if name == "llm":
+        return R.LLMPermutationRanker(llm, seed=seed)
+    if name in TRAINED:
+        return load_ranker(name, folder)
+    raise PairDiscoveryError(f"unknown ranker {name!r}", hint=f"use {', '.join(RANKERS)}")
+
+
+def candidate_from_path(path, path_id: int = 0) -> PathCandidate:
+    """A `causalqa.kg.Path` as the rankers' `PathCandidate` (stops, relations, node types)."""
+    return PathCandidate(
+        path_id=path_id,
+        stops=tuple(n.name for n in path.nodes),
+        relations=tuple(s.rel_type for s in path.steps),
+        node_types=tuple(n.kind.replace(" ", "") for n in path.nodes),
+    )
+
+
+def rank_paths(ranker, query: PathRecord, candidates: Sequence[PathCandidate], top_k: int):
+    """The `top_k` candidates by `ranker` (a `Ranker`, or None for none)."""
+    if ranker is None or top_k <= 0 or not candidates:
+        return []
+    ranking = ranker.rank(query, list(candidates))
+    return [candidates[i] for i in ranking.top(top_k)]
+
+
+# -- the pipeline ---------------------------------------------------------------------------
+
+
+def _link(kg, name: str, options: Mapping[str, Any]) -> tuple[Any, dict[str, Any], str | None]:
+    """(node or None, what linking said, a note when no node was chosen)."""
+    try:
+        linking = kg.link(name, **options)
+    except CausalQAError as e:
+        return None, {"query": name, "error": e.message}, f"{name!r}: {e.message}"
+    info = linking.to_dict()
+    if linking.best is not None:
+        return linking.best.node, info, None
+    if linking.candidates:
+        listed = "; ".join(
+            f"{c.node.name} ({c.node.kind}, {c.node.id})" for c in linking.candidates[:5]
+        )
+        return None, info, f"{name!r} is ambiguous in the graph: {listed}"
+    return None, info, f"{name!r} matches no node of the graph"
+
+
+def discover_pair(
+    a: str,
+    b: str,
+    *,
+    kg,
+    llm,
+    ranker: Any = "similarity",
+    top_k: int = 1,
+    context: str | None = None,
+    k: int = 4,
+    limit: int = 100,
+    types: Sequence[str | None] | None = None,
+    kinds_a: Sequence[str] | None = None,
+    kinds_b: Sequence[str] | None = None,
+    link_options: Mapping[str, Any] | None = None,
+    max_llm_candidates: int = 10,
+    subject: str = DEFAULT_SUBJECT,
+    instruction: str | None = None,
+    seed: int = 0,
+) -> PairVerdict:
+    """Link a and b in `kg`, extract paths of at most `k` hops (at most `limit`, shortest
+    first), rank them with `ranker` (a name of `RANKERS` or a `Ranker`), put the top
+    `top_k` in the prompt and classify.
+
+    `kinds_a`/`kinds_b` restrict linking to node kinds (e.g. ["Disease"]) to settle an
+    ambiguous name. The LLM ranker sees the `max_llm_candidates` shortest paths only (the
+    paper ranks up to 10 per pair). The result's `notes` say when a name was not linked or
+    no path was found, and the verdict then comes from the pair (and context) alone.
+    """
+    import time
+
+    start = time.perf_counter()
+    options = dict(link_options or {})
+    notes: list[str] = []
+    linked: dict[str, Any] = {}
+    nodes = []
+    for name, kinds, key in ((a, kinds_a, "a"), (b, kinds_b, "b")):
+        opts = {**options, **({"kinds": list(kinds)} if kinds else {})}
+        node, info, problem = _link(kg, name, opts)
+        linked[key] = info
+        nodes.append(node)
+        if problem:
+            notes.append(problem)
+
+    rk = get_ranker(ranker, llm=llm, seed=seed) if isinstance(ranker, str) else ranker
+    rk_name = ranker if isinstance(ranker, str) else getattr(ranker, "name", "custom")
+    candidates: list[PathCandidate] = []
+    if None in nodes:
+        notes.append(NO_ENTITY)
+    elif rk is not None and top_k > 0:
+        try:
+            found = kg.paths(nodes[0], nodes[1], k=k, types=types, limit=limit)
+        except CausalQAError as e:
+            found = []
+            notes.append(f"path extraction failed: {e.message}")
+        candidates = [candidate_from_path(p, i) for i, p in enumerate(found)]
+        if not candidates:
+            notes.append(f"{NO_PATH} (within {k} hops)")
+    if rk_name == "llm" and len(candidates) > max_llm_candidates:
+        candidates = candidates[:max_llm_candidates]
+        notes.append(f"the LLM ranker saw the {max_llm_candidates} shortest paths")
+    query = PathRecord(
+        qid=f"{a}\x1f{b}",
+        sentence=context or "",
+        e1=nodes[0].name if nodes[0] else a,
+        e2=nodes[1].name if nodes[1] else b,
+        label=0,
+        paths=tuple(candidates),
+    )
+    chosen = rank_paths(rk, query, candidates, top_k)
+    verdict = classify_pair(
+        a, b, llm, paths=chosen, context=context, subject=subject, instruction=instruction
+    )
+    verdict.ranker = rk_name
+    verdict.notes = notes
+    verdict.linked = linked
+    verdict.candidates = len(candidates)
+    verdict.seconds = time.perf_counter() - start
+    return verdict

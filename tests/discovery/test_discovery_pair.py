@@ -1,0 +1,358 @@
+"""Zero-shot pair classification, discover_pair on a tiny graph, discover_graph's direction
+rule and the pair benchmark — all with scripted LLMs."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from causalqa.discovery.bench_pairs import PAPER_TABLES, benchmark_pairs, plot_pairs, prf
+from causalqa.discovery.graph import DIRECTION_RULE, decide_directions, discover_graph
+from causalqa.discovery.pair import (
+    LABELS,
+    NO_ENTITY,
+    NO_PATH,
+    PairDiscoveryError,
+    classify_pair,
+    discover_pair,
+    get_ranker,
+    load_ranker,
+    pair_prompt,
+)
+from causalqa.discovery.pathdata import PathCandidate
+from causalqa.discovery.rankers import RandomRanker
+from causalqa.kg import GraphData, KnowledgeGraph
+from causalqa.llm.base import LabelScores
+from causalqa.llm.testing import ScriptedLLM
+
+NO_EMBED = {"embeddings": False}
+
+
+class PromptLLM(ScriptedLLM):
+    """Label scores as a function of the prompt text (the user turn)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def _score_labels(self, prompt, labels):
+        text = prompt if isinstance(prompt, str) else prompt[-1]["content"]
+        self.calls.append({"prompt": text, "labels": labels})
+        p = self.fn(text)
+        return LabelScores({"causal": np.log(p), "non-causal": np.log(1 - p)})
+
+
+def tiny_graph() -> GraphData:
+    nodes = pd.DataFrame(
+        {
+            "id": ["C1", "G1", "G2", "D1", "S1", "D2", "X1"],
+            "name": ["Raloxifene", "ERBB2", "TXNRD1", "melanoma", "Melanoma", "breast cancer",
+                     "lonely"],
+            "kind": ["Compound", "Gene", "Gene", "Disease", "Side Effect", "Disease", "Gene"],
+        }
+    )  # fmt: skip
+    edges = pd.DataFrame(
+        [
+            ("C1", "G1", "binds", "CbG"),
+            ("D1", "G1", "associates", "DaG"),
+            ("C1", "D2", "treats", "CtD"),
+            ("D2", "G1", "associates", "DaG"),
+            ("G2", "G1", "regulates", "Gr>G"),
+            ("C1", "G2", "binds", "CbG"),
+        ],
+        columns=["source", "target", "relation", "abbrev"],
+    )
+    return GraphData(nodes, edges, source={"format": "test"})
+
+
+@pytest.fixture(scope="module")
+def kg(tmp_path_factory):
+    graph = KnowledgeGraph.build(tiny_graph(), tmp_path_factory.mktemp("kg") / "store")
+    yield graph
+    graph.close()
+
+
+# -- prompt and decision ---------------------------------------------------------------
+
+
+def test_prompt_has_the_papers_blocks_in_order():
+    text = pair_prompt(
+        "dihydrotachysterol",
+        "hypercalcemia",
+        paths=["FGF6 - tendon - SDRDL - FGFR2 - prostate cancer"],
+        context="Severe  hypercalcemia in a patient\ntreated with dihydrotachysterol.",
+        subject="drug and side effect",
+    )
+    head, body = text.split("\n")
+    assert head == (
+        "Given the following information, classify the relation between the drug and side "
+        "effect. If there is a cause-effect relationship, state causal; otherwise, state "
+        "non-causal."
+    )
+    assert body == (
+        "[Pair]: dihydrotachysterol and hypercalcemia [Textual context]: Severe hypercalcemia "
+        "in a patient treated with dihydrotachysterol. [Relation Paths]: FGF6 - tendon - "
+        "SDRDL - FGFR2 - prostate cancer [Relation]:"
+    )
+
+
+def test_prompt_without_context_or_paths_leaves_the_blocks_out():
+    text = pair_prompt("a", "b")
+    assert "[Textual context]" not in text and "[Relation Paths]" not in text
+    assert text.endswith("[Pair]: a and b [Relation]:")
+    two = pair_prompt("a", "b", paths=[PathCandidate(0, ("a", "x", "b")), "a - y - b"])
+    assert "[Relation Paths]: a - x - b; a - y - b [Relation]:" in two
+
+
+def test_label_decision_uses_log_probabilities():
+    llm = ScriptedLLM(label_scores={"causal": -0.2, "non-causal": -1.9})
+    v = classify_pair("a", "b", llm, paths=["a - x - b"], context="a causes b")
+    assert v.verdict == "causal" and v.causal
+    assert v.probability == pytest.approx(1 / (1 + np.exp(-1.7)))
+    assert v.paths == ["a - x - b"]
+    assert llm.calls[0]["labels"] == list(LABELS)
+    assert llm.calls[0]["prompt"][0]["content"] == v.prompt  # the prompt is the user turn
+    no = classify_pair("a", "b", ScriptedLLM(label_scores={"causal": -3, "non-causal": -0.1}))
+    assert no.verdict == "non-causal" and no.probability < 0.5
+    raw = ScriptedLLM(label_scores={"causal": -1})
+    classify_pair("a", "b", raw, chat=False)
+    assert isinstance(raw.calls[0]["prompt"], str)
+
+
+# -- discover_pair ---------------------------------------------------------------------
+
+
+def test_discover_pair_puts_the_top_path_in_the_prompt(kg):
+    llm = ScriptedLLM(label_scores={"causal": -0.1, "non-causal": -2.5})
+    v = discover_pair(
+        "Raloxifene", "breast cancer", kg=kg, llm=llm, ranker="random", link_options=NO_EMBED
+    )
+    assert v.causal and v.ranker == "random" and v.notes == []
+    assert len(v.paths) == 1 and v.candidates >= 2
+    assert v.paths[0].startswith("Raloxifene - ") and v.paths[0].endswith(" - breast cancer")
+    assert "[Relation Paths]: " + v.paths[0] in v.prompt
+    assert v.linked["a"]["best"]["id"] == "C1"
+    d = v.to_dict()
+    assert d["verdict"] == "causal" and d["paths"] == v.paths and json.dumps(d)
+
+
+def test_discover_pair_top_k_and_ranker_instance(kg):
+    llm = ScriptedLLM(label_scores={"causal": -1.0})
+    v = discover_pair(
+        "Raloxifene", "ERBB2", kg=kg, llm=llm, ranker=RandomRanker(3), top_k=3,
+        link_options=NO_EMBED,
+    )  # fmt: skip
+    assert len(v.paths) == 3 and len(set(v.paths)) == 3
+    none = discover_pair("Raloxifene", "ERBB2", kg=kg, llm=llm, ranker="none")
+    assert none.paths == [] and "[Relation Paths]" not in none.prompt
+
+
+def test_unknown_or_ambiguous_entity_decides_from_the_pair_alone(kg):
+    llm = ScriptedLLM(label_scores={"causal": -2.0, "non-causal": -0.5})
+    v = discover_pair("Raloxifene", "zzqx unknown", kg=kg, llm=llm, link_options=NO_EMBED)
+    assert v.verdict == "non-causal" and v.paths == []
+    assert any("matches no node" in n for n in v.notes) and NO_ENTITY in v.notes
+    amb = discover_pair("Raloxifene", "melanoma", kg=kg, llm=llm, link_options=NO_EMBED)
+    assert any("ambiguous" in n and "Side Effect" in n for n in amb.notes)
+    assert amb.paths == []
+    fixed = discover_pair(
+        "Raloxifene", "melanoma", kg=kg, llm=llm, kinds_b=["Disease"], ranker="random",
+        link_options=NO_EMBED,
+    )  # fmt: skip
+    assert fixed.notes == [] and fixed.paths and fixed.paths[0].endswith("melanoma")
+
+
+def test_no_path_within_k_hops(kg):
+    llm = ScriptedLLM(label_scores={"causal": -0.5})
+    v = discover_pair(
+        "Raloxifene", "lonely", kg=kg, llm=llm, ranker="random", link_options=NO_EMBED
+    )
+    assert v.paths == [] and v.candidates == 0
+    assert any(n.startswith(NO_PATH) for n in v.notes)
+    short = discover_pair(
+        "TXNRD1", "melanoma", kg=kg, llm=llm, ranker="random", k=1, kinds_b=["Disease"],
+        link_options=NO_EMBED,
+    )  # fmt: skip
+    assert short.paths == [] and "within 1 hops" in short.notes[-1]
+
+
+def test_ranker_names(tmp_path):
+    assert get_ranker("none") is None
+    assert get_ranker("random").name == "random"
+    with pytest.raises(PairDiscoveryError, match="unknown ranker"):
+        get_ranker("bm25")
+    with pytest.raises(PairDiscoveryError, match="no trained xgboost ranker") as e:
+        load_ranker("xgboost", tmp_path)
+    assert "similarity" in e.value.hint
+
+
+# -- discover_graph --------------------------------------------------------------------
+
+
+def test_direction_rule():
+    prob = np.array(
+        [[0, 0.9, 0.6, 0.2], [0.7, 0, 0.3, 0.8], [0.6, 0.1, 0, 0.1], [0.1, 0.1, 0.1, 0]]
+    )
+    causal = prob > 0.5
+    adj = decide_directions(prob, causal)
+    assert adj[0, 1] == 1 and adj[1, 0] == 0  # both causal: the more probable direction
+    assert adj[0, 2] == 1 and adj[2, 0] == 1  # exact tie: both kept
+    assert adj[1, 3] == 1 and adj[3, 1] == 0  # one direction only
+    assert adj[0, 3] == adj[3, 0] == 0 and adj[2, 3] == 0
+    assert "both" in DIRECTION_RULE
+
+
+def test_discover_graph_asks_every_ordered_pair(kg):
+    def score(text):
+        pair = re.search(r"\[Pair\]: (.+?) and (.+?) \[", text).groups()
+        table = {("Raloxifene", "ERBB2"): 0.9, ("ERBB2", "Raloxifene"): 0.7,
+                 ("ERBB2", "TXNRD1"): 0.2, ("TXNRD1", "ERBB2"): 0.8}  # fmt: skip
+        return table.get(pair, 0.1)
+
+    llm = PromptLLM(score)
+    seen = []
+    g = discover_graph(
+        ["Raloxifene", "ERBB2", "TXNRD1"],
+        kg=kg,
+        llm=llm,
+        ranker="random",
+        link_options=NO_EMBED,
+        on_progress=lambda d, t, w: seen.append((d, t)),
+    )
+    assert len(llm.calls) == 6 and seen[-1] == (6, 6)
+    assert set(g.edges()) == {("Raloxifene", "ERBB2"), ("TXNRD1", "ERBB2")}
+    assert all("first to the second" in c["prompt"] for c in llm.calls)
+    assert all("[Relation Paths]" in c["prompt"] for c in llm.calls)
+    d = g.to_dict()
+    assert d["rule"] == DIRECTION_RULE and len(d["pairs"]) == 6
+    assert "Raloxifene | ERBB2" in g.to_markdown()
+
+
+def test_discover_graph_unmapped_variables_and_no_kg(kg):
+    llm = PromptLLM(lambda text: 0.3)
+    g = discover_graph(
+        ["Raloxifene", "PIP2"], kg=kg, llm=llm, ranker="random",
+        kg_names={"PIP2": ()}, link_options=NO_EMBED,
+    )  # fmt: skip
+    assert g.adjacency.sum() == 0 and any("PIP2: not in the graph" in n for n in g.notes)
+    bare = discover_graph(["a", "b"], llm=llm)
+    assert all(v.paths == [] for v in bare.verdicts)
+    with pytest.raises(Exception, match="at least two"):
+        discover_graph(["a"], llm=llm)
+
+
+# -- the pair benchmark ----------------------------------------------------------------
+
+
+def _record(qid, e1, e2, label, paths):
+    return {
+        "qid": qid, "sentence": f"{e1} and {e2} in a sentence.", "e1": e1, "e2": e2,
+        "ground_truth": str(label), "llm_pred": str(label),
+        "metapaths": [
+            {"pathid": i, "rel_score": s, "prob_score": -0.5, "relevant": "1", "stops": t,
+             "reltypes": "r - r", "nodelabels": "Gene - Gene - Disease"}
+            for i, (t, s) in enumerate(paths)
+        ],
+    }  # fmt: skip
+
+
+def write_path_data(root):
+    folder = root / "comagc"
+    folder.mkdir(parents=True)
+    recs = [
+        _record("1", "g1", "d1", 1, [("g1 - good - d1", 2.0), ("g1 - bad - d1", -1.0)]),
+        _record("2", "g2", "d2", 0, [("g2 - bad - d2", 1.5), ("g2 - good - d2", -2.0)]),
+        _record("3", "g3", "d3", 1, [("g3 - good - d3", 1.2)]),
+    ]
+    text = "\n".join(json.dumps(r) for r in recs) + "\n"
+    for name in ("train_full.jsonl", "test_truth.jsonl"):
+        (folder / name).write_text(text)
+    gpt = [dict(r, metapaths=list(reversed(r["metapaths"]))) for r in recs]
+    (folder / "test_gpt_c.jsonl").write_text("\n".join(json.dumps(r) for r in gpt) + "\n")
+    return root
+
+
+def test_benchmark_pairs_rows_and_paper_numbers(tmp_path):
+    root = write_path_data(tmp_path / "p2c")
+    # "good" paths make the LLM say causal; no path or a "bad" one: non-causal.
+    llm = PromptLLM(lambda text: 0.9 if "- good -" in text else 0.2)
+    steps = []
+    bench = benchmark_pairs(
+        llm,
+        datasets=["comagc"],
+        methods=["none", "oracle", "gpt", "random"],
+        root=root,
+        on_step=lambda what, n: steps.append(n),
+    )
+    rows = {r["method"]: r for r in bench.rows}
+    assert rows["none"]["f1"] == 0.0 and rows["none"]["with_paths"] == 0
+    assert rows["oracle"]["precision"] == 100.0 and rows["oracle"]["recall"] == 100.0
+    assert rows["gpt"]["with_paths"] == 3
+    assert rows["none"]["paper"]["mistral-7b-instruct"]["f1"] == 55.17
+    assert rows["oracle"]["paper"] is None
+    assert sum(steps) == 12
+    md = bench.to_markdown()
+    assert "## COMAGC (3 test pairs, 2 causal)" in md and "55.17" in md
+    assert json.dumps(bench.to_dict())
+    png = plot_pairs(bench, tmp_path / "out" / "p.png")
+    assert png.exists() and png.stat().st_size > 1000
+    limited = benchmark_pairs(llm, datasets=["comagc"], methods=["none"], root=root, limit=2)
+    assert limited.rows[0]["pairs"] == 2
+
+
+def test_prf_and_paper_tables():
+    assert prf([1, 1, 0, 0], [1, 0, 1, 0]) == {
+        "precision": 50.0, "recall": 50.0, "f1": 50.0, "accuracy": 50.0,
+    }  # fmt: skip
+    assert prf([0, 0], [1, 0])["f1"] == 0.0
+    assert PAPER_TABLES["comagc"]["llama-3-8b-instruct"]["no-subgraph"]["f1"] == 33.33
+    assert PAPER_TABLES["ade"]["gemma-7b-it"]["xgboost"]["f1"] == 84.85
+    assert PAPER_TABLES["semeval"]["gemma-7b-it"]["xgboost"]["f1"] == 73.33
+    assert PAPER_TABLES["gene"]["mistral-7b-instruct"]["gpt"]["f1"] == 26.09
+
+
+@pytest.mark.model
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("llama_cpp") is None,
+    reason="llama-cpp-python not installed",
+)
+def test_classify_one_pair_with_the_small_model():
+    from causalqa.llm import get_llm
+
+    llm = get_llm("local:small", cache=False, quiet=True, timeout=300)
+    v = classify_pair(
+        "smoking",
+        "lung cancer",
+        llm,
+        paths=["smoking - tobacco smoke - carcinogen - lung cancer"],
+        context="Smoking causes lung cancer.",
+    )
+    assert v.verdict in LABELS and 0.0 <= v.probability <= 1.0 and v.exact
+
+
+def test_sachs_run_of_ours_beside_the_baselines(tmp_path):
+    from test_discovery_statistical import write_sachs
+
+    from causalqa.discovery.graph import SACHS_KG_NAMES, SACHS_LABELS, benchmark_sachs_kg
+
+    write_sachs(tmp_path)
+
+    def score(text):  # Raf → Mek and PKA → Raf, asked in the paper's protein names
+        pair = re.search(r"\[Pair\]: (.+?) and (.+?) \[", text).groups()
+        return 0.9 if pair in {("Raf", "Mek"), ("PKA", "Raf")} else 0.1
+
+    llm = PromptLLM(score)
+    bench, graphs = benchmark_sachs_kg(
+        kg=None, llm=llm, rankers=["none"], methods=["pc"], root=tmp_path
+    )
+    assert len(llm.calls) == 110 and "[Textual context]" in llm.calls[0]["prompt"]
+    ours = bench.rows[-1]
+    assert ours["key"] == "ours-none" and ours["f1"] == 100.0 and ours["hd"] == 0
+    assert ours["paper"]["f1"] == 27.27 and bench.rows[0]["key"] == "pc"
+    assert "ours: no-subgraph (LLM)" in bench.to_markdown()
+    assert set(graphs["none"].edges()) == {("Raf", "Mek"), ("PKA", "Raf")}
+    assert SACHS_KG_NAMES["PIP2"] == () and set(SACHS_LABELS.values()) == set(SACHS_KG_NAMES)
