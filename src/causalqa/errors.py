@@ -23,6 +23,26 @@ class CausalQAError(Exception):
         return str(self.args[0]) if self.args else self.__class__.__name__
 
 
+class DataFileError(CausalQAError):
+    """A file a user gives is missing, empty or malformed.
+
+    The message names the file and, where the problem sits on one line, that line;
+    `path` and `line` carry the same facts for programs (a server, a test).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        path: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.path = path
+        self.line = line
+
+
 class ConfigError(CausalQAError):
     """A setting, a backend spec or a config file is wrong."""
 

@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, DataFileError
 
 
 class DeductionError(CausalQAError):
     """Base class of the deduction engine's errors."""
 
 
-class DatasetError(DeductionError):
+class DatasetError(DeductionError, DataFileError):
     """A deduction data set (JSONL or the NTSB source files) is missing or malformed.
 
     `path` and `line` locate the problem for programs; the message names them for people.
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        hint: str | None = None,
-        path: str | None = None,
-        line: int | None = None,
-    ) -> None:
-        super().__init__(message, hint=hint)
-        self.path = path
-        self.line = line
 
 
 class ContextError(DeductionError):

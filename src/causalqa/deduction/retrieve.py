@@ -175,29 +175,9 @@ class SemanticRetriever:
         sha = context_sha(context) if context.strip() else None
         if sha:
             excluded |= {rid for rid, s in self.report_sha_.items() if s == sha}
-        out: list[Chain] = []
-        used_nodes = 0
         # Over-fetch: the nearest nodes may only carry chains of excluded reports.
-        for nid, score in self.nearest_nodes(context, statement, max(4 * k, k + 16)):
-            picked = [
-                self.chains_[i]
-                for i in self.chains_by_node_.get(nid, [])
-                if self.chains_[i].report_id not in excluded
-            ]
-            if not picked:
-                continue
-            out += [
-                Chain(c.nodes, c.kind, c.report_id, c.statement, score=round(score, 4))
-                for c in picked
-            ]
-            used_nodes += 1
-            if used_nodes >= k:
-                break
-        return clean_chains(
-            out,
-            threshold=self.dedupe if self.dedupe is not None else 2.0,
-            limit=self.per_kind,
-        )
+        scored = self.nearest_nodes(context, statement, max(4 * k, k + 16))
+        return chains_of_top_nodes(self, scored, excluded, k)
 
 
 RETRIEVERS: dict[str, type] = {"none": NoRetriever, "semantic": SemanticRetriever}
@@ -219,3 +199,30 @@ def get_retriever(name: str, **kwargs):
             f"unknown retriever {name!r}", hint=f"use one of: {', '.join(RETRIEVERS)}"
         ) from None
     return cls(**kwargs) if kwargs else cls()
+
+
+def chains_of_top_nodes(retriever, scored_nodes, excluded: set[str], k: int) -> list[Chain]:
+    """The chains through the first `k` of `scored_nodes` (node id, score) that carry any
+    chain outside the `excluded` reports, each scored by its node, cleaned as `retriever`
+    says (its `chains_`, `chains_by_node_`, `dedupe` and `per_kind`)."""
+    out: list[Chain] = []
+    used = 0
+    for nid, score in scored_nodes:
+        picked = [
+            retriever.chains_[i]
+            for i in retriever.chains_by_node_.get(nid, [])
+            if retriever.chains_[i].report_id not in excluded
+        ]
+        if not picked:
+            continue
+        out += [
+            Chain(c.nodes, c.kind, c.report_id, c.statement, score=round(score, 4)) for c in picked
+        ]
+        used += 1
+        if used >= k:
+            break
+    return clean_chains(
+        out,
+        threshold=retriever.dedupe if retriever.dedupe is not None else 2.0,
+        limit=retriever.per_kind,
+    )

@@ -53,12 +53,11 @@ from causalqa.deduction.chains import (
     INFERRED,
     SIMILAR,
     Chain,
-    clean_chains,
     node_key,
 )
 from causalqa.deduction.ckg import CausalKG, context_sha
 from causalqa.deduction.errors import KGError
-from causalqa.deduction.retrieve import register_retriever
+from causalqa.deduction.retrieve import chains_of_top_nodes, register_retriever
 
 EDGE_TYPE_INDEX = {EXTRACTED: 0, INFERRED: 1, SIMILAR: 2}
 EDGE_DIM = len(EDGE_TYPE_INDEX) + 1
@@ -494,28 +493,8 @@ class RoTGRetriever:
         excluded |= set(self._report_ids_for(None, context))
         if report_id:
             excluded.add(report_id)
-        out: list[Chain] = []
-        used = 0
-        for nid, score in self.node_scores(context, statement, report_id=report_id):
-            picked = [
-                self.chains_[i]
-                for i in self.chains_by_node_.get(nid, [])
-                if self.chains_[i].report_id not in excluded
-            ]
-            if not picked:
-                continue
-            out += [
-                Chain(c.nodes, c.kind, c.report_id, c.statement, score=round(score, 4))
-                for c in picked
-            ]
-            used += 1
-            if used >= k:
-                break
-        return clean_chains(
-            out,
-            threshold=self.dedupe if self.dedupe is not None else 2.0,
-            limit=self.per_kind,
-        )
+        scored = self.node_scores(context, statement, report_id=report_id)
+        return chains_of_top_nodes(self, scored, excluded, k)
 
     # -- persistence ---------------------------------------------------------------------
     def save(self, path: str | Path | None = None) -> Path:

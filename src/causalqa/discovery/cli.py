@@ -1,7 +1,7 @@
 """``sachs`` and ``rankers``: a typer sub-app the main CLI mounts (e.g. under
 ``causalqa bench discovery``). Results go to ``bench/results/discovery/`` as JSON + Markdown.
-Commands raise `CausalQAError` for the main CLI to show as one line plus a hint; `main()`
-does the same when the sub-app runs on its own (``python -m causalqa.discovery.cli``).
+Commands raise `CausalQAError` for the main CLI (`causalqa.cli.main`) to show as one line
+plus a hint.
 
 >>> from typer.testing import CliRunner                              # doctest: +SKIP
 >>> CliRunner().invoke(app, ["sachs", "--methods", "pc"])      # doctest: +SKIP
@@ -16,9 +16,8 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
-from causalqa.errors import CausalQAError, ConfigError
+from causalqa.errors import ConfigError
 
 app = typer.Typer(
     help="Paper 001 benchmarks: SACHS statistical baselines and the subgraph rankers.",
@@ -255,18 +254,3 @@ def _bench_pairs(datasets, methods, with_llm_ranker, limit, top_k, data, llm, se
     path = write_results(out_dir, "pairs", report, md)
     err.print(f"[dim]wrote {path}[/dim]")
     _emit(report, md, json_)
-
-
-def main() -> None:
-    """Run the sub-app alone, showing causalqa errors as one line plus a hint."""
-    try:
-        app()
-    except CausalQAError as e:
-        err.print(f"[bold red]error:[/] {escape(e.message)}", highlight=False, soft_wrap=True)
-        if e.hint:
-            err.print(f"[dim]hint:[/] {escape(e.hint)}", highlight=False, soft_wrap=True)
-        sys.exit(1)
-
-
-if __name__ == "__main__":
-    main()

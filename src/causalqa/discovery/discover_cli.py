@@ -1,8 +1,7 @@
 """``causalqa discover pair|graph``: knowledge-based causal discovery from the command line.
 
-Wire into the main CLI with ``app.add_typer(discover_app, name="discover")``. Commands
-raise `CausalQAError` for the main CLI to show as one line plus a hint; `main()` does the
-same when the sub-app runs alone (``python -m causalqa.discovery.discover_cli``).
+Mounted by the main CLI as ``causalqa discover``. Commands raise `CausalQAError` for the
+main CLI (`causalqa.cli.main`) to show as one line plus a hint.
 
 >>> CliRunner().invoke(app, ["pair", "raloxifene", "melanoma", "--json"])  # doctest: +SKIP
 """
@@ -298,18 +297,3 @@ def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_) -> None:
         _emit_json(report)
     else:
         out.print(md, markup=False, highlight=False, soft_wrap=True)
-
-
-def main() -> None:
-    """Run the sub-app alone, showing causalqa errors as one line plus a hint."""
-    try:
-        app()
-    except CausalQAError as e:
-        err.print(f"[bold red]error:[/] {escape(e.message)}", highlight=False, soft_wrap=True)
-        if e.hint:
-            err.print(f"[dim]hint:[/] {escape(e.hint)}", highlight=False, soft_wrap=True)
-        sys.exit(1)
-
-
-if __name__ == "__main__":
-    main()

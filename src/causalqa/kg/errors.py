@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, DataFileError
 
 
 class KGError(CausalQAError):
     """Base class of every knowledge-graph error."""
 
 
-class KGFormatError(KGError):
+class KGFormatError(KGError, DataFileError):
     """A graph file is missing, empty or malformed.
 
     The message names the file and, where the problem sits on one line, that line (1-based,
     counting the header); `path` and `line` carry the same facts for programs.
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        hint: str | None = None,
-        path: str | None = None,
-        line: int | None = None,
-    ) -> None:
-        super().__init__(message, hint=hint)
-        self.path = path
-        self.line = line
 
 
 class KGStoreError(KGError):

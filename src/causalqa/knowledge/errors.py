@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from causalqa.errors import CausalQAError
+from causalqa.errors import DataFileError
 
 
-class ModelDataError(CausalQAError):
+class ModelDataError(DataFileError):
     """A causal-model file (graph or effects table) is missing, malformed or inconsistent.
 
     The message names the file (or ``<graph>``/``<effects>`` for in-memory data) and, where
@@ -22,7 +22,5 @@ class ModelDataError(CausalQAError):
         line: int | None = None,
         column: int | None = None,
     ) -> None:
-        super().__init__(message, hint=hint)
-        self.path = path
-        self.line = line
+        super().__init__(message, hint=hint, path=path, line=line)
         self.column = column
