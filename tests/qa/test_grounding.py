@@ -111,3 +111,24 @@ def test_longest_name_wins(partners):
 
 def test_numbers_are_not_subjects_without_a_noun(partners):
     assert ground("Who are the top 3 partners for Tech Support?", partners).names("subject") == []
+
+
+@pytest.mark.parametrize(
+    "question, value",
+    [
+        ("Best partner for Tech Support with Already Engaged = false?", False),
+        ("Best partner for Tech Support, already engaged: yes", True),
+        ("Which not-yet-engaged partner gains most from Tech Support?", False),
+        ("Leaving out partners already in a program, who gains most from Tech Support?", False),
+        ("Apart from engaged partners, who gains most from Tech Support?", False),
+    ],
+)
+def test_filter_polarity_in_harder_wordings(partners, question, value):
+    g = ground(question, partners)
+    assert g.where is not None and g.where.value is value
+    assert g.unresolved == []  # the filter's own name is not an unknown name
+
+
+def test_masked_hides_the_names(partners):
+    q = "What does New Engagement Strategy bring partner 3?"
+    assert ground(q, partners).masked(q) == "what does X bring partner X?"

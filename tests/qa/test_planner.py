@@ -18,7 +18,9 @@ def test_schema_is_narrowed_to_the_question(partners):
     s = grounded_schema(partners, g)
     assert s["$defs"]["variable"] == {"enum": ["Price", "Churn"]}
     names = tools_of(s)
-    assert {"is_cause", "paths_between", "parents"} <= names
+    assert {"is_cause", "paths_between", "is_parent"} <= names
+    # Two variables named: a one-variable tool would drop one of them.
+    assert not names & {"parents", "children", "ancestors", "descendants"}
     # Nothing names a treatment or subject, so tools needing one are gone.
     assert "ite" not in names and "ate" not in names
     ok = {"steps": [{"tool": "is_cause", "args": {"cause": "Price", "effect": "Churn"}}]}
@@ -73,3 +75,66 @@ def test_prompt_has_a_fixed_prefix(partners):
     )
     assert m1[:-1] == m2[:-1]  # only the last turn differs: the KV cache keeps the rest
     assert all(t.signature in m1[0]["content"] for t in TOOLS.values())
+
+
+def test_two_variables_not_both_treatments_mean_a_graph_question(partners):
+    # "Tech Support" is a variable and a treatment; "Churn" only a variable.
+    g = ground("How does Tech Support affect Churn?", partners)
+    names = tools_of(grounded_schema(partners, g))
+    assert "is_cause" in names and not names & {"ate", "best_subject", "compare_treatments"}
+
+
+@pytest.mark.parametrize(
+    "question, offered",
+    [
+        ("Say, is there some chain of causes from Price to Churn?", {"is_cause", "is_parent"}),
+        ("Name what sits on the causal routes from Price to Churn.", {"paths_between"}),
+        ("Price and Churn: how are they related?", {"is_cause", "is_parent", "paths_between"}),
+    ],
+)
+def test_answer_type_narrows_the_choice(partners, question, offered):
+    import json
+
+    from causalqa.llm.testing import ScriptedLLM
+
+    pick = sorted(offered)[0]
+    llm = ScriptedLLM([json.dumps({"tool": pick})])
+    plan = Planner(llm).plan(question, partners, ground(question, partners)).plan
+    if len(offered) > 1:
+        assert set(llm.calls[0]["schema"]["properties"]["tool"]["enum"]) == offered
+    else:
+        assert not llm.calls  # one tool left: nothing to ask
+    assert plan["steps"][0]["tool"] in offered
+
+
+def test_wording_corrects_direction_scope_and_count(partners):
+    import json
+
+    from causalqa.llm.testing import ScriptedLLM
+
+    def planned(question, said):
+        llm = ScriptedLLM([json.dumps({"tool": said})])
+        return Planner(llm).plan(question, partners, ground(question, partners)).plan["steps"][0]
+
+    # scope: "immediately" makes an ancestors choice a parents call
+    assert planned("What feeds immediately into Revenue?", "ancestors")["tool"] == "parents"
+    # direction: Revenue is the effect, so children becomes parents
+    assert planned("Revenue is shaped directly by what?", "children")["tool"] == "parents"
+    # count: no number and a singular noun is one result, not a top-3 list
+    assert planned("The single strongest engagement overall?", "top_k_treatments")["tool"] == (
+        "best_treatment"
+    )
+    step = planned("Name the five strongest engagements.", "best_treatment")
+    assert step == {"tool": "top_k_treatments", "args": {"k": 5}}
+    # order: the cause is read from "by shifting X", not from the order of mention
+    step = planned("Can Churn be moved by shifting Price at all?", "is_cause")
+    assert step["args"] == {"cause": "Price", "effect": "Churn"}
+
+
+def test_cues_can_be_switched_off(partners):
+    from causalqa.llm.testing import ScriptedLLM
+
+    q = "Say, is there some chain of causes from Price to Churn?"
+    llm = ScriptedLLM(['{"tool": "paths_between"}'])
+    step = Planner(llm, cues=False).plan(q, partners, ground(q, partners)).plan["steps"][0]
+    assert step["tool"] == "paths_between"  # the model's own choice, uncorrected

@@ -44,7 +44,12 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from causalqa.bench.qa_paraphrase_sets import DEV_PARAPHRASES, TEST_PARAPHRASES
+from causalqa.bench.qa_paraphrase_sets import (
+    DEV2_PARAPHRASES,
+    DEV_PARAPHRASES,
+    TEST2_PARAPHRASES,
+    TEST_PARAPHRASES,
+)
 from causalqa.errors import ConfigError
 from causalqa.knowledge import CausalModel
 
@@ -441,9 +446,12 @@ PARAPHRASE_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "a": PARAPHRASES,
     "dev": DEV_PARAPHRASES,
     "test": TEST_PARAPHRASES,
+    "dev2": DEV2_PARAPHRASES,
+    "test2": TEST2_PARAPHRASES,
 }
 """Paraphrase sets by name: "a" (first set, author-written, inspected once), "dev" (for
-developing the engine: look at its failures freely) and "test" (held out: report only)."""
+developing the engine: look at its failures freely) and "test" (held out: report only),
+from one independent writer; "dev2" and "test2" the same from two more."""
 
 
 # -- items ---------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ Direction = Literal["causes", "effects"]
 
 _PP = (
     r"(?:influenced|affected|caused|driven|determined|shaped|impacted|explained|controlled"
-    r"|changed|governed)"
+    r"|changed|governed|moved|shifted|altered|modified|swayed|pushed|reached|touched|boosted"
+    r"|lifted|raised|lowered)"
 )
 _INTERVENED = (
     r"(?:changed|modified|altered|increased|decreased|raised|lowered|adjusted|perturbed"
@@ -34,10 +35,11 @@ _CAUSES_OF_X = [
     r"\b(?:causes|drivers|determinants|parents|predecessors|antecedents|sources|inputs"
     r"|ancestors|origins|roots)\s+(?:of|for|behind)\s+(?:the\s+)?X\b",
     r"\bupstream\s+(?:of|from)\s+(?:the\s+)?X\b",
-    rf"\bX\s+(?:is|are|gets?|being|was|were)\s+(?:\w+\s+){{0,2}}{_PP}\s+(?:\w+\s+){{0,2}}by\b",
-    rf"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:\w+\s+)?{_PP}\s+(?:\w+\s+)?by\b",
+    rf"\bX\s+(?:is|are|gets?|being|was|were|be|been)\s+(?:\w+\s+){{0,2}}{_PP}\s+(?:\w+\s+){{0,2}}by\b",
+    rf"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:\w+\s+)?{_PP}\s+(?:\w+\s+){{0,4}}by\b",
     rf"\bby\s+(?:which|what)\b.*\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:\w+\s+)?{_PP}\b",
-    r"\bX\s+(?:depends?|relies|rely|hinges?)\b",
+    r"\bX\s+(?:\w+ly\s+)?(?:depends?|relies|rely|hinges?|responds?|reacts?|changes?\s+(?:when|if"
+    r"|after|with))\b",
     r"\b(?:drives?|causes?|influences?|affects?|determines?|shapes?|impacts?|explains?"
     r"|controls?|governs?|feeds?)\s+(?:the\s+)?X\b",
 ]
@@ -55,6 +57,8 @@ _EFFECTS_OF_X = [
     r"|intervening on|intervention on|push|pushing|shift|shifting|manipulate|manipulating"
     r"|increase|decrease|raise|lower|alter|altering|move|moving|perturb|perturbing|set)"
     r"\s+(?:the\s+)?(?:value\s+of\s+|level\s+of\s+)?X\b",
+    r"\bX\s+(?:has|have|had|exerts?)\s+(?:\w+\s+){0,3}(?:effects?|impacts?|influences?|bearing"
+    r"|say)\s+(?:on|over|upon)\b",
     r"\b(?:respond|responds|responding|react|reacts|reacting|sensitive|susceptible)"
     r"\s+(?:\w+\s+)?to\s+(?:the\s+)?X\b",
 ]
@@ -97,3 +101,56 @@ def orient(tool: str, question: str, grounding: Grounding) -> str:
         return tool
     asked = asked_direction(question, grounding)
     return _OPPOSITE[tool] if asked is not None and asked != _ASKS[tool] else tool
+
+
+# Two-variable questions: constructions that mark one of the two names (X; the other is
+# written W) as the cause or the effect, beyond the one-variable ones above.
+_X_IS_CAUSE_OF_W = [
+    r"\bfrom\s+(?:the\s+)?X\s+(?:\w+\s+){0,2}(?:to|into|onto|towards?)\s+(?:the\s+)?W\b",
+    r"\b(?:effects?|impacts?|influences?|consequences?)\s+(?:of|from)\s+(?:the\s+)?X\s+(?:on|in|upon"
+    r"|over|onto)\b",
+    r"\bby\s+(?:\w+ing|the)\s+(?:the\s+)?(?:value\s+of\s+|level\s+of\s+)?X\b",
+    r"\bX\s+(?:\w+\s+){0,2}(?:reach|reaches|propagates?|flows?|spills?|carries|carry)\b",
+    r"\bX\s+(?:has|have|had|exerts?)\s+(?:\w+\s+){0,3}(?:effects?|impacts?|influences?"
+    r"|bearing|say|role)\b",
+    r"\bX\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:cause|driver|ancestor|parent|source|determinant|root)"
+    r"\s+(?:of|for)\s+(?:the\s+)?W\b",
+    r"\bW\s+(?:\w+\s+)?(?:downstream|descendant|child|consequence|result|effect|outcome)\s+of\s+"
+    r"(?:the\s+)?X\b",
+]
+_X_IS_CAUSE_RE = [re.compile(p) for p in _X_IS_CAUSE_OF_W]
+_ARROW = re.compile(r"\s*(?:->|→|=>|⟶|-->)\s*")
+
+
+def cause_and_effect(question: str, grounding: Grounding) -> tuple[str, str] | None:
+    """(cause, effect) of a question naming two variables, when its wording marks which
+    is which ("Can Y be moved by shifting X?", "Does Y depend causally on X?", "X -> Y");
+    None when it does not, or marks both ways."""
+    variables = [m for m in grounding.mentions if m.kind == "variable"]
+    names = list(dict.fromkeys(m.name for m in variables))
+    if len(names) != 2:
+        return None
+    a, b = (next(m for m in variables if m.name == n) for n in names)
+    q = _norm(question)
+    first, second = (a, b) if a.start < b.start else (b, a)
+    between = q[first.end : second.start]
+    if _ARROW.fullmatch(between) or re.fullmatch(r"\s*(?:->|→|=>)\s*", between):
+        return first.name, second.name
+    votes = set()
+    for x, w in ((a, b), (b, a)):
+        spans = sorted([(x.start, x.end, " X "), (w.start, w.end, " W ")])
+        text, pos = "", 0
+        for s, e, tag in spans:
+            text += q[pos:s] + tag
+            pos = e
+        text += q[pos:]
+        text = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text))
+        x_cause = any(p.search(text) for p in _EFFECTS_RE) or any(
+            p.search(text) for p in _X_IS_CAUSE_RE
+        )
+        x_effect = any(p.search(text) for p in _CAUSES_RE)
+        if x_cause and not x_effect:
+            votes.add((x.name, w.name))
+        elif x_effect and not x_cause:
+            votes.add((w.name, x.name))
+    return votes.pop() if len(votes) == 1 else None

@@ -192,6 +192,15 @@ class Grounding:
                 seen.setdefault(m.name, None)
         return list(seen)
 
+    def masked(self, question: str) -> str:
+        """`question`, normalised, with every mention replaced by "X": what is left is the
+        wording around the names ("What does X deliver…" for a treatment named "New
+        Engagement Strategy"), for cues that must not read the names' own words."""
+        q = _norm(question)
+        for m in sorted(self.mentions, key=lambda m: -m.start):
+            q = q[: m.start] + "X" + q[m.end :]
+        return q
+
     def to_dict(self) -> dict:
         return {
             "variables": self.names("variable"),
@@ -308,7 +317,34 @@ def _find_where(q: str, filters: list[str], taken: list[tuple[int, int]]) -> Whe
     return None
 
 
+_TRUE = r"(?:true|yes|1|y|t)"
+_FALSE = r"(?:false|no|0|n|f)"
+# Phrases before a group that put it outside the selection: "leaving out engaged partners".
+_EXCLUDING = re.compile(
+    r"\b(?:leav(?:e|ing)\s+out|left\s+out|other\s+than|apart\s+from|aside\s+from|not\s+counting"
+    r"|filter(?:ing)?\s+out|set(?:ting)?\s+aside|rule\s+out|ruling\s+out|drop(?:ping)?|skip(?:ping)?"
+    r"|remov(?:e|ing)|without\s+(?:the\s+)?(?:ones|those)|outside\s+(?:of\s+)?(?:the\s+)?)\b"
+    r"(?:\s+(?:\w+\s+){0,3})?$"
+)
+
+
+def _explicit_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None:
+    """ "Already Engaged = false", "already engaged: no", "already engaged is true"."""
+    m = re.search(
+        rf"(?<![\w]){re.escape(_norm(flt))}(?![\w])\s*(?:==?|:|is|equals?|set\s+to)\s*"
+        rf"(?:({_TRUE})|({_FALSE}))(?![\w])",
+        q,
+    )
+    if m is None:
+        return None
+    taken.append((m.start(), m.end()))
+    return Where(flt, m.group(1) is not None)
+
+
 def _find_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None:
+    explicit = _explicit_filter(q, flt, taken)
+    if explicit is not None:
+        return explicit
     content = [
         w for w, _, _ in _words(_norm(flt)) if w not in {"already", "is", "has", "was", "currently"}
     ]
@@ -319,17 +355,20 @@ def _find_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None
         for m in re.finditer(rf"(?<![\w])(un|non-?)?{re.escape(form)}(?![\w])", q):
             if not _free(taken, m.start(), m.end()):
                 continue
-            before = [w for w, _, _ in _words(q[max(0, m.start() - 40) : m.start()])][-4:]
-            after = [w for w, _, _ in _words(q[m.end() : m.end() + 12])][:1]
+            # Hyphens split words here: "not-yet-engaged", "never-engaged".
+            window = q[max(0, m.start() - 40) : m.start()]
+            before = [w for w, _, _ in _words(window.replace("-", " "))][-4:]
+            after = [w for w, _, _ in _words(q[m.end() : m.end() + 12].replace("-", " "))][:1]
             negated = bool(m.group(1)) or any(w in _NEGATIONS for w in before) or after == ["yet"]
-            if any(w in _EXCLUSIONS for w in before):
+            if any(w in _EXCLUSIONS for w in before) or _EXCLUDING.search(window):
                 negated = not negated
             return Where(flt, not negated)
     for noun in _FILTER_NOUNS.get(key, []):
         for m in re.finditer(rf"(?<![\w]){re.escape(noun)}(?![\w])", q):
             if not _free(taken, m.start(), m.end()):
                 continue
-            before = [w for w, _, _ in _words(q[max(0, m.start() - 30) : m.start()])][-3:]
+            window = q[max(0, m.start() - 30) : m.start()]
+            before = [w for w, _, _ in _words(window.replace("-", " "))][-3:]
             negated = any(w in _NEGATIONS for w in before)
             if negated or any(w in _STATE_WORDS for w in before):
                 return Where(flt, not negated)
@@ -378,4 +417,7 @@ def ground(question: str, model: CausalModel) -> Grounding:
     variables = _find_names(q, model.variables, "variable", taken)
     mentions = sorted(subjects + treatments + variables, key=lambda m: (m.start, m.kind))
     all_spans = taken + treat_taken
+    if model.effects is not None:  # a filter's own name is known, whatever its polarity
+        for flt in model.filters:
+            all_spans += _exact_spans(q, flt)
     return Grounding(mentions=mentions, where=where, unresolved=_unresolved(question, all_spans, q))

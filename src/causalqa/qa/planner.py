@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage
-from causalqa.qa.direction import orient
+from causalqa.qa.cues import TOOLS_BY_TYPE, answer_type, requested_count, rescope
+from causalqa.qa.direction import cause_and_effect, orient
 from causalqa.qa.examples import EXAMPLES, Example, mentioned_text
 from causalqa.qa.grounding import Grounding
 from causalqa.qa.tools import TOOLS, PlanError, plan_schema
@@ -34,17 +35,6 @@ _PASSIVE = re.compile(
     r"|\bdepend(?:s|ent)?\s+(?:up)?on\b|\bresult\s+of\b|\bdue\s+to\b|\bdownstream\s+of\b",
     re.IGNORECASE,
 )
-_NUMBER_WORDS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
 
 SYSTEM = """You answer questions about a causal model by choosing one tool call that computes the answer.
 The model has a causal graph over variables and a table of treatment effects per subject (partner).
@@ -123,6 +113,19 @@ def grounded_schema(
             ok = len(supplied["variable"]) >= 2
         if ok and name == "tool_compare_treatments":
             ok = len(supplied["treatment"]) >= 2
+        # Two variables named: the question is about how they relate (a one-variable tool
+        # would drop one of them), and when one of them is not a treatment, it is about the
+        # graph, not the effects table.
+        kinds = [_param_kind(name.removeprefix("tool_"), p) for p in props]
+        if ok and supplied["variable"] and name == "tool_variables":
+            ok = False  # a question that names variables is not asking to list them all
+        if ok and len(supplied["variable"]) == 2:
+            if kinds.count("variable") == 1:
+                ok = False
+            elif TOOLS[name.removeprefix("tool_")].needs_effects and any(
+                v not in supplied["treatment"] for v in supplied["variable"]
+            ):
+                ok = False
         # A question that names a subject is about that subject: a tool that cannot take
         # it (an average over everyone, say) would silently answer a different question.
         if ok and supplied["subject"]:
@@ -167,7 +170,9 @@ class Planner:
 
     `examples`: "all" puts every worked example in the cached prefix (default: flat cost
     per question); "retrieve" puts the `k` nearest (MiniLM embeddings) after the prefix;
-    "none" gives no examples.
+    "none" gives no examples. `cues`: read the answer type, direction, scope and count
+    from the question's wording (`cues.py`, `direction.py`) to narrow and correct the
+    LLM's choice; off, the LLM alone chooses among the tools the names allow.
     """
 
     def __init__(
@@ -178,8 +183,10 @@ class Planner:
         strategy: Strategy = "intent",
         k: int = 4,
         max_steps: int = 1,
+        cues: bool = True,
     ):
         self.llm = llm
+        self.cues = cues
         self.examples = examples
         self.strategy = strategy
         self.k = k
@@ -244,7 +251,12 @@ class Planner:
         schema = grounded_schema(model, grounding, max_steps=self.max_steps)
         usage, cached = Usage(), False
         if self.strategy == "intent" and error is None:
-            tools = _schema_tools(schema)
+            grounded_tools = _schema_tools(schema)
+            tools = grounded_tools
+            asked = answer_type(grounding.masked(question))
+            if asked is not None and self.cues:
+                typed = [t for t in tools if t in TOOLS_BY_TYPE[asked]]
+                tools = typed or tools
             msgs = self.messages(question, grounding, list(history), intent=True)
             if len(tools) == 1:
                 tool = tools[0]
@@ -260,8 +272,9 @@ class Planner:
                     max_tokens=24,
                 )
                 tool, usage, cached = r.data["tool"], r.usage, r.cached
-            tool = orient(tool, question, grounding)
-            args = fill_args(tool, grounding, question)
+            if self.cues:
+                tool = _adjust(tool, question, grounding, grounded_tools)
+            args = fill_args(tool, grounding, question, cues=self.cues)
             if args is not None:
                 plan = {"steps": [{"tool": tool, "args": args}]}
                 return PlanResult(plan, usage, time.perf_counter() - start, msgs, cached)
@@ -296,22 +309,37 @@ def _only_tool(schema: dict[str, Any], tool: str) -> dict[str, Any]:
     return narrowed
 
 
+_SINGLE = {"top_k_subjects": "best_subject", "top_k_treatments": "best_treatment"}
+_SEVERAL = {v: k for k, v in _SINGLE.items()}
+
+
+def _adjust(tool: str, question: str, grounding: Grounding, allowed: list[str]) -> str:
+    """The LLM's tool, corrected where the wording clearly says otherwise: the direction
+    of a one-variable question (parents ↔ children), its scope (direct ↔ any link) and
+    how many results a best-of question wants (one ↔ several); each only to a tool the
+    question's names allow."""
+    for fix in (
+        lambda t: orient(t, question, grounding),
+        lambda t: rescope(t, question),
+    ):
+        changed = fix(tool)
+        if changed in allowed:
+            tool = changed
+    count = requested_count(question)
+    if count is None and tool in _SINGLE and _SINGLE[tool] in allowed:
+        tool = _SINGLE[tool]
+    elif count is not None and count > 1 and tool in _SEVERAL and _SEVERAL[tool] in allowed:
+        tool = _SEVERAL[tool]
+    return tool
+
+
 def _top_k(question: str) -> int:
-    m = re.search(
-        r"\b(?:top|best|first|highest)\s+(\d+|\w+)\b|\b(\d+|\w+)\s+(?:best|top|highest)\b",
-        question,
-        re.I,
-    )
-    if m:
-        word = (m.group(1) or m.group(2)).lower()
-        if word.isdigit() and int(word) > 0:
-            return int(word)
-        if word in _NUMBER_WORDS:
-            return _NUMBER_WORDS[word]
-    return 3
+    return requested_count(question) or 3
 
 
-def fill_args(tool: str, grounding: Grounding, question: str) -> dict[str, Any] | None:
+def fill_args(
+    tool: str, grounding: Grounding, question: str, *, cues: bool = True
+) -> dict[str, Any] | None:
     """The tool's arguments from what the question mentions; None when that is ambiguous."""
     names = {
         "variable": grounding.names("variable"),
@@ -329,7 +357,10 @@ def fill_args(tool: str, grounding: Grounding, question: str) -> dict[str, Any] 
             if len(found) != 2:
                 return None
             first, second = found
-            if _PASSIVE.search(question):
+            marked = cause_and_effect(question, grounding) if cues and kind == "variable" else None
+            if marked is not None:
+                first, second = marked
+            elif _PASSIVE.search(question):
                 first, second = second, first
             args[slots[0].name], args[slots[1].name] = first, second
         elif len(found) == 1:

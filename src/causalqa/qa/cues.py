@@ -1,0 +1,273 @@
+"""What kind of answer a question asks for, read from its syntax.
+
+A question's answer type is marked by English itself: a clause that opens with an
+auxiliary verb ("Does…", "Is there…", "…, would Y change?") or says "whether" asks yes or
+no; "which partner" or "who" asks for a subject; "which engagement" or "what should we
+offer" for a treatment; "how much" or "what is the average effect of T" for a number;
+"which variables", "list", "through which" for variables. The planner lets the LLM choose
+only among the tools that return that type, which removes the small model's commonest
+slips (answering "is there any causal path from X to Y?" with the paths, or "which
+partner gains most from T?" with T's average). Two more cues are read here: whether a
+structural question is about *direct* links only ("immediate", "directly", "first-hand")
+or about any link ("directly or indirectly", "in any way", "upstream"), and whether a
+best-of question asks for several ("top 3", "the best engagements") or one.
+
+Every cue returns None when the wording does not clearly mark it, and the planner then
+leaves the choice to the model.
+
+>>> answer_type("Is there any causal path from Price to Churn?")
+'bool'
+>>> answer_type("Which partner not yet engaged benefits most from Discount?")
+'subject'
+>>> scope("Which nodes are the immediate predecessors of Churn?")
+'direct'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+AnswerType = Literal["bool", "subject", "treatment", "number", "variables"]
+Scope = Literal["direct", "any"]
+
+_AUX = r"does|do|did|is|are|was|were|can|could|would|will|should|has|have|had|might|may|must"
+_SUBJECT_NOUNS = (
+    r"partners?|subjects?|customers?|clients?|patients?|accounts?|users?|companies|company"
+    r"|members?|firms?|units?|individuals?|persons?|people|rows?|ids?"
+)
+_TREATMENT_NOUNS = (
+    r"engagements?|treatments?|programs?|programmes?|interventions?|actions?|offers?|options?"
+    r"|initiatives?|campaigns?|strateg(?:y|ies)|levers?|services?|incentives?"
+)
+_VARIABLE_NOUNS = (
+    r"variables?|nodes?|factors?|features?|mediators?|intermediar(?:y|ies)|parents?|children"
+    r"|child|ancestors?|descendants?|predecessors?|successors?|causes|drivers?|effects|outcomes?"
+    r"|consequences|determinants|channels?|mechanisms?|pathways?|paths?|routes?|chains?"
+)
+_NUMBER_NOUNS = (
+    r"effect|impact|uplift|lift|gain|payoff|pay-off|return|benefit|ate|ite|result|boost"
+    r"|growth|revenue growth|value|change|increase|influence|response|outcome"
+)
+
+# A noun used as a modifier is not what is asked for: "the average treatment effect".
+_NOT_HEAD = (
+    r"(?![\s-]+(?:effects?|impacts?|uplifts?|lifts?|gains?|payoffs?|returns?|benefits?|outcomes?"
+    r"|results?|ate|ite|response|base|population|level|value|size|score|data|table|column"
+    r"|strateg(?:y|ies)|costs?)\b)"
+)
+# Clause openings: start of text or after punctuation, optionally after a fronted phrase
+# ("If we tweak X, does Y…", "Quick check: is X…").
+_CLAUSE_START = r"(?:^|[,:;—–]\s*|\s-\s+|\?\s*)"
+# "Could you tell me which…", "Can you list…": a polite request, not a yes/no question.
+_REQUEST = (
+    r"(?!\s+(?:you|u|we|i|someone)\s+(?:please\s+|kindly\s+)?(?:tell|list|show|give|name"
+    r"|identify|find|let|help|explain|estimate|compute|calculate|work|figure|rank|report|provide"
+    r"|pull|get|look|share|point|spell|enumerate|describe|return|print))"
+)
+_BOOL = [
+    re.compile(rf"{_CLAUSE_START}(?:{_AUX})\b{_REQUEST}"),
+    re.compile(r"\b(?:tell|know|say|check|determine|see|verify|confirm)\s+(?:me\s+|us\s+)?if\b"),
+    re.compile(r"\bwhether\b|\byes\s*(?:or|/)\s*no\b|\btrue\s*(?:or|/)\s*false\b|\by/n\b"),
+    re.compile(r"\bis\s+it\s+(?:true|the\s+case|so)\b|\bcheck\s+(?:if|that)\b"),
+]
+# A question word, or an imperative that asks for a thing ("identify the partner with…",
+# "show me the engagement whose…"), before the noun that names what is asked for.
+_ASK = (
+    r"(?:which|what|^\s*(?:please\s+)?(?:identify|name|list|show|give|find|tell|pick|select"
+    r"|return|get|report|state|determine|compute|calculate|estimate|fetch|provide)(?:\s+(?:me|us))?"
+    r"(?:\s+(?:the|a|an|which|what))?)"
+)
+_WH_SUBJECT = [
+    # not "partner 9": a subject named by its id is given, not asked for
+    re.compile(
+        rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"
+        rf"(?!\s*(?:no\.?|number|#)?\s*#?\s*(?:\d|x\b))"
+    ),
+    re.compile(
+        rf"(?:(?:^|[,:;]\s*)who\b|\bwho(?:m|se)?\s+(?:is|has|gets|would|will|should|benefits"
+        rf"|gains|responds|sees|profits|does|can|could)\b|\bfor\s+whom\b|\bwhose\b)"
+        rf"(?!\s+(?:are|is|were)\s+(?:the\s+|its\s+)?(?:\w+\s+)?(?:{_VARIABLE_NOUNS})\b)"
+    ),
+    re.compile(rf"\b(?:top|best|highest[\s-]\w+)\s+(?:{_SUBJECT_NOUNS})\b"),
+]
+_WH_TREATMENT = [
+    re.compile(rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
+    re.compile(
+        r"\bwhat\s+(?:should|could|would|can|do)\s+(?:we|i|you)\s+(?:offer|give|provide"
+        r"|use|apply|run|do|try|choose|pick)\b"
+    ),
+    re.compile(rf"\b(?:top|best|optimal|most\s+effective)\s+(?:{_TREATMENT_NOUNS})\b"),
+]
+_WH_NUMBER = [
+    re.compile(r"\bhow\s+(?:much|big|large|strong(?:ly)?|effective|high|many\s+points)\b"),
+    re.compile(r"\bby\s+how\s+much\b|\bto\s+what\s+extent\b|\bhow\s+does\s+.+\s+respond\b"),
+    re.compile(
+        rf"\bwhat(?:'s|\s+is|\s+are|\s+would\s+be|\s+will\s+be)?\s+(?:the\s+|its\s+|their\s+)?"
+        rf"(?:\w+\s+){{0,3}}?(?:{_NUMBER_NOUNS})(?:\s+(?:of|from|for|on|does|would|that|to)\b"
+        r"|\s*[?.!]?\s*$)"
+    ),
+    re.compile(
+        rf"^\s*(?:the\s+)?(?:\w+\s+){{0,2}}?(?:{_NUMBER_NOUNS}|average|mean)\s+(?:of|from|for)\b"
+    ),
+    re.compile(
+        r"\bwhat\s+(?:\w+\s+){0,3}(?:would|will|does|do)\s+(?:we|i|it|they)\s+(?:get|see|gain)\b"
+    ),
+    re.compile(r"\bestimate\b|\bquantify\b"),
+    re.compile(rf"{_ASK}\s+(?:\w+[\s-]+){{0,2}}?(?:{_NUMBER_NOUNS})\b"),
+    re.compile(
+        r"\bwhat\s+(?:\w+\s+){0,2}?(?:does|do|would|will|can|could)\s+.+\s+(?:deliver|bring|yield"
+        r"|produce|give|generate|add|contribute|return|achieve|do|earn|make)\b"
+    ),
+]
+_WH_VARIABLES = [
+    re.compile(rf"\b(?:which|what|who)\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
+    re.compile(r"\b(?:through|via|by\s+way\s+of|along)\s+(?:which|what)\b"),
+    re.compile(rf"{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
+    re.compile(
+        r"\bwhat\s+(?:\w+\s+){0,2}?(?:mediates?|sits?|lies|lie|feeds?|drives?|determines?"
+        r"|causes?|influences?|affects?|shapes?)\b"
+    ),
+]
+# "the best/highest …" questions that name a subject noun or a treatment noun first.
+_SUPERLATIVE = re.compile(
+    r"\b(?:best|highest|largest|biggest|greatest|most|maximal|maximum|maximi[sz]e[sd]?|top|optimal"
+    r"|strongest|first)\b"
+)
+
+
+def _norm(question: str) -> str:
+    q = question.casefold().replace("’", "'")
+    q = re.sub(r"\b(what|who|how|where|which|that|it)'s\b", r"\1 is", q)
+    q = re.sub(r"\bwhats\b", "what is", q)
+    return re.sub(r"\s+", " ", q).strip()
+
+
+def answer_type(question: str) -> AnswerType | None:
+    """The kind of answer `question` asks for, or None when its wording does not say.
+
+    The order of the checks matters: a superlative over subjects or treatments ("which
+    partner gains most…", "what is the engagement with the highest average effect")
+    outranks a number phrase in the same question, and a yes/no opening outranks
+    everything ("Is X's effect on Y positive?").
+    """
+    q = _norm(question)
+    if any(p.search(q) for p in _BOOL):
+        return "bool"
+    subject = any(p.search(q) for p in _WH_SUBJECT)
+    treatment = any(p.search(q) for p in _WH_TREATMENT)
+    if subject and treatment:
+        # "Which partner benefits most from the Discount engagement?": the question word
+        # governs: whichever noun comes first after it.
+        s = min((m.start() for p in _WH_SUBJECT for m in p.finditer(q)), default=len(q))
+        t = min((m.start() for p in _WH_TREATMENT for m in p.finditer(q)), default=len(q))
+        subject, treatment = s <= t, t < s
+    if subject:
+        return "subject"
+    if treatment:
+        return "treatment"
+    if any(p.search(q) for p in _WH_VARIABLES[:2]):  # "which factors", "through which"
+        return "variables"
+    if any(p.search(q) for p in _WH_NUMBER) and not _SUPERLATIVE.search(q):
+        return "number"
+    if any(p.search(q) for p in _WH_VARIABLES[2:]):
+        return "variables"
+    return None
+
+
+TOOLS_BY_TYPE: dict[AnswerType, frozenset[str]] = {
+    "bool": frozenset({"is_cause", "is_parent", "compare_treatments"}),
+    "subject": frozenset({"best_subject", "top_k_subjects", "subjects"}),
+    "treatment": frozenset(
+        {"best_treatment", "top_k_treatments", "compare_treatments", "treatments"}
+    ),
+    "number": frozenset({"ate", "ite"}),
+    "variables": frozenset(
+        {"parents", "children", "ancestors", "descendants", "paths_between", "variables"}
+    ),
+}
+"""The tools whose result is an answer of each type."""
+
+
+_ANY = re.compile(
+    r"\bdirectly\s+or\s+(?:\w+\s+)?indirectly\b|\bindirect(?:ly)?\b|\bin\s+any\s+(?:way|form|manner)"
+    r"\b|\bat\s+all\b|\beven\s+(?:\w+\s+)?(?:via|through|indirectly)\b|\bultimately\b|\beventually\b"
+    r"|\bupstream\b|\bdownstream\b|\bancestors?\b|\bdescendants?\b|\bpropagat\w*\b"
+    r"|\b(?:via|through)\s+(?:other|intermediate|any|some)\b|\bwhether\s+directly\s+or\b"
+    r"|\bpossibly\s+via\b|\bany\s+(?:causal\s+)?(?:path|pathway|route|chain|connection)\b"
+)
+_EITHER = re.compile(
+    r"\bdirect(?:ly)?\s*,?\s*or\s+(?:\w+\s+)?(?:indirect(?:ly)?|through|via|by\s+way|not|otherwise"
+    r"|by\s+\w+ing)\b|\b(?:either|whether)\s+direct(?:ly)?\b|\bindirect(?:ly)?\s+or\s+direct(?:ly)?\b"
+    r"|\bnot\s+(?:only|just|necessarily)\s+direct(?:ly)?\b"
+)
+_DIRECT = re.compile(
+    r"\bdirect(?:ly)?\b|\bimmediate(?:ly)?\b|\bfirst[\s-]hand\b|\bstraight\b|\bone\s+step\b"
+    r"|\bparents?\b|\bchild(?:ren)?\b|\bpredecessors?\b|\bsuccessors?\b|\badjacent\b"
+    r"|\bwithout\s+(?:any\s+)?(?:going\s+through|intermediar\w*|intermediate|mediat\w*|an?\s+"
+    r"intermediar\w*|other\s+variables)|\bwith\s+no\s+intermediar\w*|\bneighbou?rs?\b"
+)
+
+
+def scope(question: str) -> Scope | None:
+    """ "direct" when the question is about direct links only, "any" when about any
+    (direct or indirect) link, None when it does not say. "directly or indirectly" is
+    "any"; "upstream of X" alone is "any" but "immediately upstream of X" is "direct"."""
+    q = _norm(question)
+    if _EITHER.search(q):
+        return "any"
+    if _DIRECT.search(q):
+        return "direct"
+    return "any" if _ANY.search(q) else None
+
+
+_DIRECT_TOOL = {"ancestors": "parents", "descendants": "children", "is_cause": "is_parent"}
+_ANY_TOOL = {v: k for k, v in _DIRECT_TOOL.items()}
+
+
+def rescope(tool: str, question: str) -> str:
+    """`tool`, or its direct/any counterpart (ancestors ↔ parents, descendants ↔
+    children, is_cause ↔ is_parent) when the question clearly asks the other scope."""
+    s = scope(question)
+    if s == "direct" and tool in _DIRECT_TOOL:
+        return _DIRECT_TOOL[tool]
+    if s == "any" and tool in _ANY_TOOL:
+        return _ANY_TOOL[tool]
+    return tool
+
+
+_NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "couple": 2,
+}  # fmt: skip
+_NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
+_COUNT = [
+    re.compile(rf"\b(?:top|best|first|leading|highest)[\s-]{_NUMBER}\b"),
+    re.compile(
+        rf"\b{_NUMBER}\s+(?:best|top|most|leading|highest|\w+est\b"
+        rf"|(?:\w+\s+)?(?:{_SUBJECT_NOUNS}|{_TREATMENT_NOUNS})\b)"
+    ),
+]
+_PLURAL_BEST = re.compile(
+    rf"\b(?:top|best|highest|leading|most\s+effective)\s+(?:\w+\s+)?(?:{_SUBJECT_NOUNS}"
+    rf"|{_TREATMENT_NOUNS})\b"
+)
+
+
+def requested_count(question: str) -> int | None:
+    """How many results a best-of question asks for: an explicit number ("top 3", "the
+    two best"), 3 for a plural with no number ("the best partners"), else None (one)."""
+    q = _norm(question)
+    # "partner 3", "#12": ids, not counts
+    q = re.sub(rf"\b(?:{_SUBJECT_NOUNS})\s*(?:no\.?|number|#)?\s*#?\s*(?:\d[\w-]*|x\b)", " ", q)
+    for pattern in _COUNT:
+        for m in pattern.finditer(q):
+            word = m.group(1)
+            n = int(word) if word.isdigit() else _NUMBER_WORDS[word]
+            if n > 0:
+                return n
+    for m in _PLURAL_BEST.finditer(q):
+        noun = m.group(0).split()[-1]
+        if noun.endswith("s") and noun not in ("ids",) or noun in ("people", "strategies"):
+            return 3
+    return None
