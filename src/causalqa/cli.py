@@ -378,6 +378,29 @@ def bench_llm_command(
         out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
 
 
+_PLANNER_CHOICES = {
+    "cues": {"on": True, "off": False},
+    "repair": {"on": True, "off": False},
+    "examples": {v: v for v in ("all", "retrieve", "none")},
+    "strategy": {v: v for v in ("intent", "plan")},
+    "verbaliser": {v: v for v in ("template", "llm")},
+}
+
+
+def _planner_options(text: str | None) -> dict[str, Any]:
+    """ "cues=off,examples=none" → {"cues": False, "examples": "none"}."""
+    options: dict[str, Any] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        key, _, value = (x.strip() for x in part.partition("="))
+        if key not in _PLANNER_CHOICES or value not in _PLANNER_CHOICES[key]:
+            choices = "; ".join(f"{k}={'|'.join(v)}" for k, v in _PLANNER_CHOICES.items())
+            raise ConfigError(f"unknown planner option {part.strip()!r}", hint=f"use {choices}")
+        options[key] = _PLANNER_CHOICES[key][value]
+    return options
+
+
 @bench_app.command("qa")
 def bench_qa_command(
     quick: Annotated[
@@ -403,7 +426,14 @@ def bench_qa_command(
         typer.Option(
             "--paraphrased",
             help="Word questions by a paraphrase set instead of the templates: "
-            "test (held out), dev (for development) or a (the first set).",
+            "test or test2 (held out), dev or dev2 (for development) or a (the first set).",
+        ),
+    ] = None,
+    planner: Annotated[
+        str | None,
+        typer.Option(
+            "--planner",
+            help="Ablations, e.g. cues=off,examples=none,strategy=plan,repair=off,verbaliser=llm.",
         ),
     ] = None,
     judge: Annotated[
@@ -440,6 +470,7 @@ def bench_qa_command(
         ) from None
     report = run_qa_bench(
         _llm_spec(llm),
+        planner=_planner_options(planner),
         graph_sizes=g_sizes,
         effect_sizes=e_sizes,
         quick=quick,

@@ -123,9 +123,12 @@ def run_qa_bench(
     paraphrased: bool | str = False,
     judge: bool = False,
     cache: bool = True,
+    planner: dict[str, Any] | None = None,
     out_dir: Path = Path("bench/results"),
     console=None,
 ) -> dict[str, Any]:
+    """Run the benchmark and write its report; `planner` holds `Assistant` keyword
+    arguments (cues, examples, strategy, repair, verbaliser) for ablations."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     llm = get_llm(llm_spec, cache=cache)
@@ -158,7 +161,7 @@ def run_qa_bench(
     ) as progress:
         task = progress.add_task("bench qa", total=total)
         for family, size, seed, model, items in plans:
-            assistant = Assistant(model, llm, mode="tool")
+            assistant = Assistant(model, llm, mode="tool", **(planner or {}))
             for mode in modes:
                 progress.update(task, description=f"{mode} {family} {size} seed {seed}")
                 for item in items:
@@ -208,6 +211,7 @@ def run_qa_bench(
         "llm": f"{llm.backend}:{llm.model}",
         "paraphrased": paraphrased,
         "cache": cache,
+        "planner": planner or {},
         "seeds": seed_list,
         "environment": environment(),
         "rows": rows,
@@ -225,6 +229,7 @@ def run_qa_bench(
         ("paper_correct", "paper GPT-3.5 correct"),
         ("prompt_tokens", "prompt tokens"),
         ("median_seconds", "median s"),
+        ("llm_share", "LLM consulted"),
         ("cached", "plans from cache"),
         ("judge_agreement", "judge agrees"),
     ]
@@ -292,6 +297,9 @@ def summarize(outcomes: list[Outcome]) -> list[dict[str, Any]]:
                     round(statistics.median(o.seconds for o in timed), 2) if timed else None
                 ),
                 "cached": sum(o.cached for o in group),
+                # Tool mode asks the LLM only when the question's names and wording leave
+                # more than one tool; the rest are planned by grounding and cues alone.
+                "llm_share": f"{sum(o.prompt_tokens > 0 for o in group) / len(group):.2f}",
                 "judge_agreement": (
                     f"{sum(o.judge == o.correct for o in judged) / len(judged):.2f}"
                     if judged

@@ -57,6 +57,20 @@ def markdown_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -
     return "\n".join(lines)
 
 
+_SETTINGS = ("llm", "paraphrased", "seeds", "cache", "planner")
+
+
+def _settings_lines(report: dict[str, Any]) -> list[str]:
+    """What a run measured with: the model and the run's own settings."""
+    lines = []
+    if report.get("llm"):
+        lines.append(f"- model: {report['llm']}")
+    settings = {k: report[k] for k in _SETTINGS[1:] if k in report}
+    if settings:
+        lines.append("- settings: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+    return lines
+
+
 def write_report(
     out_dir: Path, name: str, report: dict[str, Any], columns: list[tuple[str, str]]
 ) -> str:
@@ -71,6 +85,7 @@ def write_report(
             f"- hardware: {env['cpu']}, {env['cores']} cores, {env['memory_gb']} GB RAM",
             f"- software: Python {env['python']}, causalqa {env['causalqa']}, "
             f"llama-cpp-python {env['llama_cpp_python']}",
+            *_settings_lines(report),
             "",
             markdown_table(report["rows"], columns),
             "",

@@ -64,7 +64,8 @@ class Assistant:
     worked examples: "all", "retrieve" or "none"), `strategy` ("intent": the LLM picks the
     tool and grounding fills its arguments; "plan": the LLM writes the whole call),
     `verbaliser` ("template": exact and instant; "llm": the model's own sentence, kept only
-    when it states the result), `repair` (re-plan once with the executor's error).
+    when it states the result), `repair` (re-plan once with the executor's error), `cues`
+    (read answer type, direction, scope and count from the wording; see `qa/cues.py`).
     """
 
     def __init__(
@@ -77,13 +78,14 @@ class Assistant:
         strategy: Strategy = "intent",
         verbaliser: Verbaliser = "template",
         repair: bool = True,
+        cues: bool = True,
     ) -> None:
         self.model = model
         self.llm = llm if isinstance(llm, LLM) else get_llm(llm)
         self.mode = mode
         self.verbaliser = verbaliser
         self.repair = repair
-        self.planner = Planner(self.llm, examples=examples, strategy=strategy)
+        self.planner = Planner(self.llm, examples=examples, strategy=strategy, cues=cues)
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
 
