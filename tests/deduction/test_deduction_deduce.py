@@ -134,3 +134,15 @@ def test_read_context_file_or_text(tmp_path):
         read_context(str(tmp_path / "bin.txt"))
     with pytest.raises(ContextError, match="directory"):
         read_context(tmp_path)
+
+
+def test_rotg_is_found_by_name_without_importing_it_first():
+    import subprocess
+    import sys
+
+    code = (
+        "from causalqa.deduction.retrieve import get_retriever;"
+        "print(type(get_retriever('rotg')).__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "RoTGRetriever"

@@ -188,15 +188,26 @@ def register_retriever(name: str, cls: type) -> None:
     RETRIEVERS[name.strip().lower()] = cls
 
 
+# Retrievers whose module needs heavy extras (torch_geometric): imported on first use.
+_LAZY = {"rotg": "causalqa.deduction.rotg"}
+
+
 def get_retriever(name: str, **kwargs):
-    """A retriever by name: ``none``, ``semantic``, or one added by `register_retriever`."""
+    """A retriever by name: ``none``, ``semantic``, ``rotg``, or one added by
+    `register_retriever`."""
+    key = name.strip().lower()
+    if key not in RETRIEVERS and key in _LAZY:
+        import importlib
+
+        importlib.import_module(_LAZY[key])  # registers itself
     try:
-        cls = RETRIEVERS[name.strip().lower()]
+        cls = RETRIEVERS[key]
     except KeyError:
         from causalqa.deduction.errors import DeductionError
 
         raise DeductionError(
-            f"unknown retriever {name!r}", hint=f"use one of: {', '.join(RETRIEVERS)}"
+            f"unknown retriever {name!r}",
+            hint=f"use one of: {', '.join(dict.fromkeys([*RETRIEVERS, *_LAZY]))}",
         ) from None
     return cls(**kwargs) if kwargs else cls()
 
