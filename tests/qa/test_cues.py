@@ -29,6 +29,8 @@ from causalqa.qa.grounding import ground
         ("By how much would partner 2 grow with a Discount?", "number"),
         ("Through what does Price act on Churn?", "variables"),
         ("Who are the direct drivers of Churn?", "variables"),  # "who" + a variable noun
+        ("Of the accounts on trial, which one gains most from Discount?", "subject"),
+        ("For partner 4 we have three programs; which one pays best?", "treatment"),
         ("Price and Churn", None),
     ],
 )

@@ -20,6 +20,7 @@ from typing import Any
 
 from causalqa.bench import qa_data
 from causalqa.bench.report import environment, write_report
+from causalqa.errors import LLMError
 from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, get_llm
 from causalqa.qa.assistant import Assistant
@@ -106,7 +107,11 @@ def _size_label(family: str, cfg: dict[str, int]) -> str:
 
 
 def _judge(llm: LLM, item: qa_data.QAItem, answer: str) -> bool | None:
-    r = llm.complete(qa_data.judge_prompt(item.question, answer, item.ideal), max_tokens=400)
+    """The paper's LLM judge (Listing 5); None when it gives no verdict (or fails)."""
+    try:
+        r = llm.complete(qa_data.judge_prompt(item.question, answer, item.ideal), max_tokens=400)
+    except LLMError:  # a timeout on one answer must not end the whole run
+        return None
     return qa_data.parse_judge(r.text)
 
 

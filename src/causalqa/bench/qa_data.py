@@ -46,6 +46,7 @@ import pandas as pd
 
 from causalqa.bench.qa_paraphrase_sets import (
     DEV2_PARAPHRASES,
+    DEV3_PARAPHRASES,
     DEV_PARAPHRASES,
     TEST2_PARAPHRASES,
     TEST_PARAPHRASES,
@@ -447,11 +448,12 @@ PARAPHRASE_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "dev": DEV_PARAPHRASES,
     "test": TEST_PARAPHRASES,
     "dev2": DEV2_PARAPHRASES,
+    "dev3": DEV3_PARAPHRASES,
     "test2": TEST2_PARAPHRASES,
 }
 """Paraphrase sets by name: "a" (first set, author-written, inspected once), "dev" (for
 developing the engine: look at its failures freely) and "test" (held out: report only),
-from one independent writer; "dev2" and "test2" the same from two more."""
+from one independent writer; "dev2", "dev3" and "test2" from three more."""
 
 
 # -- items ---------------------------------------------------------------------------------

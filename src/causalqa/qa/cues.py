@@ -56,6 +56,11 @@ _NOT_HEAD = (
     r"|results?|ate|ite|response|base|population|level|value|size|score|data|table|column"
     r"|strateg(?:y|ies)|costs?)\b)"
 )
+# "the top partner", "leading engagement", "highest-impact program"
+_BEST = (
+    r"(?:top|best|optimal|leading|strongest|highest|biggest|greatest|largest|number[\s-]one"
+    r"|most\s+\w+|highest[\s-]\w+|best[\s-]\w+|top[\s-]\w+)"
+)
 # Clause openings: start of text or after punctuation, optionally after a fronted phrase
 # ("If we tweak X, does Y…", "Quick check: is X…").
 _CLAUSE_START = r"(?:^|[,:;—–]\s*|\s-\s+|\?\s*)"
@@ -89,7 +94,7 @@ _WH_SUBJECT = [
         rf"|gains|responds|sees|profits|does|can|could)\b|\bfor\s+whom\b|\bwhose\b)"
         rf"(?!\s+(?:are|is|were)\s+(?:the\s+|its\s+)?(?:\w+\s+)?(?:{_VARIABLE_NOUNS})\b)"
     ),
-    re.compile(rf"\b(?:top|best|highest[\s-]\w+)\s+(?:{_SUBJECT_NOUNS})\b"),
+    re.compile(rf"\b{_BEST}\s+(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"),
 ]
 _WH_TREATMENT = [
     re.compile(rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
@@ -97,7 +102,7 @@ _WH_TREATMENT = [
         r"\bwhat\s+(?:should|could|would|can|do)\s+(?:we|i|you)\s+(?:offer|give|provide"
         r"|use|apply|run|do|try|choose|pick)\b"
     ),
-    re.compile(rf"\b(?:top|best|optimal|most\s+effective)\s+(?:{_TREATMENT_NOUNS})\b"),
+    re.compile(rf"\b{_BEST}\s+(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
 ]
 _WH_NUMBER = [
     re.compile(r"\bhow\s+(?:much|big|large|strong(?:ly)?|effective|high|many\s+points)\b"),
@@ -162,6 +167,19 @@ def answer_type(question: str) -> AnswerType | None:
         s = min((m.start() for p in _WH_SUBJECT for m in p.finditer(q)), default=len(q))
         t = min((m.start() for p in _WH_TREATMENT for m in p.finditer(q)), default=len(q))
         subject, treatment = s <= t, t < s
+    if not subject and not treatment:
+        # "Among those partners, which one…": the pronoun stands for the nearest noun before
+        # it that names subjects or treatments.
+        m = re.search(r"\bwhich\s+(?:one|ones|of\s+them|of\s+those)\b|\bwho\s+among\b", q)
+        if m:
+            before = q[: m.start()]
+            s = max(
+                (x.end() for x in re.finditer(rf"\b(?:{_SUBJECT_NOUNS})\b", before)), default=-1
+            )
+            t = max(
+                (x.end() for x in re.finditer(rf"\b(?:{_TREATMENT_NOUNS})\b", before)), default=-1
+            )
+            subject, treatment = s > t, t > s
     if subject:
         return "subject"
     if treatment:
@@ -197,8 +215,7 @@ _ANY = re.compile(
     r"|\bpossibly\s+via\b|\bany\s+(?:causal\s+)?(?:path|pathway|route|chain|connection)\b"
 )
 _EITHER = re.compile(
-    r"\bdirect(?:ly)?\s*,?\s*or\s+(?:\w+\s+)?(?:indirect(?:ly)?|through|via|by\s+way|not|otherwise"
-    r"|by\s+\w+ing)\b|\b(?:either|whether)\s+direct(?:ly)?\b|\bindirect(?:ly)?\s+or\s+direct(?:ly)?\b"
+    r"\bdirect(?:ly)?\s*,?\s*(?:or|and|/)\s+\w|\b(?:either|whether)\s+direct(?:ly)?\b|\bindirect(?:ly)?\s+or\s+direct(?:ly)?\b"
     r"|\bnot\s+(?:only|just|necessarily)\s+direct(?:ly)?\b"
 )
 _DIRECT = re.compile(

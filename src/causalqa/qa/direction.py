@@ -51,8 +51,10 @@ _EFFECTS_OF_X = [
     r"|dependents)\s+(?:of|from)\s+(?:the\s+)?X\b",
     r"\bdownstream\s+(?:of|from)\s+(?:the\s+)?X\b",
     rf"\b(?:{_PP}|moved)\s+(?:\w+\s+)?by\s+(?:the\s+)?X\b",
-    r"\bX\s+(?:\w+\s+)?(?:affects?|causes?|influences?|drives?|impacts?|points?|feeds?|leads?"
-    r"|changes?|determines?|shapes?|controls?|reaches|touches|moves)\b",
+    # X as the subject of a causal verb, active voice only ("caused" would be passive)
+    r"\bX\s+(?:\w+\s+){0,2}(?:affect|caus|influenc|driv|impact|point|feed|lead|chang|determin"
+    r"|shap|control|reach|touch|mov|push|shift|rais|lower)(?:es|e|s|ing)?\b",
+    r"\bhave\s+X\s+as\s+(?:\w+\s+){0,4}(?:causes?|parents?|drivers?|inputs?|ancestors?|sources?)\b",
     r"\b(?:change|changes|changing|adjust|adjusting|nudge|nudging|tweak|tweaking|intervene on"
     r"|intervening on|intervention on|push|pushing|shift|shifting|manipulate|manipulating"
     r"|increase|decrease|raise|lower|alter|altering|move|moving|perturb|perturbing|set)"
@@ -106,11 +108,12 @@ def orient(tool: str, question: str, grounding: Grounding) -> str:
 # Two-variable questions: constructions that mark one of the two names (X; the other is
 # written W) as the cause or the effect, beyond the one-variable ones above.
 _X_IS_CAUSE_OF_W = [
-    r"\bfrom\s+(?:the\s+)?X\s+(?:\w+\s+){0,2}(?:to|into|onto|towards?)\s+(?:the\s+)?W\b",
+    r"\bfrom\s+(?:the\s+)?X\b",
+    r"\bback\s+(?:\w+\s+)?to\s+(?:the\s+)?X\b",
     r"\b(?:effects?|impacts?|influences?|consequences?)\s+(?:of|from)\s+(?:the\s+)?X\s+(?:on|in|upon"
     r"|over|onto)\b",
     r"\bby\s+(?:\w+ing|the)\s+(?:the\s+)?(?:value\s+of\s+|level\s+of\s+)?X\b",
-    r"\bX\s+(?:\w+\s+){0,2}(?:reach|reaches|propagates?|flows?|spills?|carries|carry)\b",
+    r"\bX\s+(?:\w+ly\s+)?(?:reach|reaches|propagates?|flows?|spills?|carries|carry)\b",
     r"\bX\s+(?:has|have|had|exerts?)\s+(?:\w+\s+){0,3}(?:effects?|impacts?|influences?"
     r"|bearing|say|role)\b",
     r"\bX\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:cause|driver|ancestor|parent|source|determinant|root)"

@@ -328,6 +328,15 @@ _EXCLUDING = re.compile(
 )
 
 
+# Both groups at once: no filter.
+_EITHER_WAY = re.compile(
+    r"\b(?:engaged|enrolled|treated|onboarded)\s+(?:or|and)\s+(?:not|un\w+|non-?\w+)\b"
+    r"|\b(?:regardless|irrespective)\s+of\s+(?:\w+\s+){0,3}(?:engage\w*|program\w*|status)"
+    r"|\bwhether\s+(?:or\s+not\s+)?(?:\w+\s+){0,3}(?:engaged|enrolled)\s+or\s+not\b"
+    r"|\bwhether\s+or\s+not\s+(?:\w+\s+){0,3}(?:engaged|enrolled)\b"
+)
+
+
 def _explicit_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None:
     """ "Already Engaged = false", "already engaged: no", "already engaged is true"."""
     m = re.search(
@@ -351,6 +360,8 @@ def _find_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None
     if not content:
         return None
     key = content[-1]
+    if _EITHER_WAY.search(q):
+        return None  # "engaged or not", "regardless of engagement": everyone
     for form in _FILTER_SYNONYMS.get(key, [key]):
         for m in re.finditer(rf"(?<![\w])(un|non-?)?{re.escape(form)}(?![\w])", q):
             if not _free(taken, m.start(), m.end()):
@@ -383,11 +394,16 @@ def _unresolved(question: str, taken_norm: list[tuple[int, int]], q_norm: str) -
         start = q_norm.find(_norm(phrase))
         if start >= 0 and _free(taken_norm, start, start + len(_norm(phrase))):
             out.append(phrase)
-    # Capitalised words after the first word that nothing explains.
+    # Capitalised words that nothing explains, except where English capitalises anyway:
+    # a sentence's first word ("…my notes. Just the number") and "I", "I'd", "I'm".
     words = _words(question)
-    for w, s, _ in words[1:]:
+    for w, s, _ in words:
         w = w.strip("'’")
         if not w[:1].isupper() or w.casefold() in _COMMON or w.isupper() and len(w) <= 3:
+            continue
+        if re.fullmatch(r"(?:^|.*[.!?:;—–(\[\"“]|.*\s-)\s*", question[:s]) or re.fullmatch(
+            r"I(?:['’](?:d|m|ve|ll))?", w
+        ):
             continue
         start = q_norm.find(_norm(w), max(0, s - 5))
         if start >= 0 and _free(taken_norm, start, start + len(_norm(w))):

@@ -104,32 +104,8 @@ def grounded_schema(
                     w = {"filter": grounding.where.filter, "value": grounding.where.value}
                     props[pname] = {"const": w}
                     required.add(pname)
-        # Two-name tools need two different names.
-        if (
-            ok
-            and sum(1 for p in props if _param_kind(name.removeprefix("tool_"), p) == "variable")
-            == 2
-        ):
-            ok = len(supplied["variable"]) >= 2
-        if ok and name == "tool_compare_treatments":
-            ok = len(supplied["treatment"]) >= 2
-        # Two variables named: the question is about how they relate (a one-variable tool
-        # would drop one of them), and when one of them is not a treatment, it is about the
-        # graph, not the effects table.
-        kinds = [_param_kind(name.removeprefix("tool_"), p) for p in props]
-        if ok and supplied["variable"] and name == "tool_variables":
-            ok = False  # a question that names variables is not asking to list them all
-        if ok and len(supplied["variable"]) == 2:
-            if kinds.count("variable") == 1:
-                ok = False
-            elif TOOLS[name.removeprefix("tool_")].needs_effects and any(
-                v not in supplied["treatment"] for v in supplied["variable"]
-            ):
-                ok = False
-        # A question that names a subject is about that subject: a tool that cannot take
-        # it (an average over everyone, say) would silently answer a different question.
-        if ok and supplied["subject"]:
-            ok = any(_param_kind(name.removeprefix("tool_"), p) == "subject" for p in props)
+        if ok:
+            ok = _fits_question(name.removeprefix("tool_"), list(props), supplied)
         if ok:
             args["required"] = [p for p in props if p in required]
             if not args["required"]:
@@ -145,6 +121,35 @@ def grounded_schema(
         if kind in defs and f"#/$defs/{kind}" not in used:
             del defs[kind]
     return schema
+
+
+def _fits_question(tool: str, params: list[str], supplied: dict[str, list[str]]) -> bool:
+    """Whether `tool` (with `params` left after narrowing) can answer a question that
+    names `supplied` variables, treatments and subjects — without ignoring any of them."""
+    kinds = [_param_kind(tool, p) for p in params]
+    variables, treatments = supplied["variable"], supplied["treatment"]
+    needs_effects = TOOLS[tool].needs_effects
+    if kinds.count("variable") == 2 and len(variables) < 2:
+        return False  # two-name tools need two different names
+    if tool == "compare_treatments" and len(treatments) < 2:
+        return False
+    if tool == "variables" and variables:
+        return False  # a question that names variables is not asking to list them all
+    if len(variables) == 2:
+        # Two variables named: the question is about how they relate (a one-variable tool
+        # would drop one); when one is not a treatment, it is about the graph.
+        if kinds.count("variable") == 1:
+            return False
+        if needs_effects and any(v not in treatments for v in variables):
+            return False
+    # A question that names a subject is about that subject: a tool that cannot take it
+    # (an average over everyone, say) would silently answer a different question.
+    if supplied["subject"] and "subject" not in kinds:
+        return False
+    # Likewise a treatment it names (other than as a graph variable).
+    if needs_effects and set(treatments) - set(variables) and "treatment" not in kinds:
+        return False
+    return True
 
 
 def _param_kind(tool: str, param: str) -> str:
