@@ -64,7 +64,12 @@ def deduce_command(
         str, typer.Option("--statement", "-s", help="The candidate probable cause.")
     ],
     retriever: Annotated[
-        str, typer.Option("--retriever", "-r", help="none, semantic or rotg (need --kg; rotg a model trained into it).")
+        str,
+        typer.Option(
+            "--retriever",
+            "-r",
+            help="none, semantic or rotg (need --kg; rotg a model trained into it).",
+        ),
     ] = "none",
     kg: Annotated[
         Path | None, typer.Option("--kg", help="A causal KG directory (causalqa kg mine).")
