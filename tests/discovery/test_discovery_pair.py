@@ -123,13 +123,54 @@ def test_label_decision_uses_log_probabilities():
     assert isinstance(raw.calls[0]["prompt"], str)
 
 
+class _PriorLLM(ScriptedLLM):
+    """Prefers "causal" on any prompt, a little less on a real one than on "N/A"."""
+
+    def _score_labels(self, prompt, labels):
+        from causalqa.llm.base import LabelScores
+
+        self.calls.append({"prompt": prompt, "labels": labels})
+        text = prompt[0]["content"] if isinstance(prompt, list) else prompt
+        content_free = "[Pair]: N/A and N/A" in text
+        scores = (
+            {"causal": -0.5, "non-causal": -1.0}
+            if content_free
+            else {"causal": -0.6, "non-causal": -0.9}
+        )
+        return LabelScores(scores)
+
+
+def test_contextual_calibration_divides_out_the_label_prior():
+    raw = classify_pair("a", "b", _PriorLLM(), paths=["a - x - b"], context="a and b")
+    assert raw.causal and raw.content_free is None  # the paper's argmax: causal
+    llm = _PriorLLM()
+    cal = classify_pair("a", "b", llm, paths=["a - x - b"], context="a and b", calibrate=True)
+    assert not cal.causal  # -0.6+0.5 < -0.9+1.0: the real prompt moved away from causal
+    assert cal.probability < 0.5 < cal.raw_probability
+    free = llm.calls[1]["prompt"][0]["content"]
+    assert "[Textual context]: N/A" in free and "[Relation Paths]: N/A [Relation]:" in free
+    # precomputed priors are used as given, with no extra call
+    llm2 = _PriorLLM()
+    again = classify_pair(
+        "a", "b", llm2, paths=["a - x - b"], context="a and b", calibrate=cal.content_free
+    )
+    assert len(llm2.calls) == 1 and again.probability == pytest.approx(cal.probability)
+    assert again.to_dict()["calibrated"] is True
+
+
 # -- discover_pair ---------------------------------------------------------------------
 
 
 def test_discover_pair_puts_the_top_path_in_the_prompt(kg):
     llm = ScriptedLLM(label_scores={"causal": -0.1, "non-causal": -2.5})
     v = discover_pair(
-        "Raloxifene", "breast cancer", kg=kg, llm=llm, ranker="random", link_options=NO_EMBED
+        "Raloxifene",
+        "breast cancer",
+        kg=kg,
+        llm=llm,
+        ranker="random",
+        link_options=NO_EMBED,
+        calibrate=False,
     )
     assert v.causal and v.ranker == "random" and v.notes == []
     assert len(v.paths) == 1 and v.candidates >= 2
@@ -222,6 +263,7 @@ def test_discover_graph_asks_every_ordered_pair(kg):
         ranker="random",
         link_options=NO_EMBED,
         on_progress=lambda d, t, w: seen.append((d, t)),
+        calibrate=False,
     )
     assert len(llm.calls) == 6 and seen[-1] == (6, 6)
     assert set(g.edges()) == {("Raloxifene", "ERBB2"), ("TXNRD1", "ERBB2")}
@@ -347,7 +389,7 @@ def test_sachs_run_of_ours_beside_the_baselines(tmp_path):
 
     llm = PromptLLM(score)
     bench, graphs = benchmark_sachs_kg(
-        kg=None, llm=llm, rankers=["none"], methods=["pc"], root=tmp_path
+        kg=None, llm=llm, rankers=["none"], methods=["pc"], root=tmp_path, calibrate=False
     )
     assert len(llm.calls) == 110 and "[Textual context]" in llm.calls[0]["prompt"]
     ours = bench.rows[-1]

@@ -15,6 +15,8 @@ among the record's own candidate paths by each method:
 - ``oracle``: the data's ``rel_score`` order (the relevance labels themselves, made with
   mistral-7b's verdicts *and the ground truth*): an upper reference, not a method.
 
+Each verdict is reported twice: by the paper's rule (the more probable label) and with
+contextual calibration (`pair.content_free_logprobs`; no labels used).
 P/R/F1 (%, positive class "causal") per method and data set, beside the paper's numbers
 for its three 7–8B LLMs (`PAPER_TABLES`: the paper's, never recomputed). The paper
 classifies the whole filtered test sets; `limit` takes a seeded sample of N pairs.
@@ -30,7 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from causalqa.discovery.pair import SUBJECTS, classify_pair
+from causalqa.discovery.pair import (
+    CAUSAL,
+    LABELS,
+    NON_CAUSAL,
+    SUBJECTS,
+    classify_pair,
+    content_free_logprobs,
+)
 from causalqa.discovery.pathdata import DATASETS, PathRecord, load_path_dataset
 from causalqa.errors import CausalQAError
 
@@ -168,17 +177,20 @@ class PairBenchmark:
                 f"## {DATASETS[ds][1]} ({rows[0]['pairs']} test pairs, {rows[0]['positives']} "
                 "causal)",
                 "",
-                "| method | P | R | F1 | acc | paths in prompt | s/pair "
+                "| method | P | R | F1 | acc | calibrated P | calibrated R | calibrated F1 "
+                "| paths in prompt | s/pair "
                 "| paper F1 mistral-7b | paper F1 llama-3-8b | paper F1 gemma-7b |",
-                "|---|---|---|---|---|---|---|---|---|---|",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
             ]
             for r in rows:
                 if "error" in r:
-                    lines.append(f"| {r['label']} | error: {r['error']} |" + " |" * 8)
+                    lines.append(f"| {r['label']} | error: {r['error']} |" + " |" * 11)
                     continue
                 paper = r.get("paper") or {}
+                cal = r.get("calibrated") or {}
                 cells = [
                     r["label"], r["precision"], r["recall"], r["f1"], r["accuracy"],
+                    cal.get("precision", ""), cal.get("recall", ""), cal.get("f1", ""),
                     r["with_paths"], r["seconds_per_pair"],
                     *(paper.get(m, {}).get("f1", "") for m in PAPER_MODELS),
                 ]  # fmt: skip
@@ -260,6 +272,7 @@ def benchmark_pairs(
 
         embedder = Embedder()
     memo: dict[str, Any] = {}
+    priors: dict[tuple[str, int], dict[str, float]] = {}
     for ds in datasets:
         data = load_path_dataset(ds, root, splits=("train", "truth", "gpt"))
         queries = _sample(data.truth, limit, seed)
@@ -286,7 +299,7 @@ def benchmark_pairs(
                 bench.rows.append(row)
                 continue
             fit_s = time.perf_counter() - start
-            preds, llm_s = [], 0.0
+            preds, cal_preds, llm_s = [], [], 0.0
             for q in queries:
                 paths = [q.paths[i] for i in orders.get(q.qid, [])]
                 key = "\x1f".join(
@@ -304,7 +317,20 @@ def benchmark_pairs(
                     )
                     llm_s += time.perf_counter() - t0
                 v = memo[key]
+                shape = (ds, len(v.paths))
+                if shape not in priors:
+                    t0 = time.perf_counter()
+                    priors[shape] = content_free_logprobs(
+                        llm,
+                        n_paths=len(v.paths),
+                        has_context=context,
+                        subject=SUBJECTS.get(ds, "pair of variables"),
+                    )
+                    llm_s += time.perf_counter() - t0
+                cal = {lab: v.logprobs[lab] - priors[shape][lab] for lab in LABELS}
+                cal_causal = cal[CAUSAL] > cal[NON_CAUSAL]
                 preds.append(int(v.causal))
+                cal_preds.append(int(cal_causal))
                 bench.predictions.append(
                     {
                         "dataset": ds,
@@ -315,12 +341,14 @@ def benchmark_pairs(
                         "gold": q.label,
                         "pred": int(v.causal),
                         "p_causal": round(v.probability, 4),
+                        "pred_calibrated": int(cal_causal),
                         "paths": v.paths,
                     }
                 )
                 if on_step:
                     on_step(f"{DATASETS[ds][1]}: {method}", 1)
             row.update(prf(preds, gold))
+            row["calibrated"] = prf(cal_preds, gold)
             row["with_paths"] = sum(1 for q in queries if orders.get(q.qid))
             row["ranker_seconds"] = round(fit_s, 2)
             row["seconds_per_pair"] = round(llm_s / max(len(queries), 1), 2)
@@ -336,6 +364,10 @@ def benchmark_pairs(
         "gpt: the paper's own gpt-3.5 permutation order (test_gpt file); pairs whose paths "
         "do not match test_truth's get no path. oracle: the data's rel_score order, which "
         "was computed with the ground truth — an upper reference, not a method.",
+        "P/R/F1: the paper's rule (the more probable label). Calibrated: each label's "
+        "log-probability minus its log-probability on a content-free prompt of the same shape "
+        "('N/A' for pair, context and paths; Zhao et al., 2021) — label-free, one extra call "
+        "per data set and prompt shape.",
         "Identical prompts (e.g. when two rankers pick the same path) are asked once; "
         "s/pair counts only the LLM calls made for that row.",
     ]
@@ -357,20 +389,28 @@ def plot_pairs(bench: PairBenchmark, path: Path) -> Path | None:
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     methods = list(dict.fromkeys(r["method"] for r in rows))
     width = 0.8 / len(methods)
-    fig, ax = plt.subplots(figsize=(max(6, 2 * len(datasets) + 2), 4))
+    fig, axes = plt.subplots(1, 2, figsize=(2 * max(6, 2 * len(datasets) + 2), 4), sharey=True)
     x = np.arange(len(datasets))
-    for m_i, m in enumerate(methods):
-        vals = [
-            next((r["f1"] for r in rows if r["dataset"] == d and r["method"] == m), 0.0)
-            for d in datasets
-        ]
-        ax.bar(x + (m_i - (len(methods) - 1) / 2) * width, vals, width, label=m)
-    ax.set_xticks(x, [DATASETS[d][1] for d in datasets])
-    ax.set_ylabel("F1 (%)")
-    ax.set_ylim(0, 100)
     n = rows[0]["pairs"]
-    ax.set_title(f"Zero-shot pair classification, {bench.model}, top-{bench.top_k}, n≈{n}/set")
-    ax.legend(fontsize=8, ncol=2)
+    for ax, (title, pick) in zip(
+        axes,
+        (
+            ("the paper's rule (argmax)", lambda r: r["f1"]),
+            ("contextual calibration", lambda r: (r.get("calibrated") or {}).get("f1", 0.0)),
+        ),
+    ):
+        for m_i, m in enumerate(methods):
+            vals = [
+                next((pick(r) for r in rows if r["dataset"] == d and r["method"] == m), 0.0)
+                for d in datasets
+            ]
+            ax.bar(x + (m_i - (len(methods) - 1) / 2) * width, vals, width, label=m)
+        ax.set_xticks(x, [DATASETS[d][1] for d in datasets])
+        ax.set_ylim(0, 100)
+        ax.set_title(f"F1, {title}", fontsize=10)
+    axes[0].set_ylabel("F1 (%)")
+    axes[1].legend(fontsize=8, ncol=2)
+    fig.suptitle(f"Zero-shot pair classification, {bench.model}, top-{bench.top_k}, n≈{n}/set")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

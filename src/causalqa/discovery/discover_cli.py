@@ -86,6 +86,16 @@ def _emit_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+CalibrateOption = Annotated[
+    bool,
+    typer.Option(
+        "--calibrate/--no-calibrate",
+        help="Contextual calibration: divide out the model's label prior on a content-free "
+        "prompt of the same shape (off: the paper's plain argmax).",
+    ),
+]
+
+
 @app.command("pair")
 def pair_command(
     a: Annotated[str, typer.Argument(help="The first variable (a name in the graph).")],
@@ -103,6 +113,7 @@ def pair_command(
     kind_b: Annotated[
         str | None, typer.Option("--kind-b", help="Node kinds for B (e.g. Disease).")
     ] = None,
+    calibrate: CalibrateOption = True,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -125,6 +136,7 @@ def pair_command(
                 k=hops,
                 kinds_a=_kinds(kind_a),
                 kinds_b=_kinds(kind_b),
+                calibrate=calibrate,
             )
     finally:
         kg.close()
@@ -175,6 +187,7 @@ def graph_command(
     truth: Annotated[str, typer.Option("--truth", help="SACHS reference: cdt or bnlearn.")] = (
         "cdt"
     ),
+    calibrate: CalibrateOption = True,
     llm: LLMOption = None,
     out_dir: Annotated[
         Path, typer.Option("--out", help="Where --sachs writes JSON and Markdown.")
@@ -184,7 +197,7 @@ def graph_command(
     """A directed graph among variables: every ordered pair asked (n(n-1) LLM calls)."""
     _check_ranker(ranker)
     if sachs:
-        return _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_)
+        return _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, calibrate)
     if not variables:
         raise ConfigError("give --variables a,b,c (or --sachs)")
     names = [v.strip() for v in variables.split(",") if v.strip()]
@@ -208,6 +221,7 @@ def graph_command(
                 context=context,
                 k=hops,
                 on_progress=lambda d, t, w: status.update(f"graph {d}/{t}: {w}"),
+                calibrate=calibrate,
             )
     finally:
         if kg is not None:
@@ -260,7 +274,7 @@ def _baselines(frame) -> list[dict[str, Any]]:
     return rows
 
 
-def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_) -> None:
+def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, calibrate=True) -> None:
     from causalqa.discovery.cli import write_results
     from causalqa.discovery.graph import SACHS_CONTEXT, benchmark_sachs_kg
 
@@ -277,6 +291,7 @@ def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_) -> None:
                 context=context or SACHS_CONTEXT,
                 truth=truth,
                 on_progress=status.update,
+                calibrate=calibrate,
             )
     finally:
         if kg is not None:

@@ -35,6 +35,7 @@ from causalqa.discovery.pair import (
     PairVerdict,
     candidate_from_path,
     classify_pair,
+    content_free_logprobs,
     get_ranker,
     rank_paths,
 )
@@ -192,13 +193,15 @@ def discover_graph(
     instruction: str | None = DIRECTED_INSTRUCTION,
     seed: int = 0,
     on_progress: Callable[[int, int, str], None] | None = None,
+    calibrate: bool = True,
 ) -> GraphDiscovery:
     """Discover a directed graph among `variables` from the LLM and the paths of `kg`.
 
     Each variable is linked once: to the first of ``kg_names[v]`` that links to one node
     (default: its own name; an empty list means "not in the graph"). Without `kg` (or
     with ``ranker="none"``) every question is decided from the pair alone. `on_progress`
-    is called with (done, total, "a → b").
+    is called with (done, total, "a → b"). `calibrate`: contextual calibration of each
+    verdict (`pair.classify_pair`), with one content-free prompt per prompt shape.
     """
     names = [v.strip() for v in variables]
     if len(names) < 2:
@@ -227,6 +230,7 @@ def discover_graph(
     causal = np.zeros((n, n), dtype=bool)
     verdicts: list[PairVerdict] = []
     ordered = [(i, j) for i in range(n) for j in range(n) if i != j]
+    priors: dict[tuple[int, bool], dict[str, float]] = {}
     no_path = []
     for done, (i, j) in enumerate(ordered):
         a, b = names[i], names[j]
@@ -248,7 +252,20 @@ def discover_graph(
                 no_path.append(f"{a}–{b}")
             query = PathRecord(f"{a}\x1f{b}", context or "", na.name, nb.name, 0, tuple(candidates))
             chosen = rank_paths(rk, query, candidates, top_k)
-        verdict = classify_pair(a, b, llm, paths=chosen, context=context, instruction=instruction)
+        shape = (len(chosen), bool(context and context.strip()))
+        if calibrate and shape not in priors:
+            priors[shape] = content_free_logprobs(
+                llm, n_paths=shape[0], has_context=shape[1], instruction=instruction
+            )
+        verdict = classify_pair(
+            a,
+            b,
+            llm,
+            paths=chosen,
+            context=context,
+            instruction=instruction,
+            calibrate=priors[shape] if calibrate else False,
+        )
         verdict.ranker = rk_name
         verdict.candidates = found
         verdicts.append(verdict)
@@ -283,6 +300,7 @@ def benchmark_sachs_kg(
     root=None,
     seed: int = 0,
     on_progress: Callable[[str], None] | None = None,
+    calibrate: bool = True,
 ):
     """Table 3 in one run: the statistical baselines of `sachs.benchmark_sachs` plus one
     "ours" row per ranker ("none" is the paper's no-subgraph LLM baseline). Returns the
@@ -317,6 +335,7 @@ def benchmark_sachs_kg(
             kg_names=SACHS_KG_NAMES,
             seed=seed,
             on_progress=progress,
+            calibrate=calibrate,
         )
         graphs[name] = g
         ref = paper.get(
