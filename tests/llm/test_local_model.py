@@ -342,3 +342,13 @@ def test_truncated_gguf_file_is_a_clear_error(tmp_path, small):
     with pytest.raises(ModelFileError, match="could not load"):
         llm.complete("hi")
     assert bad.stat().st_size == 5_000_000  # the user's file is left as it was
+
+
+def test_thread_count_from_the_environment(small, monkeypatch):
+    from causalqa.llm.local import LocalLLM
+
+    monkeypatch.setenv("CAUSALQA_THREADS", "1")
+    assert LocalLLM(small.model_path).n_threads == 1
+    assert LocalLLM(small.model_path, n_threads=3).n_threads == 3  # an explicit value wins
+    monkeypatch.setenv("CAUSALQA_THREADS", "many")
+    assert LocalLLM(small.model_path).n_threads >= 1  # not a number: the core count

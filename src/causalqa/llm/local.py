@@ -82,7 +82,12 @@ class LocalLLM(LLM):
         self.model = name or self.model_path.stem
         self._sha256 = sha256
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 1
+        # llama.cpp's worker threads spin at barriers: with as many threads as cores and
+        # another busy process, each token can take seconds. CAUSALQA_THREADS sets fewer.
+        env_threads = os.environ.get("CAUSALQA_THREADS", "").strip()
+        self.n_threads = (
+            n_threads or (int(env_threads) if env_threads.isdigit() else 0) or os.cpu_count() or 1
+        )
         self._llama = None
         self._formatter = None
         self._lock = threading.RLock()
