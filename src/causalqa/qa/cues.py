@@ -4,7 +4,8 @@ A question's answer type is marked by English itself: a clause that opens with a
 auxiliary verb ("Does…", "Is there…", "…, would Y change?") or says "whether" asks yes or
 no; "which partner" or "who" asks for a subject; "which engagement" or "what should we
 offer" for a treatment; "how much" or "what is the average effect of T" for a number;
-"which variables", "list", "through which" for variables. The planner lets the LLM choose
+"which variables", "through which" for variables; an imperative ("identify the partner
+with…", "give me the average lift…") by the noun it asks for. The planner lets the LLM choose
 only among the tools that return that type, which removes the small model's commonest
 slips (answering "is there any causal path from X to Y?" with the paths, or "which
 partner gains most from T?" with T's average). Two more cues are read here: whether a
