@@ -3,9 +3,9 @@ generated models, with each failure shown in full (grounding, plan, expected pla
 
     .venv/bin/python bench/qa_dev.py dev2 [--seeds 2] [--llm local] [--only TEMPLATE]
 
-Only for development sets ("dev", "dev2", "a"): the held-out sets ("test", "test2") are
+Only for development sets ("dev", "dev2", "a"): the held-out sets ("test", "test2", "test3") are
 refused here, since reading their failures would turn them into development sets. Their
-scores come from `causalqa bench qa --paraphrased test|test2`, which prints no questions.
+scores come from `causalqa bench qa --paraphrased test|test2|test3`, which prints no questions.
 Uses the response cache, so a rerun with unchanged prompts is fast.
 """
 
@@ -18,10 +18,11 @@ import time
 from collections import Counter
 
 from causalqa.bench import qa_data
+from causalqa.cli import _planner_options
 from causalqa.llm import get_llm
 from causalqa.qa.assistant import Assistant
 
-HELD_OUT = {"test", "test2"}
+HELD_OUT = {"test", "test2", "test3"}
 
 
 def main() -> int:
@@ -29,6 +30,7 @@ def main() -> int:
     ap.add_argument("set", choices=sorted(set(qa_data.PARAPHRASE_SETS) - HELD_OUT))
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--llm", default=None)
+    ap.add_argument("--planner", default=None, help="Assistant options, e.g. intent_choice=logprob")
     ap.add_argument("--only", default=None, help="comma-separated template ids")
     ap.add_argument("--no-cache", action="store_true")
     args = ap.parse_args()
@@ -45,7 +47,7 @@ def main() -> int:
             items = qa_data.generate_questions(
                 model, n_per_template=2, seed=seed, templates=templates
             )
-            assistant = Assistant(model, llm)
+            assistant = Assistant(model, llm, **_planner_options(args.planner))
             unit = qa_data.unit_noun(model)
             for item in items:
                 if only and item.template not in only:

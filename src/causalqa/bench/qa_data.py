@@ -47,8 +47,10 @@ import pandas as pd
 from causalqa.bench.qa_paraphrase_sets import (
     DEV2_PARAPHRASES,
     DEV3_PARAPHRASES,
+    DEV4_PARAPHRASES,
     DEV_PARAPHRASES,
     TEST2_PARAPHRASES,
+    TEST3_PARAPHRASES,
     TEST_PARAPHRASES,
 )
 from causalqa.errors import ConfigError
@@ -450,10 +452,12 @@ PARAPHRASE_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "dev2": DEV2_PARAPHRASES,
     "dev3": DEV3_PARAPHRASES,
     "test2": TEST2_PARAPHRASES,
+    "dev4": DEV4_PARAPHRASES,
+    "test3": TEST3_PARAPHRASES,
 }
 """Paraphrase sets by name: "a" (first set, author-written, inspected once), "dev" (for
 developing the engine: look at its failures freely) and "test" (held out: report only),
-from one independent writer; "dev2", "dev3" and "test2" from three more."""
+from one independent writer; "dev2", "dev3", "test2" and "dev4"/"test3" from four more."""
 
 
 # -- items ---------------------------------------------------------------------------------
