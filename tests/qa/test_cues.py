@@ -28,6 +28,10 @@ from causalqa.qa.grounding import ground
         ("What is the mean treatment effect of Discount?", "number"),  # "treatment" modifies
         ("By how much would partner 2 grow with a Discount?", "number"),
         ("Through what does Price act on Churn?", "variables"),
+        ("Mediators of Price on Churn?", "variables"),  # a fragment led by its noun
+        ("Intermediate nodes Price -> Churn, please", "variables"),
+        ("Leaving out anyone who is engaged, which engagement wins?", "treatment"),
+        ("Of the partners who are new, which one gains most from Discount?", "subject"),
         ("Who are the direct drivers of Churn?", "variables"),  # "who" + a variable noun
         ("Of the accounts on trial, which one gains most from Discount?", "subject"),
         ("For partner 4 we have three programs; which one pays best?", "treatment"),

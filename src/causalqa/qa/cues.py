@@ -129,6 +129,12 @@ _WH_NUMBER = [
 _WH_VARIABLES = [
     re.compile(rf"\b(?:which|what|who)\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
     re.compile(r"\b(?:through|via|by\s+way\s+of|along)\s+(?:which|what)\b"),
+    # A fragment that opens with the plural noun it asks for: "Mediators X -> Y?"
+    re.compile(
+        r"^\s*(?:(?:the|all|any)\s+)?(?:direct\s+|immediate\s+|intermediate\s+)?(?:mediators"
+        r"|intermediaries|intermediate\s+(?:variables|nodes|factors|steps)|parents|children"
+        r"|ancestors|descendants|predecessors|successors)\b"
+    ),
     re.compile(rf"{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
     re.compile(
         r"\bwhat\s+(?:\w+\s+){0,2}?(?:mediates?|sits?|lies|lie|feeds?|drives?|determines?"
@@ -146,6 +152,13 @@ def _norm(question: str) -> str:
     q = question.casefold().replace("’", "'")
     q = re.sub(r"\b(what|who|how|where|which|that|it)'s\b", r"\1 is", q)
     q = re.sub(r"\bwhats\b", "what is", q)
+    # "everyone who is already engaged": a relative clause, not the question's "who"
+    q = re.sub(
+        r"\b(everyone|everybody|anyone|anybody|someone|somebody|those|people|all|ones|the\s+rest"
+        rf"|{_SUBJECT_NOUNS})\s+who\b",
+        r"\1 that",
+        q,
+    )
     return re.sub(r"\s+", " ", q).strip()
 
 
@@ -185,11 +198,11 @@ def answer_type(question: str) -> AnswerType | None:
         return "subject"
     if treatment:
         return "treatment"
-    if any(p.search(q) for p in _WH_VARIABLES[:2]):  # "which factors", "through which"
+    if any(p.search(q) for p in _WH_VARIABLES[:3]):  # "which factors", "through which"
         return "variables"
     if any(p.search(q) for p in _WH_NUMBER) and not _SUPERLATIVE.search(q):
         return "number"
-    if any(p.search(q) for p in _WH_VARIABLES[2:]):
+    if any(p.search(q) for p in _WH_VARIABLES[3:]):
         return "variables"
     return None
 
@@ -254,20 +267,70 @@ def rescope(tool: str, question: str) -> str:
     return tool
 
 
+_LOWEST = re.compile(
+    r"(?<!\bat\s)\b(?:lowest|least|worst|smallest|minimum|minimal|weakest|poorest|bottom"
+    r"|most\s+negative|lowest[\s-]\w+)\b(?!\s+(?:bit|of\s+all\s+reasons))"
+)
+
+
+def wants_lowest(question: str) -> bool:
+    """Whether a best-of question asks for the other end: "the lowest effect", "benefits
+    least", "the worst engagement", "bottom 3" ("at least" does not count)."""
+    q = _norm(question)
+    return bool(_LOWEST.search(q)) and not re.search(
+        r"\b(?:highest|largest|biggest|greatest|best|top|most(?!\s+negative))\b", q
+    )
+
+
+_COUNT_NOUNS = (
+    rf"{_SUBJECT_NOUNS}|{_TREATMENT_NOUNS}|variables?|nodes?|factors?|features?|mediators?"
+    r"|intermediar(?:y|ies)|parents?|children|child|ancestors?|descendants?|predecessors?"
+    r"|successors?|causes|effects|paths?|routes?|pathways?|chains?|edges?|links?|arrows?"
+)
+_COUNT_QUESTION = re.compile(
+    rf"\bhow\s+many\s+(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"
+    rf"|\b(?:the\s+)?(?:number|count|total)\s+of\s+(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"
+    rf"|^\s*count\s+(?:the\s+)?(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"
+)
+
+
+CountTarget = Literal["subject", "treatment", "variable"]
+
+
+def count_target(question: str) -> CountTarget | None:
+    """What a "how many" question counts ("How many partners are there?" → "subject",
+    "the number of direct causes of X" → "variable", paths too), or None when it asks
+    no count."""
+    m = _COUNT_QUESTION.search(_norm(question))
+    if m is None:
+        return None
+    noun = m.group(0).split()[-1]
+    if re.fullmatch(_SUBJECT_NOUNS, noun):
+        return "subject"
+    if re.fullmatch(_TREATMENT_NOUNS, noun):
+        return "treatment"
+    return "variable"
+
+
+def asks_count(question: str) -> bool:
+    """Whether the question asks how many things there are rather than which."""
+    return count_target(question) is not None
+
+
 _NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "couple": 2,
 }  # fmt: skip
 _NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
-_COUNT = [
-    re.compile(rf"\b(?:top|best|first|leading|highest)[\s-]{_NUMBER}\b"),
+_TOP_N = [
+    re.compile(rf"\b(?:top|best|first|leading|highest|bottom|worst|lowest|last)[\s-]{_NUMBER}\b"),
     re.compile(
         rf"\b{_NUMBER}\s+(?:best|top|most|leading|highest|\w+est\b"
         rf"|(?:\w+\s+)?(?:{_SUBJECT_NOUNS}|{_TREATMENT_NOUNS})\b)"
     ),
 ]
 _PLURAL_BEST = re.compile(
-    rf"\b(?:top|best|highest|leading|most\s+effective)\s+(?:\w+\s+)?(?:{_SUBJECT_NOUNS}"
+    rf"\b(?:top|best|highest|leading|most\s+effective|worst|lowest|bottom)\s+(?:\w+\s+)?(?:{_SUBJECT_NOUNS}"
     rf"|{_TREATMENT_NOUNS})\b"
 )
 
@@ -278,7 +341,7 @@ def requested_count(question: str) -> int | None:
     q = _norm(question)
     # "partner 3", "#12": ids, not counts
     q = re.sub(rf"\b(?:{_SUBJECT_NOUNS})\s*(?:no\.?|number|#)?\s*#?\s*(?:\d[\w-]*|x\b)", " ", q)
-    for pattern in _COUNT:
+    for pattern in _TOP_N:
         for m in pattern.finditer(q):
             word = m.group(1)
             n = int(word) if word.isdigit() else _NUMBER_WORDS[word]

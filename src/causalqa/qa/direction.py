@@ -27,6 +27,8 @@ _INTERVENED = (
     r"(?:changed|modified|altered|increased|decreased|raised|lowered|adjusted|perturbed"
     r"|shifted|manipulated|moved|set|tweaked|nudged|varied|intervened)"
 )
+# Adjectives before "causes"/"effects" that make them nouns: "X: immediate causes".
+_ADJ = r"(?:immediate|direct|proximate|first\s+order|1st\s+order|main|key|root|upstream|downstream)"
 # X (written "X" after substitution) is the effect: the question asks for its causes.
 _CAUSES_OF_X = [
     r"\b(?:point(?:s|ing)?|arrows?|feed(?:s|ing)?|flow(?:s|ing)?|lead(?:s|ing)?|go(?:es|ing)?)"
@@ -42,6 +44,14 @@ _CAUSES_OF_X = [
     r"|after|with))\b",
     r"\b(?:drives?|causes?|influences?|affects?|determines?|shapes?|impacts?|explains?"
     r"|controls?|governs?|feeds?)\s+(?:the\s+)?X\b",
+    # "X: immediate causes only", "X's direct drivers"
+    rf"\bX\s+(?:s\s+)?(?:{_ADJ}\s+)?(?:parents|drivers|predecessors|determinants|antecedents"
+    rf"|inputs|ancestors)\b|\bX\s+(?:s\s+)?{_ADJ}\s+causes\b",
+    # "Of which variables is X a direct effect?"
+    r"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:effect|child"
+    r"|consequence|result|outcome|descendant|successor|target)\b",
+    # "Of X, which variables are its direct causes?"
+    r"^\s*of\s+(?:the\s+)?X\b.*\b(?:causes|parents|drivers|predecessors|ancestors|determinants)\b",
 ]
 # X is the cause: the question asks for its effects.
 _EFFECTS_OF_X = [
@@ -52,8 +62,9 @@ _EFFECTS_OF_X = [
     r"\bdownstream\s+(?:of|from)\s+(?:the\s+)?X\b",
     rf"\b(?:{_PP}|moved)\s+(?:\w+\s+)?by\s+(?:the\s+)?X\b",
     # X as the subject of a causal verb, active voice only ("caused" would be passive)
-    r"\bX\s+(?:\w+\s+){0,2}(?:affect|caus|influenc|driv|impact|point|feed|lead|chang|determin"
-    r"|shap|control|reach|touch|mov|push|shift|rais|lower)(?:es|e|s|ing)?\b",
+    rf"\bX\s+(?:(?!{_ADJ}\b)\w+\s+){{0,2}}(?:affect|caus|influenc|driv|impact|point|feed"
+    r"|lead|chang|determin|shap|control|reach|touch|mov|push|shift|rais|lower|alter|modif"
+    r"|perturb)(?:es|e|s|ies|y|ing)?\b",
     r"\bhave\s+X\s+as\s+(?:\w+\s+){0,4}(?:causes?|parents?|drivers?|inputs?|ancestors?|sources?)\b",
     r"\b(?:change|changes|changing|adjust|adjusting|nudge|nudging|tweak|tweaking|intervene on"
     r"|intervening on|intervention on|push|pushing|shift|shifting|manipulate|manipulating"
@@ -63,6 +74,20 @@ _EFFECTS_OF_X = [
     r"|say)\s+(?:on|over|upon)\b",
     r"\b(?:respond|responds|responding|react|reacts|reacting|sensitive|susceptible)"
     r"\s+(?:\w+\s+)?to\s+(?:the\s+)?X\b",
+    # "an edge originating from X", "get effect from X": X is the source
+    r"\bfrom\s+(?:the\s+)?X\b",
+    # "By X, which variables are influenced directly?", "influenced, directly, by X"
+    rf"^\s*by\s+(?:the\s+)?X\b|\b{_PP}\b.*\bby\s+(?:the\s+)?X\b",
+    # "Of X, which variables are the direct effects?"; "X: direct effects"
+    r"^\s*of\s+(?:the\s+)?X\b.*\b(?:effects|children|consequences|outcomes|successors"
+    r"|descendants|targets)\b",
+    rf"\bX\s+(?:s\s+)?(?:{_ADJ}\s+)?(?:children|successors|descendants|consequences"
+    rf"|outcomes|targets|dependents)\b|\bX\s+(?:s\s+)?{_ADJ}\s+effects\b",
+    # "Is X a direct cause of which variables?"
+    r"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:cause|parent"
+    r"|driver|ancestor|predecessor|source|determinant)\b",
+    # do(X): an intervention on X
+    r"\bdo\s+X\b(?!\s+(?:and|or)\b)",
 ]
 _CAUSES_RE = [re.compile(p) for p in _CAUSES_OF_X]
 _EFFECTS_RE = [re.compile(p) for p in _EFFECTS_OF_X]
