@@ -384,6 +384,7 @@ _PLANNER_CHOICES = {
     "examples": {v: v for v in ("all", "retrieve", "none")},
     "strategy": {v: v for v in ("intent", "plan")},
     "verbaliser": {v: v for v in ("template", "llm")},
+    "intent_choice": {v: v for v in ("generate", "logprob")},
 }
 
 
@@ -426,19 +427,30 @@ def bench_qa_command(
         typer.Option(
             "--paraphrased",
             help="Word questions by a paraphrase set instead of the templates: "
-            "test or test2 (held out), dev or dev2 (for development) or a (the first set).",
+            "test, test2 or test3 (held out), dev … dev4 (for development) or a (the first set).",
         ),
     ] = None,
     planner: Annotated[
         str | None,
         typer.Option(
             "--planner",
-            help="Ablations, e.g. cues=off,examples=none,strategy=plan,repair=off,verbaliser=llm.",
+            help="Ablations, e.g. cues=off,examples=none,strategy=plan,repair=off,verbaliser=llm,"
+            "intent_choice=logprob.",
         ),
     ] = None,
     judge: Annotated[
         bool, typer.Option("--judge", help="Also grade with the paper's LLM judge.")
     ] = False,
+    judge_sample: Annotated[
+        int | None,
+        typer.Option(
+            "--judge-sample", min=1, help="Judge a seeded sample of N answers (default: all)."
+        ),
+    ] = None,
+    judge_llm: Annotated[
+        str | None,
+        typer.Option("--judge-llm", help="Backend of the judge (default: the answering LLM)."),
+    ] = None,
     cache: Annotated[
         bool,
         typer.Option("--cache/--no-cache", help="Reuse cached LLM replies (reruns are cheap)."),
@@ -480,6 +492,8 @@ def bench_qa_command(
         modes=mode_list,
         paraphrased=paraphrased or False,
         judge=judge,
+        judge_sample=judge_sample,
+        judge_llm=judge_llm,
         cache=cache,
         out_dir=out_dir,
         console=err,

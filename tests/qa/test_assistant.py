@@ -143,3 +143,52 @@ def test_generated_benchmark_questions_have_no_unresolved_names():
                 m, n_per_template=2, seed=seed, paraphrased=paraphrased
             ):
                 assert ground(item.question, m).unresolved == [], item.question
+
+
+def intent(tool):
+    return json.dumps({"tool": tool})
+
+
+def test_a_subject_id_the_table_lacks_gets_an_honest_answer(partners):
+    llm = ScriptedLLM([])
+    a = Assistant(partners, llm).ask("What is the effect of Tech Support on partner 99?")
+    assert not a.answered and a.result is None
+    assert "'99'" in a.answer and llm.calls == []
+    assert a.grounding["unknown_subjects"] == ["99"]
+
+
+def test_lowest_is_read_from_the_wording(partners):
+    llm = ScriptedLLM([intent("best_subject")])
+    a = Assistant(partners, llm).ask("Which partner gains the least from Tech Support?")
+    assert a.plan["steps"][0]["args"].get("lowest") is True
+    assert a.result == {"arg": "4", "value": -5.0}
+    assert "least" in a.answer
+
+
+def test_how_many_counts_what_the_tool_lists(partners):
+    llm = ScriptedLLM([intent("parents")])
+    a = Assistant(partners, llm).ask("How many variables feed directly into Revenue?")
+    assert a.result == 3
+    assert a.answer.startswith("3 variables directly influence 'Revenue'")
+
+
+def test_how_many_of_something_no_tool_counts_is_refused(partners):
+    llm = ScriptedLLM([])
+    a = Assistant(partners, llm).ask("How many partners gain from Tech Support?")
+    assert not a.answered and a.result is None and "cannot count" in a.answer
+    assert llm.calls == []
+
+
+def test_how_many_subjects_match_a_filter(partners):
+    llm = ScriptedLLM([])  # one tool counts partners: no LLM call
+    a = Assistant(partners, llm).ask("How many partners are not yet engaged?")
+    assert a.result == 2 and a.plan["steps"][0]["tool"] == "subjects"
+    assert "2 subjects" in a.answer
+
+
+def test_intent_by_log_probability_takes_the_most_probable_reply(partners):
+    llm = ScriptedLLM(label_scores={'{"tool":"ancestors"}': -0.5, '{"tool":"parents"}': -2.0})
+    a = Assistant(partners, llm, intent_choice="logprob").ask("What shapes Revenue?")
+    assert a.plan["steps"][0] == {"tool": "ancestors", "args": {"variable": "Revenue"}}
+    (call,) = llm.calls
+    assert '{"tool":"parents"}' in call["labels"] and "schema" not in call

@@ -1,5 +1,8 @@
+import networkx as nx
+import pandas as pd
 import pytest
 
+from causalqa.knowledge import CausalModel
 from causalqa.qa.grounding import ground
 
 
@@ -132,3 +135,16 @@ def test_filter_polarity_in_harder_wordings(partners, question, value):
 def test_masked_hides_the_names(partners):
     q = "What does New Engagement Strategy bring partner 3?"
     assert ground(q, partners).masked(q) == "what does X bring partner X?"
+
+
+def test_subject_ids_written_without_their_prefix_or_unknown():
+    graph = nx.DiGraph([("Price", "Revenue")])
+    table = pd.DataFrame({"Partner ID": ["P007", "P042", "Q042"], "Discount": [1.0, 2.0, 3.0]})
+    m = CausalModel.from_graph(graph, table)
+    g = ground("What does Discount do for partner 7?", m)
+    assert g.names("subject") == ["P007"] and g.unknown_subjects == []
+    g = ground("What does Discount do for partner 42?", m)  # P042 or Q042: not guessed
+    assert g.names("subject") == [] and g.unknown_subjects == ["42"]
+    g = ground("And partner 123?", m)
+    assert g.unknown_subjects == ["123"]
+    assert ground("Which partner gains most from Discount?", m).unknown_subjects == []

@@ -650,7 +650,8 @@ def test_execute_reports_runtime_failures_with_the_step(model):
         m, {"steps": [step("variables"), step("best_subject", treatment="T", where=NOT_ENGAGED)]}
     )
     assert msg.startswith(
-        "step 2 (best_subject(treatment, where?)): no subject has 'Already Engaged' = false"
+        "step 2 (best_subject(treatment, where?, lowest?)): "
+        "no subject has 'Already Engaged' = false"
     )
     msg = plan_error(m, {"steps": [step("top_k_subjects", treatment="T", k=0)]})
     assert "k must be" in msg
@@ -667,3 +668,15 @@ def test_no_eval_or_exec_anywhere():
 def test_docstring_examples_run():
     result = doctest.testmod(tools_module, extraglobs={"model": partners()})
     assert result.attempted > 20 and result.failed == 0
+
+
+def test_lowest_reverses_every_best_of_tool(partners):
+    from causalqa.qa import tools
+
+    assert tools.best_subject(partners, "Tech Support", lowest=True) == {"arg": "4", "value": -5.0}
+    assert tools.best_treatment(partners, subject="4", lowest=True)["arg"] == "Tech Support"
+    low = tools.top_k_subjects(partners, "Discount (%)", 2, lowest=True)
+    assert [r["arg"] for r in low] == ["4", "1"]
+    assert tools.top_k_treatments(partners, 1, lowest=True)[0]["arg"] == "Tech Support"
+    with pytest.raises(tools.ToolError):
+        tools.best_subject(partners, "Tech Support", lowest="yes")

@@ -18,10 +18,11 @@ from causalqa.errors import CausalQAError, LLMError
 from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage, get_llm
 from causalqa.qa.context import answer_in_context
+from causalqa.qa.cues import asks_count
 from causalqa.qa.grounding import Grounding, Mention, ground
-from causalqa.qa.planner import ExampleMode, Planner, Strategy
+from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, Strategy
 from causalqa.qa.tools import PlanError, execute
-from causalqa.qa.verbalise import llm_sentence, template_sentence
+from causalqa.qa.verbalise import count_answer, llm_sentence, template_sentence
 
 Mode = Literal["tool", "context"]
 Verbaliser = Literal["template", "llm"]
@@ -65,7 +66,8 @@ class Assistant:
     tool and grounding fills its arguments; "plan": the LLM writes the whole call),
     `verbaliser` ("template": exact and instant; "llm": the model's own sentence, kept only
     when it states the result), `repair` (re-plan once with the executor's error), `cues`
-    (read answer type, direction, scope and count from the wording; see `qa/cues.py`).
+    (read answer type, direction, scope and count from the wording; see `qa/cues.py`),
+    `intent_choice` (how the LLM picks a tool: "generate" or "logprob"; see `Planner`).
     """
 
     def __init__(
@@ -79,13 +81,16 @@ class Assistant:
         verbaliser: Verbaliser = "template",
         repair: bool = True,
         cues: bool = True,
+        intent_choice: IntentChoice = "generate",
     ) -> None:
         self.model = model
         self.llm = llm if isinstance(llm, LLM) else get_llm(llm)
         self.mode = mode
         self.verbaliser = verbaliser
         self.repair = repair
-        self.planner = Planner(self.llm, examples=examples, strategy=strategy, cues=cues)
+        self.planner = Planner(
+            self.llm, examples=examples, strategy=strategy, cues=cues, intent_choice=intent_choice
+        )
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
 
@@ -129,6 +134,7 @@ class Assistant:
                 mentions=kept + g.mentions,
                 where=g.where if g.where is not None else prev.where,
                 unresolved=g.unresolved,
+                unknown_subjects=g.unknown_subjects,
             )
         return g
 
@@ -153,6 +159,8 @@ class Assistant:
             # A name the model lacks: whatever the plan, its answer would be about
             # something else.
             return honest(_unknown_names(g.unresolved, self.model))
+        if g.unknown_subjects:
+            return honest(_unknown_subjects(g.unknown_subjects, self.model))
         t = time.perf_counter()
         try:
             planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
@@ -192,11 +200,23 @@ class Assistant:
 
         t = time.perf_counter()
         last = executed.steps[-1]
-        sentence = template_sentence({"tool": last.tool, "args": last.args}, executed.result)
-        if self.verbaliser == "llm":
-            said, u = llm_sentence(self.llm, planned.messages, plan, executed.result)
-            usage = usage + u
-            sentence = said or sentence
+        step = {"tool": last.tool, "args": last.args}
+        result = executed.result
+        if self.planner.cues and asks_count(question):
+            counted = count_answer(step, result, question)
+            if counted is None:
+                steps["verbalise"] = time.perf_counter() - t
+                return honest(
+                    "I cannot count that from this model: its tools list variables, "
+                    "treatments and subjects, but do not count subjects by their effects."
+                )
+            result, sentence = counted
+        else:
+            sentence = template_sentence(step, result)
+            if self.verbaliser == "llm":
+                said, u = llm_sentence(self.llm, planned.messages, plan, result)
+                usage = usage + u
+                sentence = said or sentence
         steps["verbalise"] = time.perf_counter() - t
 
         self.history.append((question, g.to_dict(), plan))
@@ -204,7 +224,7 @@ class Assistant:
         return Answer(
             **base,
             answer=sentence,
-            result=executed.result,
+            result=result,
             plan=plan,
             usage=_usage_dict(usage),
             step_seconds=_rounded(steps),
@@ -214,6 +234,18 @@ class Assistant:
 
 def _rounded(steps: dict[str, float]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in steps.items()}
+
+
+def _unknown_subjects(ids: list[str], model: CausalModel) -> str:
+    from rapidfuzz import process
+
+    parts = []
+    for sid in ids:
+        close = [c for c, score, _ in process.extract(sid, model.subjects, limit=3) if score >= 60]
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        parts.append(f"'{sid}'{hint}")
+    noun = model.subject_column or "subject id"
+    return f"The effects table has no {noun} {', '.join(parts)}, so I cannot answer that from it."
 
 
 def _unknown_names(names: list[str], model: CausalModel) -> str:

@@ -184,6 +184,8 @@ class Grounding:
     where: Where | None = None
     unresolved: list[str] = field(default_factory=list)
     """Phrases that look like names (quoted, or capitalised mid-sentence) but match none."""
+    unknown_subjects: list[str] = field(default_factory=list)
+    """Ids written after a subject noun ("partner 999") that the table does not have."""
 
     def names(self, kind: Kind) -> list[str]:
         seen: dict[str, None] = {}
@@ -210,6 +212,7 @@ class Grounding:
             if self.where is None
             else {"filter": self.where.filter, "value": self.where.value},
             "unresolved": self.unresolved,
+            "unknown_subjects": self.unknown_subjects,
         }
 
 
@@ -261,15 +264,41 @@ def _find_names(
     return found
 
 
-def _find_subjects(q: str, subjects: list[str], taken: list[tuple[int, int]]) -> list[Mention]:
+def _number_key(sid: str) -> int | None:
+    """The one number in an id ("P007" → 7), or None when it has none or several."""
+    runs = re.findall(r"\d+", sid)
+    return int(runs[0]) if len(runs) == 1 else None
+
+
+def _find_subjects(
+    q: str, subjects: list[str], taken: list[tuple[int, int]], unknown: list[str] | None = None
+) -> list[Mention]:
+    """Subject ids after a subject noun ("partner 3", "customer #P007"), and non-numeric
+    ids anywhere. "partner 7" also finds "P007" when that is the only id numbered 7 (score
+    95: not written as in the table). An id-like word after a noun that matches nothing
+    is added to `unknown`."""
     found = []
     known = {_norm(s): s for s in subjects}
+    by_number: dict[int, list[str]] = {}
+    for sid in subjects:
+        n = _number_key(sid)
+        if n is not None:
+            by_number.setdefault(n, []).append(sid)
     nouns = "|".join(_SUBJECT_NOUNS)
     for m in re.finditer(rf"\b(?:{nouns})s?\s*(?:no\.?|number|#)?\s*#?\s*([\w-]+)", q):
         sid = m.group(1)
-        if sid in known and _free(taken, m.start(1), m.end(1)):
+        if not _free(taken, m.start(1), m.end(1)):
+            continue
+        if sid in known:
             found.append(Mention("subject", known[sid], m.start(1), m.end(1), 100.0))
             taken.append((m.start(1), m.end(1)))
+        elif re.fullmatch(r"[a-z]*\d+", sid):
+            same = by_number.get(int(re.sub(r"\D", "", sid)), []) if sid[-1:].isdigit() else []
+            if len(same) == 1:
+                found.append(Mention("subject", same[0], m.start(1), m.end(1), 95.0))
+                taken.append((m.start(1), m.end(1)))
+            elif unknown is not None:
+                unknown.append(sid)
     # Non-numeric ids (e.g. "ACME-42") count anywhere; bare numbers only after a noun above.
     for key, sid in known.items():
         if key.isdigit() or len(key) < 3:
@@ -422,7 +451,12 @@ def ground(question: str, model: CausalModel) -> Grounding:
     """
     q = _norm(question)
     taken: list[tuple[int, int]] = []
-    subjects = _find_subjects(q, model.subjects, taken) if model.effects is not None else []
+    unknown_subjects: list[str] = []
+    subjects = (
+        _find_subjects(q, model.subjects, taken, unknown_subjects)
+        if model.effects is not None
+        else []
+    )
     where = _find_where(q, model.filters, taken) if model.effects is not None else None
     treat_taken = list(taken)
     treatments = (
@@ -436,4 +470,9 @@ def ground(question: str, model: CausalModel) -> Grounding:
     if model.effects is not None:  # a filter's own name is known, whatever its polarity
         for flt in model.filters:
             all_spans += _exact_spans(q, flt)
-    return Grounding(mentions=mentions, where=where, unresolved=_unresolved(question, all_spans, q))
+    return Grounding(
+        mentions=mentions,
+        where=where,
+        unresolved=_unresolved(question, all_spans, q),
+        unknown_subjects=unknown_subjects,
+    )

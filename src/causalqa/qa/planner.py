@@ -21,7 +21,14 @@ from typing import Any, Literal
 
 from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage
-from causalqa.qa.cues import TOOLS_BY_TYPE, answer_type, requested_count, rescope
+from causalqa.qa.cues import (
+    TOOLS_BY_TYPE,
+    answer_type,
+    count_target,
+    requested_count,
+    rescope,
+    wants_lowest,
+)
 from causalqa.qa.direction import cause_and_effect, orient
 from causalqa.qa.examples import EXAMPLES, Example, mentioned_text
 from causalqa.qa.grounding import Grounding
@@ -29,6 +36,7 @@ from causalqa.qa.tools import TOOLS, PlanError, plan_schema
 
 ExampleMode = Literal["all", "retrieve", "none"]
 Strategy = Literal["intent", "plan"]
+IntentChoice = Literal["generate", "logprob"]
 
 _PASSIVE = re.compile(
     r"\b(?:affected|influenced|caused|impacted|driven|changed|determined|explained)\s+by\b"
@@ -133,8 +141,8 @@ def _fits_question(tool: str, params: list[str], supplied: dict[str, list[str]])
         return False  # two-name tools need two different names
     if tool == "compare_treatments" and len(treatments) < 2:
         return False
-    if tool == "variables" and variables:
-        return False  # a question that names variables is not asking to list them all
+    if not {"variable", "treatment", "subject"} & set(kinds) and any(supplied.values()):
+        return False  # a question that names things is not asking to list them all
     if len(variables) == 2:
         # Two variables named: the question is about how they relate (a one-variable tool
         # would drop one); when one is not a treatment, it is about the graph.
@@ -178,6 +186,9 @@ class Planner:
     "none" gives no examples. `cues`: read the answer type, direction, scope and count
     from the question's wording (`cues.py`, `direction.py`) to narrow and correct the
     LLM's choice; off, the LLM alone chooses among the tools the names allow.
+    `intent_choice`: how the LLM picks the tool in the "intent" strategy — "generate"
+    (greedy decoding under an enum schema) or "logprob" (every candidate reply scored by
+    its whole log-probability, the most probable taken).
     """
 
     def __init__(
@@ -189,9 +200,11 @@ class Planner:
         k: int = 4,
         max_steps: int = 1,
         cues: bool = True,
+        intent_choice: IntentChoice = "generate",
     ):
         self.llm = llm
         self.cues = cues
+        self.intent_choice = intent_choice
         self.examples = examples
         self.strategy = strategy
         self.k = k
@@ -262,9 +275,21 @@ class Planner:
             if asked is not None and self.cues:
                 typed = [t for t in tools if t in TOOLS_BY_TYPE[asked]]
                 tools = typed or tools
+            counted = count_target(question) if self.cues else None
+            if counted is not None:
+                tools = _counting_tools(counted, grounded_tools)
+                if not tools:
+                    raise PlanError(
+                        "its tools list variables, treatments and subjects (optionally "
+                        "filtered), but cannot count subjects or treatments by their effects"
+                    )
             msgs = self.messages(question, grounding, list(history), intent=True)
             if len(tools) == 1:
                 tool = tools[0]
+            elif self.intent_choice == "logprob":
+                replies = {_intent_text({"steps": [{"tool": t}]}): t for t in tools}
+                scored = self.llm.label_logprobs(msgs, list(replies))
+                tool, usage, cached = replies[scored.best], scored.usage, scored.cached
             else:
                 r = self.llm.complete(
                     msgs,
@@ -312,6 +337,19 @@ def _only_tool(schema: dict[str, Any], tool: str) -> dict[str, Any]:
     narrowed = copy.deepcopy(schema)
     narrowed["properties"]["steps"]["items"]["anyOf"] = [{"$ref": f"#/$defs/tool_{tool}"}]
     return narrowed
+
+
+_COUNTING = {
+    "subject": ("subjects",),
+    "treatment": ("treatments",),
+    "variable": ("variables", "parents", "children", "ancestors", "descendants", "paths_between"),
+}
+
+
+def _counting_tools(target: str, allowed: list[str]) -> list[str]:
+    """The tools whose list answers "how many <target>s": only those the question's names
+    allow (so "how many partners gain from T" — T unused by `subjects` — has none)."""
+    return [t for t in allowed if t in _COUNTING[target]]
 
 
 _SINGLE = {"top_k_subjects": "best_subject", "top_k_treatments": "best_treatment"}
@@ -382,4 +420,6 @@ def fill_args(
             args[p.name] = {"filter": grounding.where.filter, "value": grounding.where.value}
         elif p.kind == "int":
             args[p.name] = _top_k(question)
+        elif p.name == "lowest" and cues and wants_lowest(question):
+            args[p.name] = True
     return args

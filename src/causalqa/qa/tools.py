@@ -201,9 +201,12 @@ def _scores(model: CausalModel, subject: Any, where: WhereLike) -> pd.Series:
     return rows.loc[sid, treatments].astype(float)
 
 
-def _ranked(series: pd.Series) -> list[dict[str, Any]]:
-    # Highest first; ties keep table order (Python's sort is stable).
-    pairs = sorted(enumerate(series.items()), key=lambda t: (-float(t[1][1]), t[0]))
+def _ranked(series: pd.Series, lowest: bool = False) -> list[dict[str, Any]]:
+    # Highest first (lowest first when asked); ties keep table order (the sort is stable).
+    if not isinstance(lowest, bool):
+        raise ToolError(f"lowest must be true or false, got {lowest!r}")
+    sign = 1.0 if lowest else -1.0
+    pairs = sorted(enumerate(series.items()), key=lambda t: (sign * float(t[1][1]), t[0]))
     return [{"arg": str(name), "value": float(value)} for _, (name, value) in pairs]
 
 
@@ -373,14 +376,22 @@ def treatments(model: CausalModel) -> list[str]:
     return model.treatments
 
 
-def subjects(model: CausalModel) -> list[str]:
-    """The subject ids (strings), in table order.
+def subjects(model: CausalModel, where: WhereLike = None) -> list[str]:
+    """The subject ids (strings), in table order; with `where`, those that match it.
+
+    Raises:
+        ToolError: unknown filter.
 
     >>> subjects(model)
     ['1', '2', '3']
+    >>> subjects(model, {"filter": "Already Engaged", "value": False})
+    ['2']
     """
-    _effects(model)
-    return model.subjects
+    eff = _effects(model)
+    w = _where(model, where)
+    if w is None:
+        return model.subjects
+    return [str(s) for s in eff.index[eff[w.filter] == w.value]]
 
 
 def filters(model: CausalModel) -> list[str]:
@@ -422,10 +433,11 @@ def ite(model: CausalModel, treatment: str, subject: str) -> float:
 
 
 def best_treatment(
-    model: CausalModel, subject: str | None = None, where: WhereLike = None
+    model: CausalModel, subject: str | None = None, where: WhereLike = None, lowest: bool = False
 ) -> dict[str, Any]:
-    """The treatment with the highest effect: for one `subject` (its ITE), else on
-    average over all subjects or those matching `where` (the ATE).
+    """The treatment with the highest effect (the lowest, with `lowest`): for one
+    `subject` (its ITE), else on average over all subjects or those matching `where` (the
+    ATE).
 
     Returns:
         ``{"arg": treatment, "value": effect}``.
@@ -439,12 +451,14 @@ def best_treatment(
     >>> best_treatment(model, subject="1")
     {'arg': 'New Engagement Strategy', 'value': 30.0}
     """
-    return _ranked(_scores(model, subject, where))[0]
+    return _ranked(_scores(model, subject, where), lowest)[0]
 
 
-def best_subject(model: CausalModel, treatment: str, where: WhereLike = None) -> dict[str, Any]:
-    """The subject that benefits most from `treatment` (highest ITE), optionally among
-    those matching `where`.
+def best_subject(
+    model: CausalModel, treatment: str, where: WhereLike = None, lowest: bool = False
+) -> dict[str, Any]:
+    """The subject that benefits most from `treatment` (highest ITE; least, with
+    `lowest`), optionally among those matching `where`.
 
     Returns:
         ``{"arg": subject id, "value": ITE}``.
@@ -456,14 +470,14 @@ def best_subject(model: CausalModel, treatment: str, where: WhereLike = None) ->
     {'arg': '2', 'value': 40.0}
     """
     t = _treatment(model, treatment)
-    return _ranked(_rows(model, where)[t])[0]
+    return _ranked(_rows(model, where)[t], lowest)[0]
 
 
 def top_k_subjects(
-    model: CausalModel, treatment: str, k: int, where: WhereLike = None
+    model: CausalModel, treatment: str, k: int, where: WhereLike = None, lowest: bool = False
 ) -> list[dict[str, Any]]:
-    """The `k` subjects with the highest ITE of `treatment` (fewer if the table has fewer),
-    optionally among those matching `where`.
+    """The `k` subjects with the highest ITE of `treatment` (lowest, with `lowest`; fewer
+    if the table has fewer), optionally among those matching `where`.
 
     Returns:
         ``[{"arg": subject id, "value": ITE}, ...]``, best first.
@@ -475,13 +489,18 @@ def top_k_subjects(
     [{'arg': '2', 'value': 95.0}, {'arg': '3', 'value': 80.0}]
     """
     t, n = _treatment(model, treatment), _k(k)
-    return _ranked(_rows(model, where)[t])[:n]
+    return _ranked(_rows(model, where)[t], lowest)[:n]
 
 
 def top_k_treatments(
-    model: CausalModel, k: int, subject: str | None = None, where: WhereLike = None
+    model: CausalModel,
+    k: int,
+    subject: str | None = None,
+    where: WhereLike = None,
+    lowest: bool = False,
 ) -> list[dict[str, Any]]:
-    """The `k` treatments with the highest effect, scored as in `best_treatment`.
+    """The `k` treatments with the highest effect (lowest, with `lowest`), scored as in
+    `best_treatment`.
 
     Returns:
         ``[{"arg": treatment, "value": effect}, ...]``, best first.
@@ -493,7 +512,7 @@ def top_k_treatments(
     [{'arg': 'New Engagement Strategy', 'value': 60.0}, {'arg': 'Discount', 'value': 50.0}]
     """
     n = _k(k)
-    return _ranked(_scores(model, subject, where))[:n]
+    return _ranked(_scores(model, subject, where), lowest)[:n]
 
 
 def compare_treatments(
@@ -619,8 +638,8 @@ TOOLS: dict[str, Tool] = _tools(
     Tool(
         "subjects",
         subjects,
-        "all subject ids in the effects table",
-        (),
+        "the subject ids in the effects table, optionally those matching a filter",
+        (Param("where", _W, False),),
         "list of subject ids",
         True,
     ),
@@ -652,7 +671,7 @@ TOOLS: dict[str, Tool] = _tools(
         "best_treatment",
         best_treatment,
         "treatment with the highest effect, for one subject or on average (optionally filtered)",
-        (Param("subject", _S, False), Param("where", _W, False)),
+        (Param("subject", _S, False), Param("where", _W, False), Param("lowest", "bool", False)),
         "{arg, value}",
         True,
     ),
@@ -660,7 +679,7 @@ TOOLS: dict[str, Tool] = _tools(
         "best_subject",
         best_subject,
         "subject with the highest effect of a treatment, optionally among those matching a filter",
-        (Param("treatment", _T), Param("where", _W, False)),
+        (Param("treatment", _T), Param("where", _W, False), Param("lowest", "bool", False)),
         "{arg, value}",
         True,
     ),
@@ -668,7 +687,12 @@ TOOLS: dict[str, Tool] = _tools(
         "top_k_subjects",
         top_k_subjects,
         "the k subjects with the highest effect of a treatment",
-        (Param("treatment", _T), Param("k", "int"), Param("where", _W, False)),
+        (
+            Param("treatment", _T),
+            Param("k", "int"),
+            Param("where", _W, False),
+            Param("lowest", "bool", False),
+        ),
         "list of {arg, value}",
         True,
     ),
@@ -676,7 +700,12 @@ TOOLS: dict[str, Tool] = _tools(
         "top_k_treatments",
         top_k_treatments,
         "the k treatments with the highest effect, for one subject or on average",
-        (Param("k", "int"), Param("subject", _S, False), Param("where", _W, False)),
+        (
+            Param("k", "int"),
+            Param("subject", _S, False),
+            Param("where", _W, False),
+            Param("lowest", "bool", False),
+        ),
         "list of {arg, value}",
         True,
     ),

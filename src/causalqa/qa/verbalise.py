@@ -19,11 +19,15 @@ def _num(x: float) -> str:
     return f"{x:,.2f}"
 
 
-def _names(xs: list[str], empty: str = "none") -> str:
+def _names(xs: list[str], empty: str = "none", limit: int = 25) -> str:
+    """'a', 'b' and 'c'; past `limit` names the first ones and how many more (the whole
+    list stays in the answer's result)."""
     if not xs:
         return empty
     if len(xs) == 1:
         return f"'{xs[0]}'"
+    if len(xs) > limit:
+        return ", ".join(f"'{x}'" for x in xs[: limit - 5]) + f" and {len(xs) - limit + 5:,} more"
     return ", ".join(f"'{x}'" for x in xs[:-1]) + f" and '{xs[-1]}'"
 
 
@@ -77,18 +81,20 @@ def template_sentence(step: dict[str, Any], result: Any) -> str:
         return f"The effect of '{a['treatment']}' on subject {a['subject']} is {_num(result)}."
     if tool == "best_treatment":
         scope = f" for subject {a['subject']}" if a.get("subject") else " on average"
+        which = "treatment with the lowest effect" if a.get("lowest") else "best treatment"
         return (
-            f"The best treatment{scope}{_where_text(a)} is '{result['arg']}' "
+            f"The {which}{scope}{_where_text(a)} is '{result['arg']}' "
             f"with an effect of {_num(result['value'])}."
         )
     if tool == "best_subject":
+        most = "least" if a.get("lowest") else "most"
         return (
-            f"Subject {result['arg']} benefits most from '{a['treatment']}'{_where_text(a)}, "
+            f"Subject {result['arg']} benefits {most} from '{a['treatment']}'{_where_text(a)}, "
             f"with an effect of {_num(result['value'])}."
         )
     if tool in ("top_k_subjects", "top_k_treatments"):
         items = ", ".join(f"{r['arg']} ({_num(r['value'])})" for r in result)
-        return f"The top {len(result)}: {items}."
+        return f"The {'bottom' if a.get('lowest') else 'top'} {len(result)}: {items}."
     if tool == "compare_treatments":
         if result["arg"] is None:
             return f"'{a['a']}' and '{a['b']}' have the same effect ({_num(result['value'])})."
@@ -98,6 +104,42 @@ def template_sentence(step: dict[str, Any], result: Any) -> str:
             f"{_num(abs(result['difference']))} more than '{other}'."
         )
     return f"The result is {json.dumps(result, ensure_ascii=False)}."
+
+
+_PATH_WORDS = re.compile(r"\b(?:paths?|routes?|pathways?|chains?)\b", re.IGNORECASE)
+
+
+def count_answer(step: dict[str, Any], result: Any, question: str) -> tuple[int, str] | None:
+    """A "how many" question's answer: the number of things the last call listed, and a
+    sentence; None when its result is not a list of things (nothing to count)."""
+    tool, a = step["tool"], step["args"]
+    if tool == "paths_between" and isinstance(result, dict):
+        if _PATH_WORDS.search(question):
+            n = int(result["count"])
+            return n, (
+                f"There {'is' if n == 1 else 'are'} {n} directed path{'' if n == 1 else 's'} "
+                f"from '{a['source']}' to '{a['target']}'."
+            )
+        via = list(result["variables"])
+        return len(via), (
+            f"{len(via)} variable{'' if len(via) == 1 else 's'} lie on the directed paths from "
+            f"'{a['source']}' to '{a['target']}': {_names(via)}."
+        )
+    if not isinstance(result, list):
+        return None
+    n = len(result)
+    what = {
+        "parents": f"directly influence '{a.get('variable')}'",
+        "children": f"are directly affected by '{a.get('variable')}'",
+        "ancestors": f"influence '{a.get('variable')}', directly or indirectly",
+        "descendants": f"are affected by '{a.get('variable')}', directly or indirectly",
+    }
+    if tool in what:
+        return n, f"{n} variable{'' if n == 1 else 's'} {what[tool]}: {_names(result)}."
+    if tool in ("variables", "treatments", "subjects", "filters"):
+        where = "graph" if tool == "variables" else "effects table"
+        return n, f"The {where} has {n:,} {tool}: {_names([str(x) for x in result])}."
+    return None
 
 
 def key_facts(result: Any) -> list[str]:
