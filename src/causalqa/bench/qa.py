@@ -127,13 +127,22 @@ def run_qa_bench(
     modes: tuple[str, ...] = ("tool", "context"),
     paraphrased: bool | str = False,
     judge: bool = False,
+    judge_sample: int | None = None,
+    judge_llm: str | None = None,
     cache: bool = True,
     planner: dict[str, Any] | None = None,
     out_dir: Path = Path("bench/results"),
     console=None,
 ) -> dict[str, Any]:
     """Run the benchmark and write its report; `planner` holds `Assistant` keyword
-    arguments (cues, examples, strategy, repair, verbaliser) for ablations."""
+    arguments (cues, examples, strategy, repair, verbaliser) for ablations.
+
+    With `judge`, the paper's LLM judge (Listing 5, by `judge_llm` or the same LLM)
+    grades the parseable answers after all questions are asked — a seeded sample of
+    `judge_sample` of them when given (the judge writes its reasoning first, so each
+    verdict costs hundreds of generated tokens) — and the report gives its agreement
+    with the exact grader.
+    """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     llm = get_llm(llm_spec, cache=cache)
@@ -156,6 +165,7 @@ def run_qa_bench(
             plans.append((family, _size_label(family, cfg), seed, model, items))
     total = sum(len(items) for *_, items in plans) * len(modes)
     outcomes: list[Outcome] = []
+    judged_items: list[qa_data.QAItem] = []  # the item of each outcome, for the judge
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -188,7 +198,6 @@ def run_qa_bench(
                         result = result_from_text(text, item, model) if parsed else None
                     seconds = time.perf_counter() - start
                     correct = parsed and qa_data.grade_exact(item.expected, result)
-                    verdict = _judge(llm, item, text) if (judge and parsed) else None
                     outcomes.append(
                         Outcome(
                             family,
@@ -202,13 +211,21 @@ def run_qa_bench(
                             text,
                             parsed,
                             correct,
-                            verdict,
+                            None,
                             tokens,
                             seconds,
                             cached,
                         )
                     )
                     progress.advance(task)
+                    judged_items.append(item)
+        if judge:
+            judge_model = llm if judge_llm is None else get_llm(judge_llm, cache=cache)
+            chosen = judge_selection(outcomes, judge_sample)
+            jtask = progress.add_task("judge", total=len(chosen))
+            for i in chosen:
+                outcomes[i].judge = _judge(judge_model, judged_items[i], outcomes[i].answer)
+                progress.advance(jtask)
     rows = summarize(outcomes)
     report = {
         "benchmark": "qa",
@@ -216,10 +233,13 @@ def run_qa_bench(
         "llm": f"{llm.backend}:{llm.model}",
         "paraphrased": paraphrased,
         "cache": cache,
+        "judge": (f"{judge_llm or 'same LLM'}, sample {judge_sample or 'all'}" if judge else None),
         "planner": planner or {},
         "seeds": seed_list,
         "environment": environment(),
         "rows": rows,
+        "totals": totals(outcomes),
+        "judge_agreement": judge_agreement(outcomes) if judge else None,
         "paper": qa_data.paper_tables(),
         "outcomes": [o.__dict__ for o in outcomes],
     }
@@ -238,9 +258,111 @@ def run_qa_bench(
         ("cached", "plans from cache"),
         ("judge_agreement", "judge agrees"),
     ]
-    report["markdown"] = write_report(out_dir, "qa", report, columns)
+    report["markdown"] = write_report(out_dir, "qa", report, columns, extra=_totals_md(report))
     _plot(rows, out_dir)
     return report
+
+
+def judge_selection(outcomes: list[Outcome], sample: int | None, seed: int = 0) -> list[int]:
+    """Indices of the parseable outcomes the judge grades: all, or a seeded sample."""
+    import random
+
+    parsed = [i for i, o in enumerate(outcomes) if o.parsed]
+    if sample is None or sample >= len(parsed):
+        return parsed
+    return sorted(random.Random(seed).sample(parsed, sample))
+
+
+def judge_agreement(outcomes: list[Outcome]) -> dict[str, Any] | None:
+    """How the judge's verdicts compare with the exact grader's: agreement, Cohen's kappa
+    and the confusion counts, over the outcomes the judge gave a verdict on."""
+    judged = [o for o in outcomes if o.judge is not None]
+    if not judged:
+        return {"n": 0}
+    n = len(judged)
+    both = {
+        (e, j): sum(o.correct == e and o.judge == j for o in judged)
+        for e in (True, False)
+        for j in (True, False)
+    }
+    agree = (both[True, True] + both[False, False]) / n
+    p_exact = sum(o.correct for o in judged) / n
+    p_judge = sum(bool(o.judge) for o in judged) / n
+    chance = p_exact * p_judge + (1 - p_exact) * (1 - p_judge)
+    kappa = None if chance >= 1 else (agree - chance) / (1 - chance)
+    return {
+        "n": n,
+        "agreement": round(agree, 3),
+        "kappa": None if kappa is None else round(kappa, 3),
+        "exact_yes_judge_yes": both[True, True],
+        "exact_yes_judge_no": both[True, False],
+        "exact_no_judge_yes": both[False, True],
+        "exact_no_judge_no": both[False, False],
+    }
+
+
+def totals(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """Per mode and question family (and all together): questions, unparseable, correct,
+    median and p90 seconds of uncached answers, prompt-token range."""
+    rows = []
+    for mode in sorted({o.mode for o in outcomes}):
+        for family in ("graph", "effect", "all"):
+            g = [o for o in outcomes if o.mode == mode and family in ("all", o.family)]
+            if not g:
+                continue
+            timed = sorted(o.seconds for o in g if not o.cached)
+            tokens = [o.prompt_tokens for o in g if o.prompt_tokens]
+            rows.append(
+                {
+                    "mode": mode,
+                    "family": family,
+                    "n": len(g),
+                    "unparseable": sum(not o.parsed for o in g),
+                    "correct": sum(o.correct for o in g),
+                    "accuracy": round(sum(o.correct for o in g) / len(g), 4),
+                    "median_seconds": round(statistics.median(timed), 2) if timed else None,
+                    "p90_seconds": round(timed[int(0.9 * (len(timed) - 1))], 2) if timed else None,
+                    "prompt_tokens": f"{min(tokens)}–{max(tokens)}" if tokens else "0",
+                }
+            )
+    return rows
+
+
+def _totals_md(report: dict[str, Any]) -> str:
+    from causalqa.bench.report import markdown_table
+
+    lines = [
+        "Totals (correct = end-to-end; seconds of answers not served from the cache):",
+        "",
+        markdown_table(
+            report["totals"],
+            [
+                ("mode", "mode"),
+                ("family", "questions"),
+                ("n", "n"),
+                ("unparseable", "unparseable"),
+                ("correct", "correct"),
+                ("accuracy", "accuracy"),
+                ("median_seconds", "median s"),
+                ("p90_seconds", "p90 s"),
+                ("prompt_tokens", "prompt tokens"),
+            ],
+        ),
+    ]
+    ja = report.get("judge_agreement")
+    if ja:
+        if ja.get("n"):
+            lines += [
+                "",
+                f"LLM judge (Listing 5; {report['judge']}): verdicts on {ja['n']} answers, "
+                f"agreement with the exact grader {ja['agreement']:.2f}, Cohen's kappa "
+                f"{ja['kappa']}; exact right & judge Y {ja['exact_yes_judge_yes']}, exact right "
+                f"& judge N {ja['exact_yes_judge_no']}, exact wrong & judge Y "
+                f"{ja['exact_no_judge_yes']}, exact wrong & judge N {ja['exact_no_judge_no']}.",
+            ]
+        else:
+            lines += ["", "LLM judge: no verdict could be read from any of its replies."]
+    return "\n".join(lines)
 
 
 def _mean_std(xs: list[float]) -> str:

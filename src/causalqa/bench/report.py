@@ -72,10 +72,15 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
 
 
 def write_report(
-    out_dir: Path, name: str, report: dict[str, Any], columns: list[tuple[str, str]]
+    out_dir: Path,
+    name: str,
+    report: dict[str, Any],
+    columns: list[tuple[str, str]],
+    *,
+    extra: str = "",
 ) -> str:
     """Write ``<name>-<timestamp>.json`` and ``.md`` plus ``<name>-latest.*``; return the
-    Markdown text. Earlier runs are kept."""
+    Markdown text (`extra`, more Markdown, after the table). Earlier runs are kept."""
     env = report["environment"]
     md = "\n".join(
         [
@@ -89,6 +94,7 @@ def write_report(
             "",
             markdown_table(report["rows"], columns),
             "",
+            *([extra.rstrip(), ""] if extra.strip() else []),
         ]
     )
     out_dir.mkdir(parents=True, exist_ok=True)
