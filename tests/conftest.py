@@ -11,6 +11,9 @@ import pytest
 
 for var in ("CAUSALQA_LLM", "CAUSALQA_CONFIG", "CAUSALQA_TIMEOUT", "CAUSALQA_CACHE"):
     os.environ.pop(var, None)
+# Saved chat-prefix states (llm/local.py) would make cold/warm timings depend on earlier
+# runs; the test of that feature turns it on with its own directory.
+os.environ["CAUSALQA_KV_CACHE"] = "0"
 
 
 @pytest.fixture(autouse=True)

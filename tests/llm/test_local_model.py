@@ -352,3 +352,40 @@ def test_thread_count_from_the_environment(small, monkeypatch):
     assert LocalLLM(small.model_path, n_threads=3).n_threads == 3  # an explicit value wins
     monkeypatch.setenv("CAUSALQA_THREADS", "many")
     assert LocalLLM(small.model_path).n_threads >= 1  # not a number: the core count
+
+
+def test_chat_prefix_state_is_saved_and_loaded_by_the_next_process(small, tmp_path):
+    prefix = "Reference list: " + " ".join(f"Item {i} is colour {i % 7}." for i in range(80))
+    chat = [
+        {"role": "system", "content": prefix},
+        {"role": "user", "content": "What colour is item 9?"},
+        {"role": "assistant", "content": "Colour 2."},
+    ]
+    ask = [*chat, {"role": "user", "content": "And item 15? Reply with the colour only."}]
+    plain = small.complete(ask, max_tokens=6).text
+    plain_scores = small.label_logprobs(ask, ["Colour 1", "Colour 3"]).logprobs
+
+    first = get_llm("local:small", cache=False, quiet=True, timeout=120)
+    first.prefix_state_dir = tmp_path
+    assert first.complete(ask, max_tokens=6).text == plain
+    assert first.prefix_state_events == ["saved"]
+    first.close()
+    (saved,) = tmp_path.glob("*.npz")
+
+    second = get_llm("local:small", cache=False, quiet=True, timeout=120)  # a new process
+    second.prefix_state_dir = tmp_path
+    assert second.complete(ask, max_tokens=6).text == plain
+    scores = second.label_logprobs(ask, ["Colour 1", "Colour 3"]).logprobs
+    assert second.prefix_state_events == ["loaded", "kept"]
+    # The same numbers up to llama.cpp's batch-split float noise (see the forward-pass test).
+    assert max(scores, key=scores.get) == max(plain_scores, key=plain_scores.get)
+    for label, lp in plain_scores.items():
+        assert scores[label] == pytest.approx(lp, abs=0.1), label
+    # A damaged state file is ours to rebuild, never an error.
+    second.close()
+    saved.write_bytes(b"not a state")
+    third = get_llm("local:small", cache=False, quiet=True, timeout=120)
+    third.prefix_state_dir = tmp_path
+    assert third.complete(ask, max_tokens=6).text == plain
+    assert third.prefix_state_events == ["saved"]
+    third.close()

@@ -9,6 +9,11 @@
 - `label_logprobs` teacher-forces each label's tokens after the prompt and sums their
   log-softmax scores: exact, and it needs no ``logits_all`` (which llama-cpp-python
   requires for its own ``logprobs`` and which costs memory for every position).
+- A chat's long fixed part — every message but the last, such as the planner's
+  instructions and worked examples — is evaluated once per machine, not once per process:
+  its KV-cache state is saved under ``<home>/kv/`` and loaded by the next process that
+  sends the same prefix (a few hundred ms instead of tens of seconds on a CPU).
+  ``CAUSALQA_KV_CACHE=0`` turns this off.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ from causalqa.llm.grammar import schema_to_gbnf
 from causalqa.llm.models import check_gguf
 
 DEFAULT_N_CTX = int(os.environ.get("CAUSALQA_N_CTX", "8192"))
+
+PREFIX_STATE_MIN_TOKENS = 384
+"""Chat prefixes shorter than this are cheap to evaluate and not saved."""
+PREFIX_STATES_KEPT = 8
+"""Saved prefix states kept on disk (the most recently used)."""
 
 _CHATML = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
@@ -90,8 +100,14 @@ class LocalLLM(LLM):
         )
         self._llama = None
         self._formatter = None
+        self._prefix_formatter = None
         self._lock = threading.RLock()
         self.load_seconds: float | None = None
+        self.prefix_state_dir: Path | None = (
+            None if os.environ.get("CAUSALQA_KV_CACHE", "1").strip() == "0" else _kv_dir()
+        )
+        self.prefix_state_events: list[str] = []
+        """What happened to each chat prefix: "kept", "loaded" or "saved" (diagnostics)."""
 
     # -- loading -----------------------------------------------------------------------
     def cache_identity(self) -> str:
@@ -137,6 +153,9 @@ class LocalLLM(LLM):
         bos = llama._model.token_get_text(bos_id) if bos_id != -1 else ""
         self._formatter = llama_cpp.llama_chat_format.Jinja2ChatFormatter(
             template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True
+        )
+        self._prefix_formatter = llama_cpp.llama_chat_format.Jinja2ChatFormatter(
+            template=template, eos_token=eos, bos_token=bos, add_generation_prompt=False
         )
         self._llama = llama
 
@@ -184,6 +203,7 @@ class LocalLLM(LLM):
             prompt = self.render(messages)
             tokens = self.tokenize(prompt)
             self._check_fits(len(tokens), max_tokens)
+            self._restore_prefix(messages, prompt, tokens)
             grammar = None
             if schema is not None:
                 gbnf = _grammar_text(json.dumps(schema, sort_keys=True))
@@ -237,6 +257,8 @@ class LocalLLM(LLM):
                     label_tokens[label] = self.tokenize(label)
             longest = max(len(t) for t in label_tokens.values())
             self._check_fits(len(prompt_tokens), longest)
+            if not isinstance(prompt, str):
+                self._restore_prefix(prompt, text, prompt_tokens)
             first = self._eval_reusing_prefix(prompt_tokens)
             n_prompt = len(prompt_tokens)
             logprobs: dict[str, float] = {}
@@ -258,6 +280,85 @@ class LocalLLM(LLM):
             exact=True,
         )
 
+    # -- chat prefixes saved across processes ------------------------------------------
+    def _restore_prefix(self, messages: list[Message], prompt: str, tokens: list[int]) -> None:
+        """Make the KV cache hold the chat's prefix (all messages but the last): keep it if
+        it is there, else load its saved state, else evaluate it and save the state."""
+        if self.prefix_state_dir is None or len(messages) < 2:
+            return
+        prefix_text = self._prefix_formatter(messages=messages[:-1]).prompt  # type: ignore[misc]
+        if not prompt.startswith(prefix_text):
+            return
+        prefix = self.tokenize(prefix_text)
+        n = len(prefix)
+        if n < PREFIX_STATE_MIN_TOKENS or n >= len(tokens) or tokens[:n] != prefix:
+            return
+        llama = self.llama
+        if llama.n_tokens >= n and list(llama._input_ids[:n]) == prefix:
+            self.prefix_state_events.append("kept")
+            return
+        import hashlib
+
+        key = hashlib.sha256(
+            self.cache_identity().encode() + np.asarray(prefix, dtype=np.int32).tobytes()
+        ).hexdigest()[:32]
+        path = self.prefix_state_dir / f"{key}.npz"
+        if path.exists() and self._load_prefix_state(path, prefix):
+            self.prefix_state_events.append("loaded")
+            return
+        self._eval_reusing_prefix(prefix)
+        self._save_prefix_state(path, prefix)
+        self.prefix_state_events.append("saved")
+
+    def _load_prefix_state(self, path: Path, prefix: list[int]) -> bool:
+        llama_cpp = _import_llama_cpp()
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                ids, state = f["ids"], f["state"]
+        except (OSError, ValueError, KeyError, EOFError):
+            path.unlink(missing_ok=True)  # our own cache file, unreadable: rebuilt below
+            return False
+        if ids.tolist() != prefix:
+            return False
+        import ctypes
+
+        buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state.tobytes())
+        if llama_cpp.llama_state_set_data(self.llama._ctx.ctx, buf, len(state)) != len(state):
+            path.unlink(missing_ok=True)
+            self.llama.n_tokens = 0
+            return False
+        n = len(prefix)
+        self.llama.input_ids[:n] = ids
+        self.llama.n_tokens = n
+        self.llama._requires_eval = True  # the logits after the prefix were not restored
+        path.touch()  # most recently used
+        return True
+
+    def _save_prefix_state(self, path: Path, prefix: list[int]) -> None:
+        import ctypes
+
+        llama_cpp = _import_llama_cpp()
+        ctx = self.llama._ctx.ctx
+        size = llama_cpp.llama_state_get_size(ctx)
+        buf = (ctypes.c_uint8 * int(size))()
+        n_bytes = int(llama_cpp.llama_state_get_data(ctx, buf, size))
+        if n_bytes <= 0 or n_bytes > size:
+            return
+        state = np.frombuffer(buf, dtype=np.uint8, count=n_bytes)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+            np.savez(tmp, ids=np.asarray(prefix, dtype=np.int32), state=state)
+            os.replace(tmp, path)
+            saved = sorted(
+                (p for p in path.parent.glob("*.npz") if not p.name.startswith(".")),
+                key=lambda p: p.stat().st_mtime,
+            )
+            for old in saved[:-PREFIX_STATES_KEPT]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass  # a cache that cannot be written costs time, never an answer
+
     # -- KV-cache-aware evaluation -----------------------------------------------------
     def _eval(self, tokens: list[int]) -> np.ndarray:
         llama_cpp = _import_llama_cpp()
@@ -277,6 +378,12 @@ class LocalLLM(LLM):
         keep = min(keep, len(tokens) - 1)  # re-evaluate at least one token for fresh logits
         self.llama.n_tokens = keep
         return self._eval(tokens[keep:])
+
+
+def _kv_dir() -> Path:
+    from causalqa.config import home_dir
+
+    return home_dir() / "kv"
 
 
 def _log_softmax(logits: np.ndarray) -> np.ndarray:
