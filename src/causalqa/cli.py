@@ -277,17 +277,30 @@ EffectsOption = Annotated[
 ModeOption = Annotated[
     str, typer.Option("--mode", help="tool (typed API) or context (the paper's baseline).")
 ]
+OutcomeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--outcome",
+        help="The graph variable the effects are on (causalqa fit records it in the GraphML).",
+    ),
+]
 
 
 def _assistant(
-    graph: Path, effects: Path | None, llm: str | None, mode: str, examples: str, verbaliser: str
+    graph: Path,
+    effects: Path | None,
+    llm: str | None,
+    mode: str,
+    examples: str,
+    verbaliser: str,
+    outcome: str | None = None,
 ):
     from causalqa.knowledge import CausalModel
     from causalqa.qa.assistant import Assistant
 
     if mode not in ("tool", "context"):
         raise ConfigError(f"unknown mode {mode!r}", hint="use --mode tool or --mode context")
-    model = CausalModel.load(graph, effects)
+    model = CausalModel.load(graph, effects, outcome=outcome)
     spec, _ = config.resolve_llm_spec(_llm_spec(llm))
     return Assistant(model, spec, mode=mode, examples=examples, verbaliser=verbaliser)
 
@@ -317,11 +330,12 @@ def ask_command(
     verbaliser: Annotated[
         str, typer.Option("--verbaliser", help="template (exact) or llm.")
     ] = "template",
+    outcome: OutcomeOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
     """Answer QUESTION about a causal model (graph + effects table)."""
-    assistant = _assistant(graph, effects, llm, mode, examples, verbaliser)
+    assistant = _assistant(graph, effects, llm, mode, examples, verbaliser, outcome)
     _show_answer(assistant.ask(question), _as_json(json_))
 
 
@@ -330,11 +344,12 @@ def chat_command(
     graph: GraphOption,
     effects: EffectsOption = None,
     mode: ModeOption = "tool",
+    outcome: OutcomeOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
     """Ask questions one per line, with follow-ups ("and for partner 3?"); EOF ends."""
-    assistant = _assistant(graph, effects, llm, mode, "all", "template")
+    assistant = _assistant(graph, effects, llm, mode, "all", "template", outcome)
     interactive = sys.stdin.isatty()
     while True:
         try:

@@ -614,3 +614,17 @@ def test_prompt_texts():
 
 def test_module_doctests():
     assert doctest.testmod(causal_model_module).failed == 0
+
+
+def test_outcome_is_checked_and_kept_through_graphml(tmp_path):
+    g = nx.DiGraph([("Discount", "Revenue"), ("Price", "Revenue")])
+    table = pd.DataFrame({"id": [1, 2], "Discount": [1.0, 2.0]})
+    assert CausalModel.from_graph(g, table).outcome is None
+    m = CausalModel.from_graph(g, table, outcome="Revenue")
+    m.save(tmp_path / "m")
+    back = CausalModel.load(tmp_path / "m" / "graph.graphml", tmp_path / "m" / "effects.csv")
+    assert back.outcome == "Revenue"
+    with pytest.raises(ModelDataError, match="outcome 'Sales' is not a variable"):
+        CausalModel.from_graph(g, table, outcome="Sales")
+    with pytest.raises(ModelDataError, match="not a variable"):
+        CausalModel.load(tmp_path / "m" / "graph.graphml", outcome="Churn")

@@ -364,6 +364,7 @@ def test_fit_from_csv(partners_csv, tmp_path):
     assert back.treatments == model.treatments and back.filters == model.filters
     assert sorted(back.graph.edges()) == sorted(model.graph.edges())
     np.testing.assert_allclose(back.effects["Support"], eff["Support"])
+    assert model.outcome == back.outcome == "Revenue"  # recorded in the GraphML
 
 
 def test_fit_numbers_rows_without_a_subject_column(scm):

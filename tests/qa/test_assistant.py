@@ -192,3 +192,47 @@ def test_intent_by_log_probability_takes_the_most_probable_reply(partners):
     assert a.plan["steps"][0] == {"tool": "ancestors", "args": {"variable": "Revenue"}}
     (call,) = llm.calls
     assert '{"tool":"parents"}' in call["labels"] and "schema" not in call
+
+
+def _with_outcome(partners, outcome="Revenue"):
+    from causalqa.knowledge import CausalModel
+
+    return CausalModel.from_graph(partners.graph, partners.effects.reset_index(), outcome=outcome)
+
+
+def test_the_outcome_named_beside_a_treatment_asks_for_its_effect(partners):
+    model = _with_outcome(partners)
+    llm = ScriptedLLM([intent("ate")])
+    a = Assistant(model, llm).ask("What is the effect of Tech Support on Revenue?")
+    assert a.plan["steps"][0] == {"tool": "ate", "args": {"treatment": "Tech Support"}}
+    assert a.result == pytest.approx(28.75)
+
+
+def test_an_effect_on_another_variable_is_refused_with_the_graph_fact(partners):
+    model = _with_outcome(partners)
+    llm = ScriptedLLM([])
+    a = Assistant(model, llm).ask("How large is the effect of Tech Support on Churn?")
+    assert not a.answered and a.result is None and llm.calls == []
+    assert "effects on 'Revenue'" in a.answer and "'Tech Support' does affect 'Churn'" in a.answer
+
+
+def test_a_filter_that_is_also_a_node_filters_an_effect_question():
+    import networkx as nx
+    import pandas as pd
+
+    from causalqa.knowledge import CausalModel
+
+    graph = nx.DiGraph([("Already Engaged", "Revenue"), ("Discount", "Revenue")])
+    table = pd.DataFrame(
+        {
+            "Partner ID": [1, 2, 3],
+            "Discount": [1.0, 2.0, 6.0],
+            "Already Engaged": [True, True, False],
+        }
+    )
+    model = CausalModel.from_graph(graph, table)
+    llm = ScriptedLLM([intent("ate")])
+    a = Assistant(model, llm).ask(
+        "What is the average effect of Discount among partners already engaged?"
+    )
+    assert a.plan["steps"][0]["tool"] == "ate" and a.result == pytest.approx(1.5)

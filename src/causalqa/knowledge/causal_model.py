@@ -264,7 +264,10 @@ def _graph_from_networkx(graph: Any, source: str = "<graph>") -> nx.DiGraph:
         raw.node(node_id, _Loc(where=f"node {node_id!r}"))
     for u, v in graph.edges():
         raw.edge(ids[u], ids[v], _Loc(where=f"edge {ids[u]!r} -> {ids[v]!r}"))
-    return raw.build()
+    built = raw.build()
+    if graph.graph.get("outcome") not in (None, ""):
+        built.graph["outcome"] = str(graph.graph["outcome"])
+    return built
 
 
 def _read_graphml(path: Path) -> nx.DiGraph:
@@ -338,7 +341,10 @@ def _read_graphml(path: Path) -> nx.DiGraph:
         name = attrs.get("name", attrs.get("label"))
         if name is not None:
             raw.nodes[node_id] = (str(name), loc)
-    return raw.build()
+    built = raw.build()
+    if g.graph.get("outcome") not in (None, ""):
+        built.graph["outcome"] = str(g.graph["outcome"])  # written by `causalqa fit`
+    return built
 
 
 class _DotParser:
@@ -1085,6 +1091,9 @@ class CausalModel:
             None when the model has no effects table.
         graph_source, effects_source: where each part came from (file path or
             ``<graph>``/``<effects>``), for messages.
+        outcome: the graph variable the effects are effects on (e.g. "Revenue"), or
+            None when not known. `causalqa fit` records it in the GraphML (a graph-level
+            ``outcome`` attribute); `outcome=` sets it.
     """
 
     graph: nx.DiGraph
@@ -1096,6 +1105,7 @@ class CausalModel:
         effects: pd.DataFrame | str | os.PathLike[str] | None = None,
         *,
         filters: Iterable[str] | None = None,
+        outcome: str | None = None,
     ) -> None:
         g = _graph_from_networkx(graph)
         if effects is None:
@@ -1110,7 +1120,7 @@ class CausalModel:
                 f"expected a DataFrame or a file path, got {type(effects).__name__}",
                 hint=EFFECTS_HINT,
             )
-        self._set(g, eff, "<graph>", eff_source)
+        self._set(g, eff, "<graph>", eff_source, outcome)
 
     def _set(
         self,
@@ -1118,7 +1128,18 @@ class CausalModel:
         effects: pd.DataFrame | None,
         graph_source: str,
         effects_source: str | None,
+        outcome: str | None = None,
     ) -> None:
+        outcome = outcome if outcome is not None else graph.graph.get("outcome")
+        if outcome is not None:
+            if outcome not in graph:
+                raise _fail(
+                    graph_source,
+                    f"the outcome {outcome!r} is not a variable of the graph",
+                    hint="name the graph variable the effects are measured on",
+                )
+            graph.graph["outcome"] = outcome
+        self.outcome: str | None = outcome
         self.graph = graph
         self.effects = effects
         self.graph_source = graph_source
@@ -1141,11 +1162,12 @@ class CausalModel:
         effects: pd.DataFrame | str | os.PathLike[str] | None = None,
         *,
         filters: Iterable[str] | None = None,
+        outcome: str | None = None,
     ) -> CausalModel:
         """A model from a networkx DiGraph (nodes become ``str`` names) and an effects
         table: a DataFrame whose first column (or named index) holds subject ids, or a
         path to a CSV/Parquet file. Validated like `load`."""
-        return cls(graph, effects, filters=filters)
+        return cls(graph, effects, filters=filters, outcome=outcome)
 
     @classmethod
     def load(
@@ -1154,9 +1176,11 @@ class CausalModel:
         effects_path: str | os.PathLike[str] | None = None,
         *,
         filters: Iterable[str] | None = None,
+        outcome: str | None = None,
     ) -> CausalModel:
         """Load a graph file (GraphML, DOT, edge-list CSV, JSON) and optionally an effects
         table (CSV, Parquet); see `load_graph` and `load_effects` for formats and errors.
+        `outcome` names the variable the effects are on (else the GraphML's own record).
 
         >>> CausalModel.load("graph.graphml", "effects.csv")  # doctest: +SKIP
         CausalModel(variables=5, edges=4, treatments=3, subjects=10, filters=['Already Engaged'])
@@ -1165,7 +1189,11 @@ class CausalModel:
         effects = None if effects_path is None else load_effects(effects_path, filters=filters)
         model = cls.__new__(cls)
         model._set(
-            graph, effects, str(graph_path), None if effects_path is None else str(effects_path)
+            graph,
+            effects,
+            str(graph_path),
+            None if effects_path is None else str(effects_path),
+            outcome,
         )
         return model
 

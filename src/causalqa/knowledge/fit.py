@@ -982,4 +982,4 @@ def fit_causal_model(
     effects = pd.DataFrame(table)
     # filters= is explicit so a treatment whose effects happen to be all 0/1 (e.g. zero
     # everywhere) stays a treatment instead of being taken for a filter.
-    return CausalModel.from_graph(g, effects, filters=filters)
+    return CausalModel.from_graph(g, effects, filters=filters, outcome=outcome)

@@ -18,7 +18,7 @@ from causalqa.errors import CausalQAError, LLMError
 from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage, get_llm
 from causalqa.qa.context import answer_in_context
-from causalqa.qa.cues import asks_count
+from causalqa.qa.cues import answer_type, asks_count
 from causalqa.qa.grounding import Grounding, Mention, ground
 from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, Strategy
 from causalqa.qa.tools import PlanError, execute
@@ -161,6 +161,11 @@ class Assistant:
             return honest(_unknown_names(g.unresolved, self.model))
         if g.unknown_subjects:
             return honest(_unknown_subjects(g.unknown_subjects, self.model))
+        if self.planner.cues:
+            g, refusal = effects_focus(g, question, self.model)
+            base["grounding"] = g.to_dict()
+            if refusal is not None:
+                return honest(refusal)
         t = time.perf_counter()
         try:
             planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
@@ -230,6 +235,43 @@ class Assistant:
             step_seconds=_rounded(steps),
             cached=cached,
         )
+
+
+def effects_focus(g: Grounding, question: str, model: CausalModel) -> tuple[Grounding, str | None]:
+    """A question that asks for an effect, a subject or a treatment is about the effects
+    table, so two names in it are not graph variables: the filter column it selects by
+    ("among partners already engaged", when "Already Engaged" is also a node) and the
+    outcome the effects are measured on ("the effect of Discount on Revenue"). Returns the
+    grounding without those mentions, and a refusal for an effect on a variable the table
+    does not measure ("the effect of Discount on Demand" when the outcome is Revenue)."""
+    if model.effects is None or answer_type(g.masked(question)) not in (
+        "number",
+        "subject",
+        "treatment",
+    ):
+        return g, None
+    treatments = g.names("treatment")
+    drop = set()
+    if g.where is not None:
+        drop.add(g.where.filter)
+    if model.outcome is not None and treatments:
+        drop.add(model.outcome)
+    kept = [m for m in g.mentions if not (m.kind == "variable" and m.name in drop)]
+    g = Grounding(kept, g.where, g.unresolved, g.unknown_subjects)
+    others = [v for v in g.names("variable") if v not in treatments]
+    if model.outcome is not None and treatments and others:
+        from causalqa.qa.tools import is_cause
+
+        t, v = treatments[0], others[0]
+        said = (
+            f"The effects table holds effects on '{model.outcome}', so it has no estimate of "
+            f"the effect of '{t}' on '{v}'"
+        )
+        if t in model.graph:
+            graph = "does" if is_cause(model, t, v) else "does not"
+            said += f" (in the causal graph, '{t}' {graph} affect '{v}')"
+        return g, said + "."
+    return g, None
 
 
 def _rounded(steps: dict[str, float]) -> dict[str, float]:
