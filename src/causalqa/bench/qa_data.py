@@ -48,6 +48,7 @@ from causalqa.bench.qa_paraphrase_sets import (
     DEV2_PARAPHRASES,
     DEV3_PARAPHRASES,
     DEV4_PARAPHRASES,
+    DEV5_PARAPHRASES,
     DEV_PARAPHRASES,
     TEST2_PARAPHRASES,
     TEST3_PARAPHRASES,
@@ -454,10 +455,11 @@ PARAPHRASE_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "test2": TEST2_PARAPHRASES,
     "dev4": DEV4_PARAPHRASES,
     "test3": TEST3_PARAPHRASES,
+    "dev5": DEV5_PARAPHRASES,
 }
 """Paraphrase sets by name: "a" (first set, author-written, inspected once), "dev" (for
 developing the engine: look at its failures freely) and "test" (held out: report only),
-from one independent writer; "dev2", "dev3", "test2" and "dev4"/"test3" from four more."""
+from one independent writer; "dev2", "dev3", "test2", "dev4"/"test3" and "dev5" from five more."""
 
 
 # -- items ---------------------------------------------------------------------------------
