@@ -109,3 +109,25 @@ def test_bench_pairs_command(tmp_path, monkeypatch):
     assert (out / "pairs-latest.md").exists() and (out / "pairs-latest.png").exists()
     bad = CliRunner().invoke(bench_cli.app, ["pairs", "--methods", "bm25"])
     assert isinstance(bad.exception, CausalQAError)
+
+
+def test_pair_without_a_path_or_with_a_damaged_ranker(store, scripted, monkeypatch, tmp_path):
+    args = ["pair", "Raloxifene", "lonely", "--kg", str(store), "--ranker", "random", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["paths"] == [] and d["paths_found"] == 0
+    assert any(n.startswith("no path found; decided from the pair alone") for n in d["notes"])
+    result = CliRunner().invoke(app, [*args[:-1], "--hops", "1"])
+    assert result.exit_code == 0 and "within 1 hops" in result.stdout
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+    saved = tmp_path / "home" / "discovery" / "rankers"
+    saved.mkdir(parents=True)
+    (saved / "ranknet.pkl").write_bytes(b"not a pickle")
+    args = ["pair", "Raloxifene", "ERBB2", "--kg", str(store), "--ranker", "ranknet"]
+    result = CliRunner().invoke(app, args)
+    assert isinstance(result.exception, CausalQAError) and "cannot load" in str(result.exception)
+    result = CliRunner().invoke(app, [*args[:-1], "xgboost"])
+    assert isinstance(result.exception, CausalQAError) and "no trained xgboost" in str(
+        result.exception
+    )

@@ -10,7 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causalqa.discovery.bench_pairs import PAPER_TABLES, benchmark_pairs, plot_pairs, prf
+from causalqa.discovery.bench_pairs import (
+    PAPER_TABLES,
+    benchmark_pairs,
+    clean_sentence,
+    plot_pairs,
+    prf,
+    trained_ranker,
+)
 from causalqa.discovery.graph import DIRECTION_RULE, decide_directions, discover_graph
 from causalqa.discovery.pair import (
     LABELS,
@@ -22,6 +29,8 @@ from causalqa.discovery.pair import (
     get_ranker,
     load_ranker,
     pair_prompt,
+    readable_relation,
+    verbalise_path,
 )
 from causalqa.discovery.pathdata import PathCandidate
 from causalqa.discovery.rankers import RandomRanker
@@ -344,6 +353,88 @@ def test_benchmark_pairs_rows_and_paper_numbers(tmp_path):
     assert png.exists() and png.stat().st_size > 1000
     limited = benchmark_pairs(llm, datasets=["comagc"], methods=["none"], root=root, limit=2)
     assert limited.rows[0]["pairs"] == 2
+
+
+def test_benchmark_pairs_path_forms_validation_split_and_clean_context(tmp_path):
+    root = write_path_data(tmp_path / "p2c")
+    llm = PromptLLM(lambda text: 0.9 if "-[r]->" in text else 0.2)
+    bench = benchmark_pairs(
+        llm, datasets=["comagc"], methods=["oracle"], root=root, path_format="full"
+    )
+    assert bench.rows[0]["recall"] == 100.0 and bench.path_format == "full"
+    assert "Gene g1 -[r]-> Gene good -[r]-> Disease d1" in llm.calls[0]["prompt"]
+    assert bench.predictions[0]["logprobs"]["causal"] == pytest.approx(np.log(0.9), abs=1e-3)
+    with pytest.raises(Exception, match="path format"):
+        benchmark_pairs(llm, datasets=["comagc"], methods=["none"], root=root, path_format="x")
+    # the validation split classifies train_full's held-out queries, never test_truth's
+    folder = root / "comagc"
+    lines = folder.joinpath("train_full.jsonl").read_text().splitlines()
+    many = [json.loads(lines[i % 3]) | {"qid": f"v{i}"} for i in range(10)]
+    folder.joinpath("train_full.jsonl").write_text("\n".join(map(json.dumps, many)) + "\n")
+    val = benchmark_pairs(llm, datasets=["comagc"], methods=["none", "gpt"], root=root,
+                          split="validation")  # fmt: skip
+    assert val.split == "validation" and val.rows[0]["pairs"] == 2
+    assert {p["qid"] for p in val.predictions} <= {f"v{i}" for i in range(10)}
+    assert "no gpt-3.5 order" in val.rows[1]["error"]
+    assert clean_sentence("<e1> FGF6 </e1> drives <e2>cancer</e2>.") == "FGF6 drives cancer ."
+
+
+def test_batch_calibration_from_a_validation_run(tmp_path):
+    from causalqa.discovery.bench_pairs import batch_thresholds, read_thresholds
+
+    root = write_path_data(tmp_path / "p2c")
+    # every prompt with a path leans non-causal (as the small model does), "good" less so
+    llm = PromptLLM(lambda t: 0.4 if "- good -" in t else 0.1 if "[Relation Paths]" in t else 0.6)
+    raw = benchmark_pairs(llm, datasets=["comagc"], methods=["none", "oracle"], root=root)
+    assert raw.rows[1]["recall"] == 0.0 and "batch" not in raw.rows[1]
+    means = batch_thresholds(raw.predictions)
+    assert set(means["comagc"]) == {0, 1}
+    expect = np.mean([np.log(0.4 / 0.6)] * 2 + [np.log(0.1 / 0.9)])
+    assert means["comagc"][1] == pytest.approx(expect, abs=1e-3)  # log-probs kept to 4 places
+    report = tmp_path / "val.json"
+    report.write_text(json.dumps(raw.to_dict()))
+    assert read_thresholds(report)["comagc"][1] == pytest.approx(means["comagc"][1])
+    cal = benchmark_pairs(
+        llm, datasets=["comagc"], methods=["none", "oracle"], root=root, thresholds=means
+    )
+    oracle = cal.rows[1]
+    assert oracle["batch"]["precision"] == 100.0 and oracle["batch"]["recall"] == 100.0
+    assert "batch F1" in cal.to_markdown() and cal.thresholds == means
+    assert {p["pred_batch"] for p in cal.predictions if p["method"] == "oracle"} == {0, 1}
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(Exception, match="not a pairs report"):
+        read_thresholds(tmp_path / "bad.json")
+
+
+def test_trained_ranker_is_saved_and_reused(tmp_path):
+    from test_discovery_rankers import HashEmbedder, synthetic
+
+    from causalqa.discovery.pathdata import PathDataset
+
+    data = PathDataset("comagc", synthetic(20, 0), synthetic(3, 1))
+    emb = HashEmbedder()
+    first, how, _ = trained_ranker("xgboost", data, embedder=emb, folder=tmp_path)
+    assert how == "fitted" and (tmp_path / "full" / "comagc" / "xgboost.pkl").is_file()
+    again, how, _ = trained_ranker("xgboost", data, embedder=emb, folder=tmp_path)
+    assert how == "loaded" and again.embedder is emb
+    rec = data.truth[0]
+    assert np.allclose(again.rank(rec).scores, first.rank(rec).scores)
+    other, how, _ = trained_ranker("xgboost", data, seed=1, embedder=emb, folder=tmp_path)
+    assert how == "fitted"  # other parameters: refitted, not a stale pickle
+
+
+def test_readable_relations_in_paths():
+    assert readable_relation("UPREGULATES_CuG") == "upregulates"
+    assert readable_relation("REGULATES_Gr>G") == "regulates"
+    assert readable_relation("subclass of") == "subclass of"
+    p = PathCandidate(0, ("FGF6", "tendon", "SDRDL"), ("EXPRESSES_AeG", "EXPRESSES_AeG"),
+                      ("Gene", "Anatomy", "Gene"))  # fmt: skip
+    assert verbalise_path(p) == "FGF6 - tendon - SDRDL"
+    assert verbalise_path(p, types=True, relations=True) == (
+        "Gene FGF6 -[expresses]-> Anatomy tendon -[expresses]-> Gene SDRDL"
+    )
+    assert "[Relation Paths]: FGF6 -[expresses]->" in pair_prompt("a", "b", paths=[p],
+                                                                  relations=True)  # fmt: skip
 
 
 def test_prf_and_paper_tables():

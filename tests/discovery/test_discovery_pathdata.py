@@ -161,3 +161,21 @@ def test_load_dataset_from_folder(tmp_path):
 def test_shared_files_all_parse():
     sizes = {name: len(load_path_dataset(name).train) for name in DATASETS}
     assert sizes == {"comagc": 638, "gene": 517, "ade": 800, "semeval": 323}
+
+
+def test_validation_split_is_by_query_and_seeded():
+    from causalqa.discovery.pathdata import PathDataset, PathRecord, validation_split
+
+    recs = [PathRecord(str(i), "s", f"a{i}", f"b{i}", i % 2, ()) for i in range(50)]
+    data = PathDataset("ade", recs, [PathRecord("t", "s", "x", "y", 1, ())])
+    val = validation_split(data)
+    assert (len(val.train), len(val.truth)) == (40, 10) and val.name == "ade"
+    assert {r.qid for r in val.train} | {r.qid for r in val.truth} == {str(i) for i in range(50)}
+    assert not {r.qid for r in val.train} & {r.qid for r in val.truth}
+    assert "t" not in {r.qid for r in val.truth}  # never a test record
+    assert [r.qid for r in validation_split(data).truth] == [r.qid for r in val.truth]
+    assert [r.qid for r in validation_split(data, seed=1).truth] != [r.qid for r in val.truth]
+    with pytest.raises(PathDataError, match="fraction"):
+        validation_split(data, fraction=1.5)
+    with pytest.raises(PathDataError, match="cannot be split"):
+        validation_split(PathDataset("ade", recs[:1], []))

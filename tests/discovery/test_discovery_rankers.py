@@ -19,6 +19,7 @@ from causalqa.discovery.rankers import (
     XGBoostRanker,
     allrank_loss,
     clean_permutation,
+    cross_encoder_text,
     evaluate_rankers,
     permutation_schema,
 )
@@ -101,19 +102,106 @@ def test_similarity_ranker_prefers_paths_sharing_words():
 def test_untrained_use_raises():
     rec = synthetic(1, 0)[0]
     with pytest.raises(RankerError, match="not fitted"):
-        CrossEncoderRanker(embedder=HashEmbedder()).rank(rec)
+        CrossEncoderRanker().rank(rec)
     with pytest.raises(RankerError, match="unknown loss"):
         CrossEncoderRanker("hinge")
 
 
+# -- the cross-encoder, fine-tuned end to end on a tiny transformer ---------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder(tmp_path_factory):
+    """A 2-layer, 32-dim BERT with a word-level vocabulary of the synthetic data, saved
+    like a local model folder: the cross-encoder's whole code path in a second."""
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    words = {w for r in synthetic(150, 0) + synthetic(30, 1) for p in r.paths
+             for t in (r.e1, r.e2, p.text(types=True)) for w in t.lower().split()}  # fmt: skip
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ",", "-", *sorted(words)]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    transformers.BertTokenizerFast(str(folder / "vocab.txt")).save_pretrained(folder)
+    config = transformers.BertConfig(
+        vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=64,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    transformers.BertModel(config).save_pretrained(folder)
+    return folder
+
+
+def tiny_cross_encoder(loss: str, folder, **kw) -> CrossEncoderRanker:
+    kw = {"epochs": 1, "lr": 2e-3, "head_lr": 1e-2, "seed": 0, **kw}
+    return CrossEncoderRanker(loss, model_path=folder, **kw)
+
+
 @pytest.mark.parametrize("loss", ["rmse", "ranknet", "listnet"])
-def test_cross_encoder_beats_random_when_relevance_is_learnable(data, loss):
-    ranker = CrossEncoderRanker(loss, embedder=HashEmbedder(), epochs=15, seed=0)
+def test_cross_encoder_beats_random_when_relevance_is_learnable(data, tiny_encoder, loss):
+    ranker = tiny_cross_encoder(loss, tiny_encoder)
     ev = evaluate_rankers(data, rankers=[ranker], random_draws=20)
     rand, ce = ev.rows
     assert rand["ranker"] == "random (mean of 20 draws)"
     assert ce["ndcg@5"] > rand["ndcg@5"] + 15, ev.to_markdown()
-    assert ranker.steps_ <= ranker.max_steps
+    assert ranker.steps_ == 30 and len(ranker.losses_) == 1  # 120 queries / 4 per step
+
+
+def test_cross_encoder_is_deterministic_and_caps_paths(data, tiny_encoder):
+    rec = data.truth[0]
+    train = data.train[:24]
+    a = tiny_cross_encoder("ranknet", tiny_encoder, max_paths=4).fit(train)
+    b = tiny_cross_encoder("ranknet", tiny_encoder, max_paths=4).fit(train)
+    assert np.array_equal(a.rank(rec).scores, b.rank(rec).scores)
+    assert a.losses_ == b.losses_
+    labels = np.array([6, 1, 5, 2, 4, 3])
+    keep = a._capped(labels, np.random.default_rng(0))
+    assert len(keep) == 4 and {0, 2} <= set(keep.tolist())  # the best 2 + 2 random
+    with pytest.raises(RankerError):
+        CrossEncoderRanker(max_paths=1)
+
+
+def test_cross_encoder_saves_loads_and_reports_steps(data, tiny_encoder, tmp_path):
+    from causalqa.discovery.pair import load_ranker, save_ranker
+
+    steps = []
+    ranker = tiny_cross_encoder("listnet", tiny_encoder)
+    ranker.on_step = lambda done, total: steps.append((done, total))
+    ranker.fit(data.train[:40])
+    assert steps[0] == (1, 10) and steps[-1] == (10, 10)
+    path = save_ranker(ranker, "listnet", tmp_path)
+    assert path == tmp_path / "listnet.pkl" and ranker.on_step is not None
+    loaded = load_ranker("listnet", tmp_path)
+    assert loaded.on_step is None and loaded.name == "listnet-cross-encoder"
+    rec = data.truth[0]
+    assert np.allclose(loaded.rank(rec).scores, ranker.rank(rec).scores)
+
+
+def test_evaluate_rankers_saves_fitted_rankers_and_reports_steps(data, tmp_path):
+    steps = []
+    ranker = XGBoostRanker(embedder=HashEmbedder(), n_estimators=5, seed=0)
+    ev = evaluate_rankers(
+        data, rankers=[ranker], random_draws=0, save_dir=tmp_path, on_fit_step=lambda *a: 0
+    )
+    assert ev.rows[0]["ranker"] == "xgboost" and (tmp_path / "xgboost.pkl").is_file()
+    assert steps == []  # XGBoost has no training steps to report
+
+
+def test_cross_encoder_text_is_a_pair_and_path_sequence():
+    rec = synthetic(1, 0)[0]
+    pair, path = cross_encoder_text(rec, rec.paths[0])
+    assert pair == f"{rec.e1}, {rec.e2}"
+    assert path.startswith(f"Compound {rec.e1} - ")
+    assert "-[r1]->" in cross_encoder_text(rec, rec.paths[0], relations=True)[1]
+    tagged = PathRecord("q", "<e1> a </e1> raises <e2> b </e2> .", "a", "b", 1, rec.paths)
+    assert cross_encoder_text(tagged, rec.paths[0], context=True)[0] == "a, b: a raises b ."
+
+
+def test_cross_encoder_weighs_both_gold_labels_alike():
+    assert CrossEncoderRanker(balance=False)._query_weights([1, 0, 0, 0]) == [1.0] * 4
+    w = CrossEncoderRanker()._query_weights([1, 0, 0, 0])
+    assert w[0] == pytest.approx(2.0) and w[1] == pytest.approx(2 / 3)
+    assert sum(w[1:]) == pytest.approx(w[0])
+    assert CrossEncoderRanker()._query_weights([1, 1]) == [1.0, 1.0]
 
 
 def test_xgboost_beats_random_when_relevance_is_learnable(data):

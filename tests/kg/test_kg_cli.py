@@ -77,3 +77,28 @@ def test_malformed_file_and_missing_store(tmp_path):
     assert "line 1" in result.exception.message
     result = invoke("stats", "--store", tmp_path / "none")
     assert isinstance(result.exception, KGStoreError)
+
+
+def test_empty_files_and_damaged_stores_are_errors_not_crashes(tmp_path, hetionet_dir):
+    from causalqa.errors import CausalQAError
+
+    for text in ("", "head\trelation\ttail\n", "\x00\xff\xfe binary"):
+        bad = tmp_path / "bad.tsv"
+        bad.write_bytes(text.encode("latin-1"))
+        result = invoke("load", "triples", bad, "--store", tmp_path / "never")
+        assert isinstance(result.exception, CausalQAError), (text, result.output)
+    store = tmp_path / "store"
+    assert invoke("load", "hetionet", hetionet_dir, "--store", store).exit_code == 0
+    (store / "kg.json").write_text("{not json")
+    for args in (("stats",), ("paths", "raloxifene", "melanoma")):
+        result = invoke(*args, "--store", store)
+        assert isinstance(result.exception, KGStoreError), result.output
+    assert invoke("load", "hetionet", hetionet_dir, "--store", store, "--replace").exit_code == 0
+    db = next(p for p in store.iterdir() if p.suffix == ".lbug")
+    db.write_bytes(b"\x00" * 4096)
+    result = invoke("stats", "--store", store)
+    assert isinstance(result.exception, CausalQAError) and "load" in result.exception.hint
+    db.unlink()
+    result = invoke("stats", "--store", store)
+    assert isinstance(result.exception, CausalQAError)
+    assert "no graph database file" in result.exception.message

@@ -86,11 +86,44 @@ def bench_sachs_command(
     methods: Annotated[
         str, typer.Option("--methods", help="Comma-separated: pc,exact_search,direct_lingam.")
     ] = "pc,exact_search,direct_lingam",
+    ours: Annotated[
+        str | None,
+        typer.Option(
+            "--ours",
+            help="Also our LLM(+KG) discovery in the same run, one row per ranker, "
+            "comma-separated: none (LLM only), random, similarity, xgboost, rmse, ranknet, "
+            "listnet (trained ones as saved by bench discovery rankers).",
+        ),
+    ] = None,
+    ranker_data: Annotated[
+        str,
+        typer.Option(
+            "--ranker-data", help="Which data set's trained rankers --ours uses (default gene)."
+        ),
+    ] = "gene",
+    kg_path: Annotated[
+        Path | None,
+        typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
+    ] = None,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Paths in each prompt.")] = 1,
+    calibrate: Annotated[
+        bool,
+        typer.Option("--calibrate/--no-calibrate", help="Contextual calibration of verdicts."),
+    ] = True,
+    llm: Annotated[str | None, typer.Option("--llm", help="LLM spec (default: configured).")] = (
+        None
+    ),
     seed: Annotated[int, typer.Option("--seed")] = 0,
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
-    """PC, ExactSearch (A*) and DirectLiNGAM on SACHS in one run: P, R, F1, SHD, HD, NHD."""
+    """PC, ExactSearch (A*) and DirectLiNGAM on SACHS in one run (and, with --ours, our
+    LLM+KG discovery): P, R, F1, SHD, HD, NHD."""
+    if ours:
+        return _bench_sachs_ours(
+            data, truth, methods, ours, ranker_data, kg_path, top_k, calibrate, llm, seed,
+            out_dir, json_,
+        )  # fmt: skip
     _bench_sachs(data, truth, methods, seed, out_dir, json_)
 
 
@@ -116,11 +149,133 @@ def _bench_sachs(data, truth, methods, seed, out_dir, json_) -> None:
     _emit(report, md, json_)
 
 
+def _bench_sachs_ours(
+    data, truth, methods, ours, ranker_data, kg_path, top_k, calibrate, llm, seed, out_dir,
+    json_,
+) -> None:  # fmt: skip
+    from causalqa import config
+    from causalqa.discovery.graph import DECISIONS, SACHS_CONTEXT, benchmark_sachs_kg
+    from causalqa.discovery.pair import RANKERS, TRAINED, load_ranker
+    from causalqa.discovery.pathdata import DATASETS
+    from causalqa.discovery.sachs import TRUTHS
+    from causalqa.discovery.statistical import BASELINES
+    from causalqa.llm import get_llm
+
+    if truth not in TRUTHS:
+        raise ConfigError(f"unknown reference graph {truth!r}", hint="use cdt or bnlearn")
+    chosen = _split(methods, tuple(BASELINES), "methods")
+    names = _split(ours, tuple(r for r in RANKERS if r != "llm"), "rankers")
+    if ranker_data not in DATASETS:
+        raise ConfigError(f"unknown data set {ranker_data!r}", hint=f"use {', '.join(DATASETS)}")
+    rankers: list[Any] = [
+        load_ranker(n, bench_ranker_dir() / "full" / ranker_data) if n in TRAINED else n
+        for n in names
+    ]
+    kg = None
+    if any(n != "none" for n in names):
+        from causalqa.discovery.discover_cli import open_kg
+
+        kg = open_kg(kg_path)
+    use_cache = config.resolve_cache(None, default=True)
+    model = get_llm(llm, cache=use_cache) if llm else get_llm(cache=use_cache)
+    try:
+        with err.status("SACHS …") as status:
+            bench, graphs = benchmark_sachs_kg(
+                kg=kg,
+                llm=model,
+                rankers=rankers,
+                top_k=top_k,
+                truth=truth,
+                methods=chosen,
+                root=data,
+                seed=seed,
+                on_progress=lambda m: status.update(f"SACHS: {m}"),
+                calibrate=calibrate,
+                decisions=DECISIONS if calibrate else ("argmax", "batch"),
+            )
+    finally:
+        if kg is not None:
+            kg.close()
+    report = {
+        "benchmark": "sachs",
+        "seed": seed,
+        "model": getattr(model, "model", ""),
+        "context": SACHS_CONTEXT,
+        "top_k": top_k,
+        "calibrated": calibrate,
+        "trained_rankers_from": ranker_data,
+        **bench.to_dict(),
+        "ours": {k: g.to_dict() for k, g in graphs.items()},
+    }
+    md = bench.to_markdown()
+    md += (
+        f"\n\nOurs: {getattr(model, 'model', '')}, every ordered pair of the 11 proteins "
+        f"asked (110 questions per row), top-{top_k} path(s) from the knowledge graph, "
+        "each ranker's answers turned into a graph by three verdict rules (content-free "
+        "calibration, the paper's argmax, batch calibration: log-odds minus their mean over "
+        "the run's questions with the same number of paths — label-free); trained rankers "
+        f"fitted on {DATASETS[ranker_data][1]}'s train_full (gene–gene pairs)."
+    )
+    for name, g in graphs.items():
+        md += f"\n\n## ours ({name})\n\n" + g.to_markdown()
+    path = write_results(out_dir, f"sachs-{truth}", report, md)
+    err.print(f"[dim]wrote {path}[/dim]")
+    _emit(report, md, json_)
+
+
+def bench_ranker_dir() -> Path:
+    """Where the benchmarks keep fitted trained rankers:
+    ``$CAUSALQA_HOME/discovery/rankers/bench/<full|validation>/<data set>/<name>.pkl``."""
+    from causalqa import config
+
+    return config.home_dir() / "discovery" / "rankers" / "bench"
+
+
+def _progress():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = (
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    return Progress(*columns, console=err, transient=False)
+
+
 @app.command("rankers")
 def bench_rankers_command(
     datasets: Annotated[
         str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
     ] = "comagc,gene,ade,semeval",
+    rankers: Annotated[
+        str,
+        typer.Option("--rankers", help="Comma-separated: similarity,rmse,ranknet,listnet,xgboost."),
+    ] = "similarity,rmse,ranknet,listnet,xgboost",
+    validation: Annotated[
+        bool,
+        typer.Option(
+            "--validation",
+            help="Evaluate on a by-query validation split of train_full (20%), fitting on "
+            "the rest: for choosing settings without the test set.",
+        ),
+    ] = False,
+    save_rankers: Annotated[
+        bool,
+        typer.Option(
+            "--save-rankers/--no-save-rankers",
+            help="Keep the fitted rankers for bench discovery pairs (under "
+            "$CAUSALQA_HOME/discovery/rankers/bench).",
+        ),
+    ] = True,
+    reuse: Annotated[
+        bool,
+        typer.Option(
+            "--reuse-rankers",
+            help="Score the rankers saved by an earlier run (same parameters) instead of "
+            "fitting them again.",
+        ),
+    ] = False,
     data: Annotated[
         Path | None,
         typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
@@ -137,34 +292,97 @@ def bench_rankers_command(
     json_: JSONOption = False,
 ) -> None:
     """Subgraph rankers on the four path data sets: NDCG@5 and Recall@5 (Table D2)."""
-    _bench_rankers(datasets, data, llm_queries, llm, seed, out_dir, json_)
+    _bench_rankers(
+        datasets, rankers, validation, save_rankers, reuse, data, llm_queries, llm, seed,
+        out_dir, json_,
+    )  # fmt: skip
 
 
-def _bench_rankers(datasets, data, llm_queries, llm, seed, out_dir, json_) -> None:
-    from causalqa.discovery.pathdata import DATASETS
+RANKER_NAMES = ("similarity", "rmse", "ranknet", "listnet", "xgboost")
+
+
+def _make_rankers(names: list[str], seed: int, saved: Path | None = None):
+    """Fresh rankers by name; with `saved`, a trained one saved there with the same
+    parameters (``<name>.pkl``) is loaded instead."""
+    from causalqa.discovery.bench_pairs import _params
+    from causalqa.discovery.pair import PairDiscoveryError, load_ranker
+    from causalqa.discovery.rankers import CrossEncoderRanker, SimilarityRanker, XGBoostRanker
+    from causalqa.embed import Embedder
+
+    embedder = Embedder()
+    made = []
+    for name in names:
+        if name == "similarity":
+            made.append(SimilarityRanker(embedder))
+            continue
+        fresh = (
+            XGBoostRanker(embedder=embedder, seed=seed)
+            if name == "xgboost"
+            else CrossEncoderRanker(name, seed=seed)
+        )
+        old = None
+        if saved is not None and (saved / f"{name}.pkl").is_file():
+            try:
+                old = load_ranker(name, saved)
+            except PairDiscoveryError:
+                old = None
+        if old is not None and type(old) is type(fresh) and _params(old) == _params(fresh):
+            if getattr(old, "embedder", False) is None:
+                old.embedder = embedder
+            made.append(old)
+        else:
+            made.append(fresh)
+    return made
+
+
+def _bench_rankers(
+    datasets, rankers, validation, save_rankers, reuse, data, llm_queries, llm, seed, out_dir,
+    json_,
+) -> None:  # fmt: skip
+    from causalqa.discovery.pathdata import DATASETS, load_path_dataset, validation_split
     from causalqa.discovery.rankers import LLMPermutationRanker, evaluate_rankers
 
     names = _split(datasets, tuple(DATASETS), "data sets")
+    chosen = _split(rankers, RANKER_NAMES, "rankers")
     llm_ranker = None
     if llm_queries:
         from causalqa.llm import get_llm
 
         llm_ranker = LLMPermutationRanker(get_llm(llm) if llm else get_llm())
+    split = "validation" if validation else "full"
     results = []
-    with err.status("rankers …") as status:
+    with _progress() as progress:
+        task = progress.add_task("rankers", total=None)
+
+        def fit_step(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
         for name in names:
+            dataset: Any = name
+            if validation:
+                dataset = validation_split(
+                    load_path_dataset(name, data, splits=("train",)), seed=seed
+                )
+            saved = bench_ranker_dir() / split / name
             results.append(
                 evaluate_rankers(
-                    name,
+                    dataset,
+                    rankers=_make_rankers(chosen, seed, saved if reuse else None),
+                    refit=not reuse,
                     root=data,
                     seed=seed,
                     llm_ranker=llm_ranker,
                     llm_queries=llm_queries,
-                    on_progress=lambda m: status.update(f"rankers: {m} …"),
+                    on_progress=lambda m: progress.update(
+                        task, description=f"rankers: {m}", completed=0, total=None
+                    ),
+                    on_fit_step=fit_step,
+                    save_dir=saved if save_rankers else None,
                 )
             )
     report = {
         "benchmark": "rankers",
+        "split": "validation (20% of train_full's queries)" if validation else "test_truth",
         "seed": seed,
         "llm": getattr(llm_ranker.llm, "model", None) if llm_ranker else None,
         "datasets": [r.to_dict() for r in results],
@@ -172,7 +390,12 @@ def _bench_rankers(datasets, data, llm_queries, llm, seed, out_dir, json_) -> No
     md = "\n\n".join(f"## {r.dataset}\n\n{r.to_markdown()}" for r in results)
     if results:
         md += "\n\n" + "\n".join(f"- {n}" for n in results[0].notes[1:])
-    path = write_results(out_dir, "rankers", report, md)
+    if validation:
+        md = (
+            "Validation split: 20% of each train_full's queries (seeded, by query), the "
+            "rankers fitted on the other 80%; test_truth is not read.\n\n" + md
+        )
+    path = write_results(out_dir, "rankers-validation" if validation else "rankers", report, md)
     err.print(f"[dim]wrote {path}[/dim]")
     _emit(report, md, json_)
 
@@ -186,9 +409,10 @@ def bench_pairs_command(
         str,
         typer.Option(
             "--methods",
-            help="Comma-separated: none,random,similarity,gpt,xgboost,oracle (and llm).",
+            help="Comma-separated: none,random,similarity,gpt,xgboost,rmse,ranknet,listnet,"
+            "oracle (and llm).",
         ),
-    ] = "none,random,similarity,gpt,xgboost,oracle",
+    ] = "none,random,similarity,gpt,xgboost,rmse,ranknet,listnet,oracle",
     with_llm_ranker: Annotated[
         bool, typer.Option("--llm-ranker", help="Add the LLM permutation ranker (slow).")
     ] = False,
@@ -196,6 +420,29 @@ def bench_pairs_command(
         int | None, typer.Option("--limit", min=1, help="A seeded sample of N pairs per set.")
     ] = None,
     top_k: Annotated[int, typer.Option("--top-k", min=1, help="Paths in the prompt.")] = 1,
+    path_format: Annotated[
+        str,
+        typer.Option(
+            "--path-format",
+            help="Paths in the prompt: plain (App. C), types, relations or full (Eq. 7).",
+        ),
+    ] = "plain",
+    validation: Annotated[
+        bool,
+        typer.Option(
+            "--validation",
+            help="Classify a by-query validation split of train_full instead of the test "
+            "pairs (rankers fitted on the rest): for choosing settings.",
+        ),
+    ] = False,
+    thresholds_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--thresholds-from",
+            help="A --validation run's JSON: adds batch-calibrated verdicts (thresholds = "
+            "its mean log-odds per data set and number of paths).",
+        ),
+    ] = None,
     data: Annotated[
         Path | None,
         typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
@@ -203,37 +450,53 @@ def bench_pairs_command(
     llm: Annotated[str | None, typer.Option("--llm", help="LLM spec (default: configured).")] = (
         None
     ),
+    cache: Annotated[
+        bool | None,
+        typer.Option("--cache/--no-cache", help="LLM response cache (default: on)."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
     """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2)."""
-    _bench_pairs(datasets, methods, with_llm_ranker, limit, top_k, data, llm, seed, out_dir, json_)
+    _bench_pairs(
+        datasets, methods, with_llm_ranker, limit, top_k, path_format, validation,
+        thresholds_from, data, llm, cache, seed, out_dir, json_,
+    )  # fmt: skip
 
 
-def _bench_pairs(datasets, methods, with_llm_ranker, limit, top_k, data, llm, seed, out_dir, json_):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    from causalqa.discovery.bench_pairs import METHODS, benchmark_pairs, plot_pairs
-    from causalqa.discovery.pathdata import DATASETS, load_path_dataset
+def _bench_pairs(
+    datasets, methods, with_llm_ranker, limit, top_k, path_format, validation, thresholds_from,
+    data, llm, cache, seed, out_dir, json_,
+):  # fmt: skip
+    from causalqa import config
+    from causalqa.discovery.bench_pairs import (
+        METHODS,
+        PATH_FORMATS,
+        benchmark_pairs,
+        plot_pairs,
+        read_thresholds,
+    )
+    from causalqa.discovery.pathdata import DATASETS, load_path_dataset, validation_split
     from causalqa.llm import get_llm
 
     names = _split(datasets, tuple(DATASETS), "data sets")
     chosen = _split(methods, METHODS, "methods")
+    if path_format not in PATH_FORMATS:
+        raise ConfigError(
+            f"unknown path format {path_format!r}", hint=f"use {', '.join(PATH_FORMATS)}"
+        )
     if with_llm_ranker and "llm" not in chosen:
         chosen.append("llm")
+    thresholds = read_thresholds(thresholds_from) if thresholds_from else None
     total = 0
     for name in names:
-        n = len(load_path_dataset(name, data, splits=("truth",)).truth)
+        loaded = load_path_dataset(name, data, splits=("train",) if validation else ("truth",))
+        n = len(validation_split(loaded, seed=seed).truth if validation else loaded.truth)
         total += (min(n, limit) if limit else n) * len(chosen)
-    model = get_llm(llm) if llm else get_llm()
-    columns = (
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err, transient=False) as progress:
+    use_cache = config.resolve_cache(cache, default=True)
+    model = get_llm(llm, cache=use_cache) if llm else get_llm(cache=use_cache)
+    with _progress() as progress:
         task = progress.add_task("pairs", total=total)
         bench = benchmark_pairs(
             model,
@@ -241,16 +504,21 @@ def _bench_pairs(datasets, methods, with_llm_ranker, limit, top_k, data, llm, se
             methods=chosen,
             limit=limit,
             top_k=top_k,
+            path_format=path_format,
+            split="validation" if validation else "test",
             root=data,
             seed=seed,
+            ranker_dir=bench_ranker_dir(),
+            thresholds=thresholds,
             on_step=lambda what, n: progress.update(task, advance=n, description=what),
         )
     report = {"benchmark": "pairs", "seed": seed, **bench.to_dict()}
-    png = plot_pairs(bench, out_dir / "pairs-latest.png")
+    stem = "pairs-validation" if validation else "pairs"
+    png = plot_pairs(bench, out_dir / f"{stem}-latest.png")
     md = bench.to_markdown()
     if png:
         md += f"\n\n![F1 per data set and method]({png.name})"
         report["plot"] = str(png)
-    path = write_results(out_dir, "pairs", report, md)
+    path = write_results(out_dir, stem, report, md)
     err.print(f"[dim]wrote {path}[/dim]")
     _emit(report, md, json_)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -78,6 +78,13 @@ SACHS_CONTEXT = (
 """Ours: the paper does not print the textual context it gave for SACHS."""
 
 
+_PAPER_ROWS = {
+    "none": "no-subgraph (LLM)",
+    "xgboost": "Subgraph Ranker (XGBoost)",
+    **{loss: f"Subgraph Ranker ({loss}-cross encoder)" for loss in ("rmse", "ranknet", "listnet")},
+}
+
+
 class GraphDiscoveryError(CausalQAError):
     """A graph cannot be discovered as asked (too few variables, duplicates, ...)."""
 
@@ -102,6 +109,38 @@ def decide_directions(prob: np.ndarray, causal: np.ndarray) -> np.ndarray:
     return adj
 
 
+DECISIONS = ("content-free", "argmax", "batch")
+"""How a question's label log-probs become a verdict: ``argmax`` (the paper's rule),
+``content-free`` (contextual calibration, `pair.content_free_logprobs`) or ``batch``
+(batch calibration: the log-odds minus their mean over all questions of the run with the
+same number of paths in the prompt — label-free, the rule chosen on the validation split
+of the path data sets, see `bench_pairs`)."""
+
+
+def verdict_log_odds(verdicts: Sequence[PairVerdict], decision: str) -> np.ndarray:
+    """Each verdict's log-odds of "causal" under `decision` (see `DECISIONS`)."""
+    from causalqa.discovery.pair import CAUSAL, NON_CAUSAL
+
+    if decision not in DECISIONS:
+        raise GraphDiscoveryError(
+            f"unknown decision rule {decision!r}", hint=f"use {', '.join(DECISIONS)}"
+        )
+    raw = np.array([v.logprobs[CAUSAL] - v.logprobs[NON_CAUSAL] for v in verdicts])
+    if decision == "argmax":
+        return raw
+    if decision == "content-free":
+        if any(v.content_free is None for v in verdicts):
+            raise GraphDiscoveryError("content-free decision needs calibrated verdicts")
+        return raw - np.array(
+            [v.content_free[CAUSAL] - v.content_free[NON_CAUSAL] for v in verdicts]
+        )
+    shapes = np.array([len(v.paths) for v in verdicts])
+    out = raw.copy()
+    for n in set(shapes.tolist()):
+        out[shapes == n] -= raw[shapes == n].mean()
+    return out
+
+
 @dataclass
 class GraphDiscovery:
     """The discovered graph: `adjacency[i, j] = 1` for i → j, `probability[i, j]` =
@@ -120,6 +159,18 @@ class GraphDiscovery:
 
     def edges(self) -> list[tuple[str, str]]:
         return [(self.variables[i], self.variables[j]) for i, j in zip(*np.nonzero(self.adjacency))]
+
+    def decided(self, decision: str) -> GraphDiscovery:
+        """The same answers turned into a graph by another `decision` rule (no LLM call)."""
+        n = len(self.variables)
+        lo = verdict_log_odds(self.verdicts, decision)
+        prob = np.zeros((n, n))
+        causal = np.zeros((n, n), dtype=bool)
+        ordered = [(i, j) for i in range(n) for j in range(n) if i != j]
+        for (i, j), x in zip(ordered, lo):
+            prob[i, j] = 1.0 / (1.0 + np.exp(-np.clip(x, -700, 700)))
+            causal[i, j] = x > 0
+        return replace(self, adjacency=decide_directions(prob, causal), probability=prob)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -292,7 +343,7 @@ def benchmark_sachs_kg(
     *,
     kg,
     llm,
-    rankers: Sequence[str] = ("none", "similarity"),
+    rankers: Sequence[Any] = ("none", "similarity"),
     top_k: int = 1,
     context: str | None = SACHS_CONTEXT,
     truth: str = "cdt",
@@ -301,10 +352,14 @@ def benchmark_sachs_kg(
     seed: int = 0,
     on_progress: Callable[[str], None] | None = None,
     calibrate: bool = True,
+    decisions: Sequence[str] | None = None,
 ):
     """Table 3 in one run: the statistical baselines of `sachs.benchmark_sachs` plus one
-    "ours" row per ranker ("none" is the paper's no-subgraph LLM baseline). Returns the
-    `SachsBenchmark` with the extra rows, and the discovered graphs by ranker."""
+    "ours" row per ranker — a name of `pair.RANKERS` ("none" is the paper's no-subgraph
+    LLM baseline) or a fitted `Ranker`. Returns the `SachsBenchmark` with the extra rows,
+    and the discovered graphs by ranker name (a cross-encoder's by its loss). With
+    `decisions` (names of `DECISIONS`), each ranker's answers give one row per rule
+    (``content-free`` needs `calibrate`); by default one row, by `calibrate`."""
     from causalqa.discovery.sachs import PAPER_TABLE3, benchmark_sachs, load_sachs
     from causalqa.discovery.statistical import BASELINES
 
@@ -319,7 +374,8 @@ def benchmark_sachs_kg(
     labels = [SACHS_LABELS[c] for c in sachs.names]
     paper = {r["method"]: r for r in PAPER_TABLE3}
     graphs: dict[str, GraphDiscovery] = {}
-    for name in rankers:
+    for ranker in rankers:
+        name = ranker if isinstance(ranker, str) else ranker.name.split("-")[0]
 
         def progress(done, total, what, name=name):
             if on_progress:
@@ -329,7 +385,7 @@ def benchmark_sachs_kg(
             labels,
             kg=kg,
             llm=llm,
-            ranker=name,
+            ranker=ranker,
             top_k=top_k,
             context=context,
             kg_names=SACHS_KG_NAMES,
@@ -337,24 +393,32 @@ def benchmark_sachs_kg(
             on_progress=progress,
             calibrate=calibrate,
         )
+        g.ranker = name
         graphs[name] = g
-        ref = paper.get(
-            "no-subgraph (LLM)"
+        ref = paper.get(_PAPER_ROWS.get(name, ""))
+        with_paths = sum(1 for v in g.verdicts if v.paths)
+        label = (
+            "ours: no-subgraph (LLM)"
             if name == "none"
-            else "Subgraph Ranker (XGBoost)"
-            if name == "xgboost"
-            else ""
+            else f"ours: {name} ranker (LLM+KG, a path in {with_paths}/{len(g.verdicts)})"
+            if with_paths
+            else f"ours: {name} ranker (LLM only: no KG path for any pair)"
         )
-        bench.rows.append(
-            {
-                "method": "ours: no-subgraph (LLM)" if name == "none" else f"ours: {name} ranker",
-                "key": f"ours-{name}",
-                **graph_metrics(g.adjacency, sachs.truth),
-                "seconds": round(g.seconds, 2),
-                "model": getattr(llm, "model", ""),
-                "paper": {k: ref[k] for k in ("precision", "recall", "f1", "hd", "nhd")}
-                if ref
-                else None,
-            }
-        )
+        for decision in decisions or [None]:
+            graph = g if decision is None else g.decided(decision)
+            bench.rows.append(
+                {
+                    "method": label if decision is None else f"{label}, {decision} verdicts",
+                    "key": f"ours-{name}" if decision is None else f"ours-{name}-{decision}",
+                    **graph_metrics(graph.adjacency, sachs.truth),
+                    "seconds": round(g.seconds, 2),
+                    "model": getattr(llm, "model", ""),
+                    "decision": decision or ("content-free" if calibrate else "argmax"),
+                    "questions_with_paths": with_paths,
+                    "questions": len(g.verdicts),
+                    "paper": {k: ref[k] for k in ("precision", "recall", "f1", "hd", "nhd")}
+                    if ref
+                    else None,
+                }
+            )
     return bench, graphs

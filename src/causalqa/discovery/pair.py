@@ -29,9 +29,11 @@ of the same shape, so the model's label prior — which moves when paths enter t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import pickle
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
@@ -57,6 +59,7 @@ __all__ = [
     "load_ranker",
     "pair_prompt",
     "ranker_file",
+    "readable_relation",
     "save_ranker",
     "verbalise_path",
 ]
@@ -103,12 +106,33 @@ class PairDiscoveryError(CausalQAError):
 # -- prompt -------------------------------------------------------------------------------
 
 
+_METAEDGE = re.compile(r"([A-Z]+(?:_[A-Z]+)*)_([A-Za-z<>]*[a-z][A-Za-z<>]*)")
+
+
+def readable_relation(relation: str) -> str:
+    """A relation label as words: Hetionet's metaedge names lose their abbreviation
+    ("UPREGULATES_CuG" → "upregulates", "ASSOCIATES_DaG" → "associates"); other labels
+    (Wikidata's "subclass of") are kept.
+
+    >>> readable_relation("INTERACTS_GiG"), readable_relation("subclass of")
+    ('interacts', 'subclass of')
+    """
+    m = _METAEDGE.fullmatch(relation.strip())
+    return m.group(1).replace("_", " ").lower() if m else relation.strip()
+
+
 def verbalise_path(path: Any, *, types: bool = False, relations: bool = False) -> str:
     """A path as prompt text: a string as is, a `causalqa.kg.Path` or a `PathCandidate`
-    in the simplest form of Eq. 7 by default ("FGF6 - tendon - SDRDL", App. C)."""
+    in the simplest form of Eq. 7 by default ("FGF6 - tendon - SDRDL", App. C); with
+    `types` each node has its type, with `relations` each hop its relation in words
+    ("Gene FGF6 -[expresses]-> Anatomy tendon ...", Eq. 7)."""
     if isinstance(path, str):
         return path.strip()
     if isinstance(path, PathCandidate):
+        if relations and path.relations:
+            path = dataclasses.replace(
+                path, relations=tuple(readable_relation(r) for r in path.relations)
+            )
         return path.text(types=types, relations=relations)
     if hasattr(path, "verbalise"):
         return path.verbalise(types=types, relations=relations)
@@ -123,13 +147,16 @@ def pair_prompt(
     context: str | None = None,
     subject: str = DEFAULT_SUBJECT,
     instruction: str | None = None,
+    types: bool = False,
+    relations: bool = False,
 ) -> str:
-    """The zero-shot prompt of App. C / Eq. 8. Several paths are joined by "; "."""
+    """The zero-shot prompt of App. C / Eq. 8. Several paths are joined by "; "; `types`
+    and `relations` choose their form (`verbalise_path`)."""
     head = (instruction or INSTRUCTION).format(subject=subject)
     parts = [f"[Pair]: {a.strip()} and {b.strip()}"]
     if context and context.strip():
         parts.append(f"[Textual context]: {' '.join(context.split())}")
-    texts = [t for t in (verbalise_path(p) for p in paths) if t]
+    texts = [t for t in (verbalise_path(p, types=types, relations=relations) for p in paths) if t]
     if texts:
         parts.append(f"[Relation Paths]: {'; '.join(texts)}")
     parts.append("[Relation]:")
@@ -240,6 +267,8 @@ def classify_pair(
     instruction: str | None = None,
     chat: bool = True,
     calibrate: bool | Mapping[str, float] = False,
+    types: bool = False,
+    relations: bool = False,
 ) -> PairVerdict:
     """Classify (a, b) zero-shot from the prompt of `pair_prompt`.
 
@@ -250,15 +279,22 @@ def classify_pair(
     label's log-probability is first lowered by its log-probability on a content-free
     prompt of the same shape (`content_free_logprobs`): a small model's prior for one
     label — which shifts when paths enter the prompt — no longer decides. No labels are
-    needed for this.
+    needed for this. `types`/`relations`: the paths' form (`verbalise_path`).
     """
     prompt = pair_prompt(
-        a, b, paths=paths, context=context, subject=subject, instruction=instruction
+        a,
+        b,
+        paths=paths,
+        context=context,
+        subject=subject,
+        instruction=instruction,
+        types=types,
+        relations=relations,
     )
     request: Any = [{"role": "user", "content": prompt}] if chat else prompt + " "
     scores = llm.label_logprobs(request, list(LABELS))
     raw = dict(scores.logprobs)
-    texts = [t for t in (verbalise_path(x) for x in paths) if t]
+    texts = [t for t in (verbalise_path(x, types=types, relations=relations) for x in paths) if t]
     prior = None
     if calibrate is True:
         prior = content_free_logprobs(
@@ -322,8 +358,9 @@ def load_ranker(name: str, folder: str | os.PathLike | None = None):
     if not path.is_file():
         raise PairDiscoveryError(
             f"no trained {name} ranker at {path}",
-            hint="use --ranker similarity|random|llm, or train one: "
-            "causalqa bench discovery pairs --save-rankers",
+            hint="use --ranker similarity|random|llm, or train one with causalqa bench "
+            "discovery rankers (kept under rankers/bench/full/<data set>/ beside that path) "
+            f"and copy it to {path}",
         )
     try:
         return pickle.loads(path.read_bytes())

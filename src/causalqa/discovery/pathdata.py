@@ -58,6 +58,7 @@ __all__ = [
     "default_data_dir",
     "load_path_dataset",
     "read_path_file",
+    "validation_split",
 ]
 
 # data set folder → (suffix of its test_gpt file, the paper's display name)
@@ -348,4 +349,32 @@ def load_path_dataset(
         truth=loaded.get("truth", []),
         sim=loaded.get("sim", []),
         gpt=loaded.get("gpt", []),
+    )
+
+
+def validation_split(data: PathDataset, *, fraction: float = 0.2, seed: int = 0) -> PathDataset:
+    """A by-query split of ``train_full`` for choosing settings without the test set.
+
+    Returns a `PathDataset` named like `data` whose ``train`` is the rest of ``train_full``
+    and whose ``truth`` is a seeded `fraction` of its queries (never a test record), with
+    no ``sim``/``gpt`` files. A query is in exactly one part, so every path of it is too.
+
+    >>> val = validation_split(load_path_dataset("comagc"))       # doctest: +SKIP
+    >>> len(val.train), len(val.truth)                            # doctest: +SKIP
+    (510, 128)
+    """
+    import numpy as np
+
+    if not 0.0 < fraction < 1.0:
+        raise PathDataError(f"the validation fraction must be in (0, 1), got {fraction}")
+    n = len(data.train)
+    n_val = int(round(fraction * n))
+    if n_val < 1 or n_val >= n:
+        raise PathDataError(f"{data.name}: {n} training records cannot be split {fraction:g}")
+    order = np.random.default_rng([seed, 20240]).permutation(n)
+    held = set(order[:n_val].tolist())
+    return PathDataset(
+        name=data.name,
+        train=[r for i, r in enumerate(data.train) if i not in held],
+        truth=[r for i, r in enumerate(data.train) if i in held],
     )

@@ -87,6 +87,11 @@ class LadybugBackend:
                 hint="pip install ladybug==0.22.0",
             ) from e
         self.db_file = db_file
+        if read_only and not FsPath(db_file).exists():
+            raise KGBackendError(
+                f"the store has no graph database file {db_file}",
+                hint="load the graph again: causalqa kg load ... --store DIR --replace",
+            )
         try:
             # Ladybug would otherwise claim ~80% of RAM for its buffer pool, and every core.
             self._db = ladybug.Database(
@@ -99,7 +104,8 @@ class LadybugBackend:
         except RuntimeError as e:
             raise KGBackendError(
                 f"cannot open the graph database {db_file}: {e}",
-                hint="is another process writing to it? Close it or copy the store.",
+                hint="is another process writing to it? Close it or copy the store. A damaged "
+                "file: load the graph again (causalqa kg load ... --replace).",
             ) from e
 
     def run(self, query: str, params: dict[str, Any] | None = None) -> list[list]:
