@@ -13,6 +13,7 @@ from causalqa.deduction.chains import (
     Chain,
     chain_edges,
     clean_chains,
+    echoes_example,
     format_chains,
     node_key,
     parse_chains,
@@ -145,12 +146,21 @@ def test_real_outputs_parse_without_losing_arrow_lines():
         arrows = 0
         for ln in text.splitlines():
             parts = [p for p in ARROW.split(ln) if p.strip(" -*.0123456789")]
+            # An event repeated back to back (a looping model) is one event.
+            keys = [node_key(p) for p in parts]
+            parts = [p for i, p in enumerate(parts) if not i or keys[i] != keys[i - 1]]
             arrows += max(len(parts) - 1, 0)
         every = parse_chains(text, drop_examples=False)
         assert sum(len(c.edges) for c in every) == arrows, e["file"]
+        if e["finish_reason"] == "length":
+            # Cut off: at most the event after the last arrow is dropped.
+            cut = parse_chains(text, drop_examples=False, truncated=True)
+            assert arrows - 1 <= sum(len(c.edges) for c in cut) <= arrows, e["file"]
         kept = parse_chains(text)
         dropped = [c for c in every if c not in kept]
-        assert all(tuple(node_key(n) for n in c.nodes) in examples for c in dropped), e["file"]
+        assert all(echoes_example(c.nodes) for c in dropped), e["file"]
+        assert not any(echoes_example(c.nodes) for c in kept), e["file"]
+    assert examples <= {tuple(node_key(n) for n in c) for c in EXAMPLE_CHAINS}
 
 
 def test_real_extraction_that_echoes_the_examples():
@@ -182,6 +192,78 @@ def test_real_extraction_without_arrows_gives_nothing():
     assert "-->" not in text or parse_chains(text)
     if "-->" not in text and "->" not in text:
         assert parse_chains(text) == []
+
+
+def test_a_reply_cut_off_by_the_budget_keeps_its_chains_but_not_the_cut_event():
+    text = "1. Fog --> Low visibility --> Missed approach\n2. Fatigue --> Late flare --> Hard la"
+    assert [c.nodes for c in parse_chains(text, truncated=True)] == [
+        ("Fog", "Low visibility", "Missed approach"),
+        ("Fatigue", "Late flare"),
+    ]
+    # Not cut off, or cut at a line break: nothing is dropped.
+    assert parse_chains(text)[-1].nodes[-1] == "Hard la"
+    assert len(parse_chains(text + "\n", truncated=True)[-1].nodes) == 3
+    # Cut inside the first event after an arrow, or in prose: earlier chains stay whole.
+    assert [c.nodes for c in parse_chains("- A --> B\n- C --> D", truncated=True)] == [("A", "B")]
+    assert [c.nodes for c in parse_chains("- A --> B\nThe pil", truncated=True)] == [("A", "B")]
+
+
+def test_an_event_repeated_back_to_back_is_kept_once():
+    got = parse_chains("- Ice --> Stall --> Stall --> stall. --> Impact --> Stall")
+    assert [c.nodes for c in got] == [("Ice", "Stall", "Impact", "Stall")]
+    assert parse_chains("- Stall --> Stall --> Stall") == []
+
+
+def test_real_looping_replies_cut_off_by_the_budget():
+    """The 1.5B model looping on one event until the budget ran out (Prompt 3, and Prompt
+    4 with the context first): the loop collapses to one event, the cut event is dropped,
+    and what the reply does contain is kept."""
+    text = (FIXTURES / "real_extract-loop_ANC23FA031.txt").read_text(encoding="utf-8")
+    assert text.count("Pilot's decision to fly in VMC") > 20
+    assert [c.nodes for c in parse_chains(text, truncated=True)] == [
+        ("Poor weather conditions", "Pilot's decision to fly in VMC")
+    ]
+    text = (FIXTURES / "real_infer-loop_CEN23FA284.txt").read_text(encoding="utf-8")
+    (chain,) = parse_chains(text, truncated=True, kind=INFERRED)
+    assert chain.nodes[0].startswith("Pilot's failure to maintain control during a forced")
+    assert len(chain.nodes) == len({node_key(n) for n in chain.nodes}) == 5
+    assert all(len(n) > 20 for n in chain.nodes)  # no event cut mid-word
+
+
+@pytest.mark.parametrize(
+    "chain",
+    [
+        # Real chains of the 1.5B model (bench/data/ckg mining), all about aviation reports.
+        "Lack of positive train control system --> Train F not stopped before red signal --> "
+        "Train F passed red signal --> Collision between Train A and Train F",
+        "VMC --> Engine failure: Engine failed to operate train in accordance with signal "
+        "indications and speed restriction --> Train collided with another train",
+        "Pilot's inattention to signal indications --> Pilot failed to operate the aircraft in "
+        "accordance with signal indications and speed restriction --> Aircraft crashed",
+        "Maintenance personnel's failure to secure the elevator hardware --> Maintenance "
+        "personnel failed to operate the elevator in accordance with signal indications and "
+        "speed restriction --> Elevator disconnection",
+        "Pilot's decision not to climb --> Aircraft did not climb (Engineer's inattentiveness "
+        "to signal indications --> Pilot error",
+    ],
+)
+def test_edited_copies_of_the_prompt_examples_are_dropped(chain):
+    assert echoes_example(chain.split(" --> "))
+    assert parse_chains(f"1. {chain}\n2. Icing --> Stall") == [Chain(("Icing", "Stall"))]
+    assert len(parse_chains(f"1. {chain}", drop_examples=False)) == 1
+
+
+@pytest.mark.parametrize(
+    "chain",
+    [
+        "Signal not seen by the engineer --> Train collided with another train",
+        "Lack of positive train control system --> Train passed a stop signal",
+        "Pilot's inattention to airspeed --> Aerodynamic stall --> Impact with terrain",
+    ],
+)
+def test_chains_that_only_resemble_an_example_event_are_kept(chain):
+    # A rail report may well say a train collided with another one, or lacked PTC.
+    assert not echoes_example(chain.split(" --> "))
 
 
 # -- cleaning and printing -----------------------------------------------------------------

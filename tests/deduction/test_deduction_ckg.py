@@ -152,6 +152,95 @@ def test_failed_calls_are_recorded_and_retried(tmp_path):
     assert s.calls == 1
 
 
+def test_a_reports_calls_run_back_to_back_with_per_prompt_budgets():
+    llm = scripted()
+    a = Report(report_id="A", context="A frost report.")
+    b = Report(report_id="B", context="A carburetor report.")
+    kg = CausalKG()
+    mine([a, b], llm, kg, statements={"A": ["Haste", "Fatigue"], "B": ["Ice"]})
+    order = [(r.report_id, r.task, r.statement) for r in kg.records]
+    assert order == [
+        ("A", "infer", "Haste"),
+        ("A", "infer", "Fatigue"),
+        ("A", "extract", None),
+        ("B", "infer", "Ice"),
+        ("B", "extract", None),
+    ]
+    assert [c["max_tokens"] for c in llm.calls] == [256, 256, 512, 256, 512]
+    assert [r.prompt for r in kg.records][:3] == ["P4-context-first"] * 2 + ["P3"]
+    assert all(r.max_tokens == c["max_tokens"] for r, c in zip(kg.records, llm.calls))
+    # Prompt 4 with the context first: consecutive calls share the prompt up to the
+    # statement, the part a KV cache keeps.
+    first, second = (c["messages"][-1]["content"] for c in llm.calls[:2])
+    assert first.split("<STATEMENT>")[0] == second.split("<STATEMENT>")[0]
+    assert "A frost report." in first.split("<STATEMENT>")[0]
+    # The paper's block order, and one budget for both prompts, on request.
+    llm2 = scripted()
+    kg2 = CausalKG()
+    mine([a], llm2, kg2, statements={"A": ["Haste"]}, context_first=False, max_tokens=100)
+    assert [c["max_tokens"] for c in llm2.calls] == [100, 100]
+    assert kg2.records[0].prompt == "P4"
+    paper = llm2.calls[0]["messages"][-1]["content"]
+    assert paper.index("<STATEMENT>") < paper.index("<CONTEXT>")
+
+
+def test_a_reply_cut_off_by_the_budget_keeps_its_complete_chains():
+    llm = ScriptedLLM(
+        ["1. Ice --> Stall --> Stall --> Stall --> Impact\n2. Fatigue --> Late fl"],
+        finish_reason="length",
+    )
+    r = extract_chains("A report.", llm, report_id="A")
+    # The loop collapses; the second chain lost its cut event and, with one event left,
+    # is no chain.
+    assert [c.nodes for c in r.chains] == [("Ice", "Stall", "Impact")]
+    assert r.record.finish_reason == "length" and r.record.n_chains == 1
+    assert "Late fl" in r.record.raw  # the raw reply is kept whole
+
+
+def test_a_failed_call_records_the_time_it_took(tmp_path):
+    class Slow(ScriptedLLM):
+        def _generate(self, messages, **kw):
+            raise LLMError("local model did not finish within 300 s")
+
+    kg = CausalKG()
+    mine([Report(report_id="A", context="Ctx.")], Slow(), kg, statements={"A": ["S"]})
+    assert [(r.task, r.prompt, r.error is not None) for r in kg.records] == [
+        ("infer", "P4-context-first", True),
+        ("extract", "P3", True),
+    ]
+    assert all(r.seconds >= 0 for r in kg.records)
+
+
+def test_reparse_rebuilds_chains_from_recorded_replies_without_the_llm(tmp_path, embedder):
+    echo = (
+        "1. Lack of positive train control system --> Train B not stopped before red signal\n"
+        "2. Icing --> Stall --> Stall --> Impact"
+    )
+    kg = CausalKG.open(tmp_path / "kg")
+    # As an older parser left it: the edited example kept, the loop not collapsed.
+    kg.add_chains(
+        [
+            Chain(("Lack of positive train control system", "Train B not stopped"), report_id="A"),
+            Chain(("Icing", "Stall", "Stall", "Impact"), report_id="A"),
+            Chain(("Fatigue", "Hard landing"), report_id="B"),  # added by hand: no record
+        ]
+    )
+    kg.add_record(MiningRecord(report_id="A", task="extract", raw=echo, n_chains=2))
+    kg.add_record(MiningRecord(report_id="C", task="extract", raw="- X --> Y", error="timeout"))
+    assert kg.reparse() == 2
+    assert [c.nodes for c in kg.chains] == [
+        ("Fatigue", "Hard landing"),
+        ("Icing", "Stall", "Impact"),
+    ]
+    assert kg.records[0].n_chains == 1 and not kg.similar_current
+    kg.link_similar(embedder)
+    kg.save()
+    back = CausalKG.load(tmp_path / "kg")
+    assert [c.nodes for c in back.chains] == [c.nodes for c in kg.chains]
+    assert back.records[0].n_chains == 1 and back.similar_current
+    assert back.find("Train B not stopped") is None
+
+
 def test_unavailable_model_stops_mining(tmp_path):
     class Down(ScriptedLLM):
         def _generate(self, messages, **kw):

@@ -159,3 +159,55 @@ def test_dataset_command_on_tiny_files(tmp_path, fast_embedder):
     )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["true"] == 2
+
+
+@pytest.mark.parametrize(
+    "context, problem",
+    [
+        ("", "the context is empty"),
+        ("dGhlIHBpbG90IGRpZCBub3QgcmVtb3ZlIGZyb3N0IGZyb20gdGhlIHdpbmdzIGJlZm9yZQ" * 8, "garbled"),
+        (" ".join(["kelavo musiru tapeno dirafu goleni basuke"] * 5), "English"),
+    ],
+)
+def test_causalqa_deduce_refuses_bad_context_in_one_line_before_any_model(
+    context, problem, tmp_path
+):
+    """The installed command: one error line and a hint, exit 1 — and the model is never
+    touched (the LLM spec points at a file that does not exist)."""
+    import os
+    import subprocess
+    import sys
+
+    f = tmp_path / "report.txt"
+    f.write_text(context, encoding="utf-8")
+    env = {**os.environ, "CAUSALQA_LLM": f"local:{tmp_path / 'no-such-model.gguf'}"}
+    res = subprocess.run(
+        [sys.executable, "-m", "causalqa.cli", "deduce", "-c", str(f), "-s", "Frost."],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 1, res.stderr
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert lines[0].startswith("error:") and problem in lines[0]
+    assert lines[1].startswith("hint:") and len(lines) == 2
+    assert "no-such-model" not in res.stderr and not res.stdout
+
+
+def test_reparse_command(fast_embedder, tmp_path):
+    from causalqa.deduction.ckg import CausalKG, MiningRecord
+
+    kg = CausalKG.open(tmp_path / "kg")
+    raw = (
+        "1. Icing --> Stall --> Stall\n"
+        "2. Lack of positive train control system --> Train B not stopped before red signal"
+    )
+    kg.add_record(MiningRecord(report_id="A", task="extract", raw=raw))
+    kg.save()
+    res = runner.invoke(cli.app, ["reparse", str(tmp_path / "kg"), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["before"]["chains_by_kind"]["extracted"] == 0
+    assert out["after"]["chains_by_kind"]["extracted"] == 1  # the echoed example dropped
+    assert CausalKG.load(tmp_path / "kg").chains[0].nodes == ("Icing", "Stall")

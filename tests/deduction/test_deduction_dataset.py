@@ -22,6 +22,7 @@ from causalqa.deduction.dataset import (
     load_ntsb,
     parse_list_items,
     rule_negatives,
+    sample_report_ids,
     save_jsonl,
     split_probable_cause,
     summary,
@@ -148,6 +149,24 @@ def test_load_shared_ntsb_files():
     both = load_ntsb(SHARED)
     assert len(both) == 429  # ≤ 2,000 words, the paper's limit
     assert len(load_ntsb(SHARED, max_words=None)) == 433
+
+
+@needs_shared
+def test_every_shared_report_passes_the_context_checks():
+    # The garbled-text checks of `deduce` and `kg mine` must never refuse a real report.
+    from causalqa.deduction.deduce import check_text
+
+    for r in load_ntsb(SHARED, max_words=None):
+        check_text(r.context, what=f"report {r.report_id}")
+
+
+def test_sample_report_ids_is_seeded_extends_and_ignores_labels():
+    ids = [f"r{i:02d}" for i in range(40)]
+    a = sample_report_ids(ids, 10, seed=3)
+    assert len(set(a)) == 10 and a == sample_report_ids(reversed(ids), 10, seed=3)
+    assert sample_report_ids(ids, 25, seed=3)[:10] == a  # a larger sample extends it
+    assert sample_report_ids(ids, 10, seed=4) != a
+    assert sample_report_ids(ids + ids, None) == sorted(ids) == sample_report_ids(ids, 99)
 
 
 @needs_shared

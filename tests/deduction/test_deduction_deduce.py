@@ -98,6 +98,24 @@ def test_formats_take_relations_from_the_kg_or_arguments():
     assert d.extracted == ["X --> Y"]
 
 
+def test_a_kg_that_mined_the_context_without_chains_is_not_mined_again():
+    # The 1.5B model often answers Prompt 4 with the prompt's own example: no chain. The
+    # KG records that the statement was mined; deduce shows "None", no second call.
+    kg = CausalKG()
+    sha = context_sha(CTX)
+    kg.add_record(MiningRecord(report_id="r1", task="extract", context_sha=sha))
+    kg.add_record(MiningRecord(report_id="r1", task="infer", statement=ST, context_sha=sha))
+    llm = ScriptedLLM(label_scores={"True": -0.5, "False": -1.0})  # no generation allowed
+    d = deduce(CTX, ST, llm, fmt="V5", kg=kg)
+    assert d.extracted == [] and d.inferred == []
+    assert "Relations extracted from <CONTEXT>:\nNone" in llm.calls[-1]["prompt"][2]["content"]
+    assert kg.context_mined(CTX, "infer", ST.upper()) and not kg.context_mined(CTX, "infer", "X")
+    # A failed call is not a mined unit: that statement is mined now.
+    kg.add_record(MiningRecord(report_id="r1", task="infer", statement="Y", error="timeout"))
+    replies = ScriptedLLM(["- Y --> Stall"], label_scores={"True": -0.5, "False": -1.0})
+    assert deduce(CTX, "Y happened", replies, fmt="V4", kg=kg).inferred == ["Y --> Stall"]
+
+
 @pytest.mark.parametrize(
     "context, problem",
     [
@@ -107,6 +125,10 @@ def test_formats_take_relations_from_the_kg_or_arguments():
         ("xqzt brrk plmnt vxkr zzkt qwrt hjkl mnbv crtz frtz", "garbled"),
         ("1234 5678 %%%% #### 9999 0000 ---- **** ++++ a b c d e f g h", "garbled"),
         ("\x00\x01\x02binary PK\x03\x04 stuff here and more words to pass", "binary"),
+        # base64 of random bytes: letters, no spaces (it once reached the model).
+        ("dGhlIHBpbG90IGRpZCBub3QgcmVtb3ZlIGZyb3N0IGZyb20gdGhlIHdpbmdzIGJlZm9yZQ" * 8, "garbled"),
+        # random "words" with vowels, but none of the commonest English words.
+        (" ".join(["kelavo musiru tapeno dirafu goleni basuke"] * 5), "English"),
     ],
 )
 def test_empty_or_garbled_context_is_a_clear_error(context, problem):

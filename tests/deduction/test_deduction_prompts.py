@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from causalqa.deduction.chains import Chain
@@ -126,6 +128,17 @@ def test_mining_and_dataset_prompts():
     (p2,) = negatives_messages("Report text.", ["X.", "Y."])
     assert "<CAUSES>\n- X.\n- Y.\n</CAUSES>" in p2["content"]
     assert "provide a list of 10 possible causes" in p2["content"]
+
+
+def test_prompt_4_context_first_has_the_same_words_and_a_shared_prefix():
+    (paper,) = infer_messages("Report text.", "A cause.")
+    (first,) = infer_messages("Report text.", "A cause.", context_first=True)
+    assert sorted(paper["content"].splitlines()) == sorted(first["content"].splitlines())
+    assert "</CONTEXT>\n<STATEMENT>\nA cause.\n</STATEMENT>" in first["content"]
+    # Two statements about one report share everything up to the end of the context.
+    (other,) = infer_messages("Report text.", "Fatigue.", context_first=True)
+    shared = len(os.path.commonprefix([first["content"], other["content"]]))
+    assert first["content"][:shared].endswith("Report text.\n</CONTEXT>\n<STATEMENT>\n")
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,7 @@ SOURCE_METRIC = {
     "false": "acc_false",
 }
 DEFAULT_CONDITIONS = ("V1:none", "V6:semantic", "V6:rotg")
+SOURCES_SHOWN = ("true", "false-rules", "false-llm", "false")
 BASELINE = "V1:none"
 TRAIN_VARIANTS = ("similar", "causal")
 
@@ -283,11 +284,11 @@ def _cleaning(variants: Sequence[str]) -> tuple[float | None, int | None]:
 # -- the benchmark -------------------------------------------------------------------------
 def limit_reports(examples: Sequence[Example], n: int | None, seed: int = 0) -> list[Example]:
     """The examples of `n` reports drawn at random (seeded), or all."""
+    from causalqa.deduction.dataset import sample_report_ids
+
     if n is None:
         return list(examples)
-    ids = sorted({e.report_id for e in examples})
-    rng = np.random.default_rng(seed)
-    keep = set(rng.permutation(ids)[:n].tolist()) if n < len(ids) else set(ids)
+    keep = set(sample_report_ids((e.report_id for e in examples), n, seed))
     return [e for e in examples if e.report_id in keep]
 
 
@@ -300,10 +301,12 @@ def run_deduction_bench(
     conditions: Sequence[str] = DEFAULT_CONDITIONS,
     folds: int = 10,
     limit: int | None = None,
+    kg_reports_only: bool = False,
     method: str = "logprobs",
     k: int = 3,
     seed: int = 0,
     rotg_params: dict[str, Any] | None = None,
+    rotg_aux_variants: Sequence[str] = (),
     embedder=None,
     out_dir: Path | None = Path("bench/results/deduction"),
     progress: bool = True,
@@ -313,8 +316,19 @@ def run_deduction_bench(
     """Run the cross-validation and return (and, with `out_dir`, write) the report.
 
     `kg` is a `CausalKG` or a KG directory (``causalqa kg mine`` output); without one,
-    conditions with a retriever are skipped with a note. `llm` is an LLM object, or
-    `llm_spec` a backend spec for `get_llm`.
+    conditions with a retriever are skipped with a note. With `kg_reports_only`, only the
+    reports fully mined into `kg` are evaluated (`fully_mined`; then `limit` draws among
+    them). `llm` is an
+    LLM object, or `llm_spec` a backend spec for `get_llm`.
+
+    `rotg_aux_variants` (``all``, ``similar``, ``causal``) also trains RoTG on all edge
+    types or on those alone and scores its auxiliary classifier (Table 2) without any
+    LLM call.
+
+    Besides the fold scores, the report keeps every test prediction (`predictions`: the
+    condition, report, label source, verdict, P(True), chains shown, prompt tokens) and,
+    per condition, the pooled ROC AUC of P(True) and an exact McNemar test of the
+    per-statement correctness against the baseline.
     """
     from causalqa.bench.report import environment
     from causalqa.deduction.ckg import CausalKG
@@ -323,13 +337,29 @@ def run_deduction_bench(
 
     started = time.perf_counter()
     examples = list(load_jsonl(data)) if isinstance(data, str | Path) else list(data)
-    examples = limit_reports(examples, limit, seed)
     if kg is not None and not isinstance(kg, CausalKG):
         kg = CausalKG.load(kg)
+    if kg_reports_only:
+        from causalqa.deduction.errors import DatasetError
+
+        if kg is None:
+            raise DatasetError("only the KG's reports were asked for, but no KG was given")
+        mined = fully_mined(kg, examples)
+        examples = [e for e in examples if e.report_id in mined]
+        if not examples:
+            raise DatasetError(
+                "no report of the data set is mined in the KG",
+                hint="mine the data set's reports first: causalqa kg mine DATA --out KG",
+            )
+    examples = limit_reports(examples, limit, seed)
     if llm is None:
         from causalqa.llm import get_llm
 
         llm = get_llm(llm_spec, cache=True, quiet=not progress)
+    if bad := [v for v in rotg_aux_variants if v not in ("all", *TRAIN_VARIANTS)]:
+        from causalqa.deduction.errors import DatasetError
+
+        raise DatasetError(f"unknown RoTG variant(s) {bad}", hint=f"use {['all', *TRAIN_VARIANTS]}")
     keys = list(dict.fromkeys(condition_key(c) for c in conditions))
     if BASELINE not in keys:
         keys.insert(0, BASELINE)
@@ -355,6 +385,7 @@ def run_deduction_bench(
         key: {"statements": 0, "with_chains": 0, "chains": 0} for key in run_keys
     }
     errors: dict[str, int] = {}
+    predictions: list[dict[str, Any]] = []
     bar = _progress(progress, console)
     with bar:
         task = bar.add_task("bench deduction", total=total) if bar else None
@@ -374,15 +405,10 @@ def run_deduction_bench(
                     if tkey not in fitted:
                         r = make_retriever(name, variants, embedder, rotg_params)
                         if name == "rotg":
-                            t0 = time.perf_counter()
-                            r.fit(kg, train, reports=train_reports)
-                            aux = r.score(test)
-                            aux.update(
-                                fold=fold,
-                                train_seconds=round(time.perf_counter() - t0, 2),
-                                loss_history=[round(x, 4) for x in r.history_],
-                            )
+                            aux = _train_rotg(r, kg, train, test, train_reports, fold)
                             rotg_aux.setdefault(tkey, []).append(aux)
+                            if on_result:
+                                on_result({"condition": f"{tkey} (auxiliary)", **aux})
                         else:
                             r.fit(kg, reports=train_reports)
                         fitted[tkey] = r
@@ -402,6 +428,22 @@ def run_deduction_bench(
                     else:
                         y_pred.append(d.verdict)
                         kept.append(e)
+                        predictions.append(
+                            {
+                                "condition": key,
+                                "fold": fold,
+                                "report_id": e.report_id,
+                                "statement": e.statement,
+                                "source": e.source,
+                                "label": e.label,
+                                "verdict": d.verdict,
+                                "p_true": d.probability,
+                                "chains": [c["text"] for c in d.chains],
+                                "chain_scores": [c.get("score") for c in d.chains],
+                                "prompt_tokens": d.usage.get("prompt_tokens", 0),
+                                "seconds": d.seconds,
+                            }
+                        )
                         if retriever is not None:
                             st = retrieval_stats[key]
                             st["statements"] += 1
@@ -414,7 +456,23 @@ def run_deduction_bench(
                 per_fold[key].append(s)
                 if on_result:
                     on_result({"condition": key, **s})
+            # Table 2's edge-type ablations: RoTG's own classifier only, no LLM.
+            for variant in rotg_aux_variants:
+                tkey = "rotg" if variant == "all" else f"rotg+{variant}"
+                if kg is None or tkey in fitted:
+                    continue
+                edges = () if variant == "all" else (variant,)
+                r = make_retriever("rotg", edges, embedder, rotg_params)
+                aux = _train_rotg(r, kg, train, test, train_reports, fold)
+                rotg_aux.setdefault(tkey, []).append(aux)
+                if on_result:
+                    on_result({"condition": f"{tkey} (auxiliary)", **aux})
     summary = _summarize(per_fold, rotg_aux, retrieval_stats, notes)
+    _add_pooled(summary["results"], predictions)
+    summary["notes"] += _shift_notes(summary["results"])
+    tuned = {key: tuned_fold_scores(predictions, key) for key in run_keys}
+    tuned = {key: folds_ for key, folds_ in tuned.items() if folds_}
+    summary["results_tuned"] = _summarize(tuned, {}, {}, [])["results"] if tuned else []
     report = {
         "benchmark": "deduction",
         "environment": {
@@ -431,6 +489,7 @@ def run_deduction_bench(
             "conditions": run_keys,
             "folds": folds,
             "limit_reports": limit,
+            "kg_reports_only": kg_reports_only,
             "reports": len({e.report_id for e in examples}),
             "statements": len(examples),
             "by_source": _count_sources(examples),
@@ -438,6 +497,7 @@ def run_deduction_bench(
             "k": k,
             "seed": seed,
             "rotg_params": rotg_params or {},
+            "rotg_aux_variants": list(rotg_aux_variants),
             "encoder": "all-MiniLM-L6-v2 (stands in for the paper's RoBERTa / mpnet)",
         },
         "quick": limit is not None or folds < 10,
@@ -446,12 +506,170 @@ def run_deduction_bench(
         "notes": notes + summary.pop("notes"),
         **summary,
         "per_fold": per_fold,
+        "per_fold_tuned": tuned,
         "rotg_aux_per_fold": rotg_aux,
+        "predictions": predictions,
     }
     report["markdown"] = markdown(report)
     if out_dir is not None:
         write(report, Path(out_dir))
     return report
+
+
+def _train_rotg(r, kg, train, test, train_reports, fold: int) -> dict[str, Any]:
+    """Train RoTG retriever `r` on a fold's training examples; its auxiliary classifier's
+    scores on the test fold (Table 2), with the training time and loss history."""
+    t0 = time.perf_counter()
+    r.fit(kg, train, reports=train_reports)
+    aux = r.score(test)
+    aux.update(
+        fold=fold,
+        train_seconds=round(time.perf_counter() - t0, 2),
+        loss_history=[round(x, 4) for x in r.history_],
+    )
+    return aux
+
+
+def fully_mined(kg, examples: Sequence[Example]) -> set[str]:
+    """The reports of `examples` whose mining in `kg` is complete: extracted (Prompt 3)
+    and every one of their statements inferred (Prompt 4). A run stopped mid-report
+    leaves that report out rather than judging it with half its inferred chains."""
+    done = kg.mined_units()
+    todo: dict[str, set[tuple[str, str, str]]] = {}
+    for e in examples:
+        units = todo.setdefault(e.report_id, {(e.report_id, "extract", "")})
+        units.add((e.report_id, "infer", e.statement))
+    return {rid for rid, units in todo.items() if units <= done}
+
+
+def _add_pooled(results: list[dict[str, Any]], predictions: list[dict[str, Any]]) -> None:
+    """Per condition, over all test predictions pooled: ROC AUC of P(True), mean prompt
+    tokens, mean P(True) per label source, and (not for the baseline) an exact McNemar
+    test of per-statement correctness against the baseline."""
+    from scipy import stats
+    from sklearn.metrics import roc_auc_score
+
+    by_cond: dict[str, list[dict[str, Any]]] = {}
+    for p in predictions:
+        by_cond.setdefault(p["condition"], []).append(p)
+    base = {(p["report_id"], p["statement"]): p for p in by_cond.get(BASELINE, [])}
+    for row in results:
+        preds = by_cond.get(row["condition"], [])
+        if not preds:
+            continue
+        probs = [p["p_true"] for p in preds]
+        labels = [bool(p["label"]) for p in preds]
+        if all(v is not None for v in probs) and 0 < sum(labels) < len(labels):
+            row["auc"] = round(100 * float(roc_auc_score(labels, probs)), 2)
+        row["prompt_tokens"] = round(float(np.mean([p["prompt_tokens"] for p in preds])), 1)
+        row["p_true_by_source"] = {
+            src: round(float(np.mean([p["p_true"] for p in group])), 4)
+            for src, group in _group(preds, "source").items()
+            if all(p["p_true"] is not None for p in group)
+        }
+        if row["condition"] == BASELINE or not base:
+            continue
+        # b: right here and wrong in the baseline; c: the reverse.
+        b = c = 0
+        shift: dict[bool, list[float]] = {True: [], False: []}
+        for p in preds:
+            ref = base.get((p["report_id"], p["statement"]))
+            if ref is None:
+                continue
+            ok, ok_ref = p["verdict"] == p["label"], ref["verdict"] == ref["label"]
+            b += ok and not ok_ref
+            c += ok_ref and not ok
+            if p["p_true"] is not None and ref["p_true"] is not None:
+                shift[bool(p["label"])].append(p["p_true"] - ref["p_true"])
+        if shift[True] and shift[False]:
+            row["p_true_shift"] = {
+                "true": round(float(np.mean(shift[True])), 4),
+                "false": round(float(np.mean(shift[False])), 4),
+            }
+        row["mcnemar"] = {
+            "better": b,
+            "worse": c,
+            "p": round(float(stats.binomtest(b, b + c).pvalue), 4) if b + c else 1.0,
+        }
+
+
+def best_threshold(labels: Sequence[bool], p_true: Sequence[float]) -> float:
+    """The P(True) threshold with the highest macro F1 on (`labels`, `p_true`): one of the
+    midpoints between consecutive distinct probabilities, or 0.5; ties go to the
+    threshold nearest 0.5."""
+    from sklearn.metrics import f1_score
+
+    ps = sorted(set(float(p) for p in p_true))
+    cands = {0.5, *((a + b) / 2 for a, b in zip(ps[:-1], ps[1:]))}
+    y = [bool(v) for v in labels]
+    best: tuple[float, float] | None = None
+    for t in sorted(cands, key=lambda t: abs(t - 0.5)):
+        f1 = f1_score(
+            y, [p >= t for p in p_true], average="macro", labels=[True, False], zero_division=0
+        )
+        if best is None or f1 > best[0] + 1e-12:
+            best = (float(f1), t)
+    return best[1] if best else 0.5
+
+
+def tuned_fold_scores(
+    predictions: Sequence[dict[str, Any]], condition: str
+) -> list[dict[str, Any]]:
+    """Fold scores of `condition` with the verdict ``P(True) ≥ t``, `t` fitted
+    (`best_threshold`) on the other folds' test predictions — never on the fold scored.
+
+    The model's P(True) can sit below 0.5 for every statement (a small model says
+    "False" to all): this separates what the prompt tells the model from where its
+    "True"/"False" prior puts the line. (RoTG's predictions on the other folds come
+    from retrievers trained with this fold's labels: a second-order use of them.)
+    """
+    from types import SimpleNamespace
+
+    preds = [p for p in predictions if p["condition"] == condition and p["p_true"] is not None]
+    folds = sorted({p["fold"] for p in preds})
+    if len(folds) < 2:
+        return []
+    out = []
+    for f in folds:
+        rest = [p for p in preds if p["fold"] != f]
+        t = best_threshold([p["label"] for p in rest], [p["p_true"] for p in rest])
+        test = [p for p in preds if p["fold"] == f]
+        s_ = scores(
+            [p["label"] for p in test],
+            [p["p_true"] >= t for p in test],
+            [SimpleNamespace(source=p["source"]) for p in test],
+        )
+        out.append({**s_, "fold": f, "threshold": round(t, 6)})
+    return out
+
+
+def _shift_notes(results: list[dict[str, Any]]) -> list[str]:
+    """What a condition did to the model's P(True), beside the baseline's: moving True
+    and False statements alike changes the verdicts without separating them better."""
+    base = next((r for r in results if r["condition"] == BASELINE), None)
+    notes = []
+    for r in results:
+        sh = r.get("p_true_shift")
+        if sh is None or base is None:
+            continue
+        auc = (
+            f"; ROC AUC {r['auc']:.1f} vs {base['auc']:.1f}"
+            if r.get("auc") is not None and base.get("auc") is not None
+            else ""
+        )
+        notes.append(
+            f"{r['condition']}: mean P(True) moved {100 * sh['true']:+.1f} points on True "
+            f"statements and {100 * sh['false']:+.1f} on False ones against {BASELINE}{auc}; "
+            f"prompts of {r['prompt_tokens']:.0f} tokens vs {base['prompt_tokens']:.0f}"
+        )
+    return notes
+
+
+def _group(rows: list[dict[str, Any]], key: str) -> dict[Any, list[dict[str, Any]]]:
+    out: dict[Any, list[dict[str, Any]]] = {}
+    for r in rows:
+        out.setdefault(r[key], []).append(r)
+    return out
 
 
 def _known_errors() -> tuple[type, ...]:
@@ -554,7 +772,8 @@ def _summarize(per_fold, rotg_aux, retrieval_stats, notes_in) -> dict[str, Any]:
             )
         if len(base) < 5:
             why.append(f"{len(base)} folds give a weak paired test")
-        verdict = "helped" if diff > 0 and p is not None and p < 0.05 else "did not clearly help"
+        significant = p is not None and p < 0.05
+        verdict = ("helped" if diff > 0 else "hurt") if significant else "did not clearly help"
         notes.append(
             f"{row['condition']}: macro F1 {diff:+.2f} vs {BASELINE} (paired t-test p = "
             f"{'n/a' if p is None else f'{p:.3g}'}) — {verdict}"
@@ -565,6 +784,9 @@ def _summarize(per_fold, rotg_aux, retrieval_stats, notes_in) -> dict[str, Any]:
         row = {"retriever": rkey, "n": sum(f["n"] for f in folds)}
         for m in METRICS:
             row[m] = mean_std([f.get(m) for f in folds])
+            if rkey != "rotg" and "rotg" in rotg_aux:
+                ref = [f.get(m) for f in rotg_aux["rotg"]]
+                row[f"{m}_p_ttest"] = paired_test([f.get(m) for f in folds], ref, "ttest")
         row["train_seconds"] = mean_std([f["train_seconds"] for f in folds])
         aux.append(row)
     return {"results": results, "rotg_aux": aux, "notes": notes}
@@ -632,6 +854,7 @@ def markdown(report: dict[str, Any]) -> str:
     )
     if aux:
         lines += [
+            "Stars in Table 2: paired t-test over folds against rotg (all edge types). "
             "RoTG training seconds per fold: "
             + ", ".join(f"{k} {_cell(v['train_seconds'])}" for k, v in aux.items()),
             "",
@@ -640,6 +863,12 @@ def markdown(report: dict[str, Any]) -> str:
         f"- {r['condition']}: macro F1 p = {_fmt_p(r.get('macro_f1_p_ttest'))} (t-test), "
         f"{_fmt_p(r.get('macro_f1_p_wilcoxon'))} (Wilcoxon); micro F1 p = "
         f"{_fmt_p(r.get('micro_f1_p_ttest'))} (t-test)"
+        + (
+            f"; per statement (McNemar, exact): {r['mcnemar']['better']} right only here, "
+            f"{r['mcnemar']['worse']} right only in {BASELINE}, p = {r['mcnemar']['p']:.3g}"
+            if r.get("mcnemar")
+            else ""
+        )
         + (
             f"; chains retrieved for {r['retrieval']['with_chains_pct']}% of statements, "
             f"{r['retrieval']['chains_per_statement']} per statement"
@@ -651,6 +880,47 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     if pv:
         lines += ["### Significance against no retrieval", "", *pv, ""]
+    tuned = {r["condition"]: r for r in report.get("results_tuned", [])}
+    if tuned:
+        lines += _table(
+            "Table 3 again, the P(True) threshold fitted on the other folds (not 0.5)",
+            [k for k in res if k in tuned],
+            tuned,
+            PAPER,
+        )
+        thresholds = {
+            k: mean_std([f["threshold"] for f in v])
+            for k, v in report.get("per_fold_tuned", {}).items()
+        }
+        lines += [
+            "Thresholds, mean (std) over folds: "
+            + ", ".join(f"{k} {v['mean']:.3f} ({v['std']:.3f})" for k, v in thresholds.items()),
+            "",
+        ]
+        lines += [
+            f"- {k}: macro F1 p = {_fmt_p(r.get('macro_f1_p_ttest'))} (t-test), "
+            f"{_fmt_p(r.get('macro_f1_p_wilcoxon'))} (Wilcoxon), fitted thresholds"
+            for k, r in tuned.items()
+            if k != BASELINE
+        ] + [""]
+    pooled = [r for r in report["results"] if "prompt_tokens" in r]
+    if pooled:
+        lines += [
+            "### Pooled over all test statements",
+            "",
+            "| Condition | ROC AUC of P(True) | "
+            + " | ".join(f"mean P(True), {s}" for s in SOURCES_SHOWN)
+            + " | prompt tokens |",
+            "|---" * (3 + len(SOURCES_SHOWN)) + "|",
+        ]
+        for r in pooled:
+            by = r.get("p_true_by_source", {})
+            cells = [f"{100 * by[s]:.1f}%" if s in by else "—" for s in SOURCES_SHOWN]
+            auc = f"{r['auc']:.2f}" if r.get("auc") is not None else "—"
+            lines.append(
+                f"| {r['condition']} | {auc} | " + " | ".join(cells) + f" | {r['prompt_tokens']} |"
+            )
+        lines.append("")
     if report["notes"] or report["errors"]:
         lines += ["### Notes", ""] + [f"- {n}" for n in report["notes"]]
         lines += [f"- errors: {k} × {v}" for k, v in report["errors"].items()] + [""]
@@ -662,12 +932,19 @@ def _fmt_p(p: float | None) -> str:
 
 
 def write(report: dict[str, Any], out_dir: Path) -> Path:
-    """``deduction-<timestamp>.json/.md`` and ``deduction-latest.*`` in `out_dir`."""
+    """``deduction-<timestamp>.json/.md`` and ``deduction-latest.json/.md`` in `out_dir`,
+    and the latest run's test predictions, one per line, in
+    ``deduction-latest.predictions.jsonl``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = report["environment"]["date"].replace(":", "").replace("-", "")[:15]
+    predictions = report.get("predictions") or []
+    body = {k: v for k, v in report.items() if k != "predictions"}
     for stem in (f"deduction-{stamp}", "deduction-latest"):
         (out_dir / f"{stem}.json").write_text(
-            json.dumps(report, indent=2, ensure_ascii=False, default=str)
+            json.dumps(body, indent=2, ensure_ascii=False, default=str)
         )
         (out_dir / f"{stem}.md").write_text(report["markdown"])
+    with (out_dir / "deduction-latest.predictions.jsonl").open("w", encoding="utf-8") as f:
+        for row in predictions:
+            f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
     return out_dir / "deduction-latest.md"

@@ -178,6 +178,45 @@ def _example_keys() -> set[tuple[str, ...]]:
     return _EXAMPLE_KEYS
 
 
+ECHO_RATIO = 0.8
+"""Levenshtein ratio at which both events of a pair count as a copy of an example pair."""
+ECHO_EVENT_RATIO = 0.85
+"""… and at which one event counts as a copy of a long (≥ 50 characters) example event."""
+
+
+def echoes_example(nodes: Sequence[str]) -> bool:
+    """Whether a chain copies the prompts' example chains (Prompts 3 and 4), whole or
+    edited: a small model echoes them, often with a word changed ("Train B not stopped
+    before red signal", "Pilot failed to operate the aircraft in accordance with signal
+    indications and speed restriction") or spliced into its own chain.
+
+    A chain echoes an example if it is one, if one of its cause → effect pairs matches an
+    example pair (each event at Levenshtein ratio ≥ `ECHO_RATIO`), if one of its events
+    holds a whole example event inside a longer text, or if one of its events copies a
+    long example event (ratio ≥ `ECHO_EVENT_RATIO`: too specific to recur by chance). A
+    single event that resembles a short example event ("Train collided with another
+    train" in a rail report) is not enough.
+    """
+    from rapidfuzz import fuzz
+
+    key = tuple(node_key(n) for n in nodes)
+    examples = _example_keys()
+    if key in examples:
+        return True
+    events = {e for ex in examples for e in ex if len(e) >= 20}
+    if any(e in k and e != k for k in key for e in events):
+        return True
+    long_events = {e for e in events if len(e) >= 50}
+    if any(fuzz.ratio(k, e) >= 100 * ECHO_EVENT_RATIO for k in key for e in long_events):
+        return True
+    pairs = {(a, b) for ex in examples for a, b in zip(ex[:-1], ex[1:])}
+    for a, b in zip(key[:-1], key[1:]):
+        for ea, eb in pairs:
+            if fuzz.ratio(a, ea) >= 100 * ECHO_RATIO and fuzz.ratio(b, eb) >= 100 * ECHO_RATIO:
+                return True
+    return False
+
+
 def parse_chains(
     text: str,
     *,
@@ -185,6 +224,7 @@ def parse_chains(
     report_id: str | None = None,
     statement: str | None = None,
     drop_examples: bool = True,
+    truncated: bool = False,
 ) -> list[Chain]:
     """Every causal chain in a model's reply, in order, each once.
 
@@ -192,21 +232,32 @@ def parse_chains(
     (``-->``, ``->``, ``→``, ``=>``, ``⇒``, ``—>`` …) between two non-empty events; list
     markers (``1.``, ``-``, ``*``, ``(a)``, ``Step 2:``), markdown emphasis, labels such as
     ``Answer:`` and an ``(Accident)`` tag are stripped. Several chains on one line split
-    at ``;``. ``Cause: X`` / ``Effect: Y`` line pairs count as one edge. Lines without an
-    arrow are prose and ignored; the prompts' own example chains are dropped unless
-    `drop_examples` is False.
+    at ``;``. ``Cause: X`` / ``Effect: Y`` line pairs count as one edge. An event repeated
+    back to back (a model looping) is kept once. Lines without an
+    arrow are prose and ignored; the prompts' own example chains, and edited copies of
+    them (`echoes_example`), are dropped unless `drop_examples` is False.
+
+    `truncated` says the reply was cut off (by the token budget) rather than ended: its
+    last event may be a word cut in half, so the reply's last line loses its last event
+    (the rest of that chain, and every earlier chain, is kept) unless the reply ended
+    at a line break.
     """
     if not text or not text.strip():
         return []
+    if truncated and not text.endswith(("\n", "\r")):
+        text = _drop_cut_event(text)
     found: list[Chain] = []
     seen: set[tuple[str, ...]] = set()
-    examples = _example_keys() if drop_examples else set()
 
     def add(nodes: Sequence[str]) -> None:
+        # A model stuck in a loop repeats an event ("X --> X --> X …"): once is enough.
+        nodes = [n for i, n in enumerate(nodes) if not i or node_key(n) != node_key(nodes[i - 1])]
         if len(nodes) < 2:
             return
         key = tuple(node_key(n) for n in nodes)
-        if key in seen or key in examples or any(not k for k in key):
+        if key in seen or any(not k for k in key):
+            return
+        if drop_examples and echoes_example(nodes):
             return
         seen.add(key)
         found.append(Chain(tuple(nodes), kind, report_id, statement))
@@ -231,6 +282,16 @@ def parse_chains(
         for piece in pieces:
             add(_split_chain(piece))
     return found
+
+
+def _drop_cut_event(text: str) -> str:
+    """`text` without what follows the last arrow of its last line (an event cut off
+    mid-word); unchanged if the last line has no arrow (prose, not a chain)."""
+    head, sep, last = text.rpartition("\n")
+    matches = list(ARROW.finditer(last))
+    if not matches:
+        return text
+    return head + sep + last[: matches[-1].start()]
 
 
 def _all_have_arrows(body: str) -> bool:

@@ -101,6 +101,10 @@ class MiningRecord:
     error: str | None = None
     finish_reason: str = "stop"
     at: float = field(default_factory=time.time)
+    prompt: str = ""
+    """Which prompt: ``P3``, ``P4`` (the paper's order) or ``P4-context-first``."""
+    max_tokens: int = 0
+    """The generation budget of the call (0: not recorded)."""
 
     @property
     def unit(self) -> tuple[str, str, str]:
@@ -190,6 +194,43 @@ class CausalKG:
             if c.report_id:
                 e.report_ids.add(c.report_id)
 
+    def reparse(self) -> int:
+        """Rebuild the mined chains from the recorded raw replies with the current parser
+        — after a parser fix, without calling the LLM again. Chains not backed by a
+        record (added directly) are kept. Similar edges are stale afterwards (call
+        `link_similar`); on a bound graph ``chains.jsonl`` and ``mining.jsonl`` are
+        rewritten. Returns the number of chains."""
+        from causalqa.deduction.chains import parse_chains
+
+        backed = {(r.report_id, r.task, r.statement or "") for r in self.records}
+        kept = [
+            c
+            for c in self.chains
+            if (c.report_id, "extract" if c.kind == EXTRACTED else "infer", c.statement or "")
+            not in backed
+        ]
+        mined: list[Chain] = []
+        for r in self.records:
+            if r.error is not None:
+                continue
+            found = parse_chains(
+                r.raw,
+                kind=EXTRACTED if r.task == "extract" else INFERRED,
+                report_id=r.report_id,
+                statement=r.statement,
+                truncated=r.finish_reason == "length",
+            )
+            r.n_chains = len(found)
+            mined += found
+        self.chains, self.nodes, self.edges = [], [], {}
+        self._by_key, self._chain_keys = {}, set()
+        self.add_chains(kept + mined, persist=False)
+        self._similar_current = False
+        if self.path is not None:
+            _write_jsonl(self.path / "chains.jsonl", [c.to_dict() for c in self.chains])
+            _write_jsonl(self.path / "mining.jsonl", [asdict(r) for r in self.records])
+        return len(self.chains)
+
     def add_record(self, record: MiningRecord, *, persist: bool = True) -> None:
         """Keep a mining record (appended to ``mining.jsonl`` on a bound graph)."""
         self.records.append(record)
@@ -238,6 +279,19 @@ class CausalKG:
 
     def is_mined(self, report_id: str, task: str = "extract", statement: str | None = None):
         return (report_id, task, statement or "") in self.mined_units()
+
+    def context_mined(self, context: str, task: str = "extract", statement: str | None = None):
+        """Whether `context` (found by its fingerprint) was mined with `task` — for
+        ``infer``, with `statement` — successfully, whether or not chains came of it."""
+        sha = context_sha(context)
+        skey = node_key(statement or "")
+        return any(
+            r.error is None
+            and r.context_sha == sha
+            and r.task == task
+            and (task != "infer" or node_key(r.statement or "") == skey)
+            for r in self.records
+        )
 
     def report_ids(self) -> list[str]:
         return list(dict.fromkeys(r.report_id for r in self.records if r.error is None))
@@ -293,7 +347,8 @@ class CausalKG:
 
     def stats(self) -> dict[str, Any]:
         """The §4.1 statistics: reports, nodes, edges by type, mined cause → effect pairs
-        by kind, and mining seconds per report (extraction plus inference)."""
+        by kind, and mining seconds per report (extraction plus inference); also how many
+        calls gave no chain or were cut off by their token budget."""
         by_type = {t: 0 for t in EDGE_TYPES}
         for e in self.edges.values():
             by_type[e.type] += 1
@@ -307,7 +362,10 @@ class CausalKG:
             per_report[r.report_id] = per_report.get(r.report_id, 0.0) + r.seconds
         secs = list(per_report.values())
         extract_secs = [r.seconds for r in self.records if r.task == "extract" and not r.error]
+        infer_secs = [r.seconds for r in self.records if r.task == "infer" and not r.error]
         ok = [r for r in self.records if r.task == "extract" and r.error is None]
+        inferred_ok = [r for r in self.records if r.task == "infer" and r.error is None]
+        cut = sum(1 for r in self.records if r.error is None and r.finish_reason == "length")
         return {
             "reports": len(self.report_ids()),
             "nodes": len(self.nodes),
@@ -316,10 +374,13 @@ class CausalKG:
             "pairs_by_kind": pairs,
             "chains_by_kind": chains,
             "reports_without_chains": sum(1 for r in ok if r.n_chains == 0),
+            "inferences_without_chains": sum(1 for r in inferred_ok if r.n_chains == 0),
+            "calls_cut_off": cut,
             "llm_calls": len(self.records),
             "failed_calls": sum(1 for r in self.records if r.error),
             "seconds_per_report": _describe(secs),
             "seconds_per_extraction": _describe(extract_secs),
+            "seconds_per_inference": _describe(infer_secs),
             "similarity_threshold": self.similarity_threshold,
             "similar_current": self._similar_current,
         }
@@ -440,11 +501,12 @@ _EDGE_COLUMNS = (
 
 def _describe(values: list[float]) -> dict[str, float]:
     if not values:
-        return {"n": 0, "mean": 0.0, "median": 0.0, "total": 0.0}
+        return {"n": 0, "mean": 0.0, "median": 0.0, "max": 0.0, "total": 0.0}
     return {
         "n": len(values),
         "mean": round(statistics.fmean(values), 2),
         "median": round(statistics.median(values), 2),
+        "max": round(max(values), 2),
         "total": round(sum(values), 2),
     }
 

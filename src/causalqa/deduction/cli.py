@@ -203,15 +203,39 @@ def mine_command(
     threshold: Annotated[
         float, typer.Option("--similarity", help="Cosine above which nodes are linked.")
     ] = 0.7,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 768,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens", min=16, help="Token budget of every call (default 512 P3, 256 P4)."
+        ),
+    ] = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Mine at most this many reports.")
     ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            "--sample",
+            min=1,
+            help="Mine this many reports drawn at random (seeded by --seed); a larger "
+            "sample with the same seed extends a smaller one.",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
+    paper_order: Annotated[
+        bool,
+        typer.Option(
+            "--paper-order",
+            help="Send Prompt 4 with the statement before the context, as printed in the "
+            "paper (default: context first, so a report's calls share a cached prefix).",
+        ),
+    ] = False,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
     """Grow a causal KG from REPORTS (Prompt 3 extraction, Prompt 4 inference); resumable."""
     from causalqa.deduction.ckg import CausalKG
+    from causalqa.deduction.dataset import sample_report_ids
     from causalqa.deduction.deduce import check_text
     from causalqa.deduction.mining import mine
     from causalqa.llm import get_llm
@@ -219,6 +243,9 @@ def mine_command(
     items, statements = read_reports(reports)
     for r in items:
         check_text(r.context, what=f"report {r.report_id}")
+    if sample is not None:
+        by_id = {r.report_id: r for r in items}
+        items = [by_id[i] for i in sample_report_ids(by_id, sample, seed)]
     if limit is not None:
         items = items[:limit]
     kg = CausalKG.open(out_dir, fmt=fmt)
@@ -230,6 +257,7 @@ def mine_command(
         statements=statements,
         infer=infer,
         max_tokens=max_tokens,
+        context_first=not paper_order,
         progress=not _json(json_),
     )
     if summary.calls or not kg.similar_current or not (out_dir / "meta.json").exists():
@@ -274,6 +302,34 @@ def stats_command(
         _emit(stats)
     else:
         _print_stats(stats, kg)
+
+
+@app.command("reparse")
+def reparse_command(
+    kg: Annotated[Path, typer.Argument(help="A causal KG directory.")],
+    threshold: Annotated[
+        float, typer.Option("--similarity", help="Cosine above which nodes are linked.")
+    ] = 0.7,
+    json_: JSONOption = False,
+) -> None:
+    """Re-read every recorded reply into chains with the current parser (no LLM call),
+    relink similar edges and save: for a KG mined before a parser fix."""
+    from causalqa.deduction.ckg import CausalKG
+
+    graph = CausalKG.load(kg)
+    before = graph.stats()
+    graph.reparse()
+    graph.link_similar(threshold=threshold)
+    graph.save()
+    stats = graph.stats()
+    if _json(json_):
+        _emit({"before": before, "after": stats})
+        return
+    _print_stats(stats, kg)
+    err.print(
+        f"[dim]chains {sum(before['chains_by_kind'].values())} → "
+        f"{sum(stats['chains_by_kind'].values())}, nodes {before['nodes']} → {stats['nodes']}[/]"
+    )
 
 
 # -- causalqa deduction dataset ------------------------------------------------------------
@@ -325,6 +381,14 @@ def dataset_command(
 
 
 # -- causalqa bench deduction --------------------------------------------------------------
+def _fold_line(row: dict[str, Any]) -> None:
+    """One line per fold and condition on stderr, so a long run shows where it is."""
+    cells = " · ".join(
+        f"{k} {row[k]:.1f}" for k in ("macro_f1", "micro_f1", "acc_true") if row.get(k) is not None
+    )
+    err.print(f"[dim]fold {row['fold'] + 1} {row['condition']}: {cells} (n={row['n']})[/]")
+
+
 @app.command("bench")
 def bench_command(
     data: Annotated[
@@ -346,6 +410,12 @@ def bench_command(
     limit_reports: Annotated[
         int | None, typer.Option("--limit-reports", min=2, help="Use this many reports.")
     ] = None,
+    kg_reports_only: Annotated[
+        bool,
+        typer.Option(
+            "--kg-reports-only", help="Evaluate only the reports mined into --kg (e.g. a sample)."
+        ),
+    ] = False,
     method: Annotated[
         str, typer.Option("--method", help="logprobs (fast), text (the paper's), or both.")
     ] = "logprobs",
@@ -354,6 +424,14 @@ def bench_command(
     max_train: Annotated[
         int, typer.Option("--max-train", min=8, help="RoTG examples per epoch (cap).")
     ] = 2000,
+    rotg_aux: Annotated[
+        str,
+        typer.Option(
+            "--rotg-aux",
+            help="Also train RoTG on all edge types or on these alone and score only its "
+            "classifier (Table 2; no LLM calls): all, similar, causal.",
+        ),
+    ] = "",
     seed: Annotated[int, typer.Option("--seed")] = 0,
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
@@ -371,16 +449,19 @@ def bench_command(
         conditions=[c for c in conditions.split(",") if c.strip()],
         folds=folds,
         limit=limit_reports,
+        kg_reports_only=kg_reports_only,
         method=method,
         k=k,
         seed=seed,
         rotg_params={"epochs": epochs, "max_train": max_train, "seed": seed},
+        rotg_aux_variants=[v.strip() for v in rotg_aux.split(",") if v.strip()],
         out_dir=out_dir,
         progress=not _json(json_),
         console=err,
+        on_result=_fold_line,
     )
     if _json(json_):
-        _emit({k_: v for k_, v in report.items() if k_ != "markdown"})
+        _emit({k_: v for k_, v in report.items() if k_ not in ("markdown", "predictions")})
     else:
         sys.stdout.write(report["markdown"] + "\n")  # unwrapped, pipeable Markdown
         err.print(f"[dim]written to {out_dir}/deduction-latest.{{json,md}}[/]")

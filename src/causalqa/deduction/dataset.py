@@ -698,3 +698,14 @@ def reports_of(examples: Iterable[Example]) -> list[Report]:
         if e.report_id not in seen:
             seen[e.report_id] = Report(report_id=e.report_id, context=e.context)
     return list(seen.values())
+
+
+def sample_report_ids(ids: Iterable[str], n: int | None, seed: int = 0) -> list[str]:
+    """`n` report ids drawn at random (seeded; never by label), in the drawn order, or all
+    of them (sorted) when `n` is None or not smaller. The draw is a prefix of one seeded
+    permutation, so a larger `n` with the same seed extends a smaller one."""
+    pool = sorted(set(ids))
+    if n is None or n >= len(pool):
+        return pool
+    rng = np.random.default_rng(seed)
+    return [str(i) for i in rng.permutation(pool)[:n].tolist()]

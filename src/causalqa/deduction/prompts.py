@@ -3,7 +3,9 @@
 - Prompt 1 (`CAUSES`): split a probable-cause paragraph into a list of causes.
 - Prompt 2 (`NEGATIVES`): ten causes investigated in the context but not the probable cause.
 - Prompt 3 (`EXTRACT`): extract the causal chains a report states.
-- Prompt 4 (`INFER`): infer chains linking a candidate cause to the accident.
+- Prompt 4 (`INFER`): infer chains linking a candidate cause to the accident
+  (`INFER_CONTEXT_FIRST`: the same prompt with the context before the statement, so a
+  report's statements share a cacheable prefix).
 - Prompts 5–13: the deduction task in nine formats, V1–V9 (`FORMATS`, `render`).
 
 The paper wrote them for Mistral-Instruct with its ``<s>[INST] … [/INST]`` markup; here
@@ -92,6 +94,26 @@ INFER = """Based on your knowledge, suggest the series of Cause and Effect event
 <CONTEXT>
 {context}
 </CONTEXT>
+
+Format the suggested Cause and Effect events into a list, like:
+- Engineer's inattentiveness to signal indications --> Engineer failed to operate train in accordance with signal indications and speed restriction --> Train collided with another train (Accident)
+where "-->" represents "causes", so "Cause Event --> Effect Event".
+
+Answer:"""  # noqa: E501
+
+# Prompt 4 with its <CONTEXT> block before the <STATEMENT> block, words unchanged: every
+# statement about one report then shares the prompt's prefix up to the end of the context,
+# and a backend that keeps its KV cache (llama.cpp) evaluates the report once per report
+# instead of once per statement. The instruction names both blocks, so the order carries
+# no meaning; `infer_messages(..., context_first=False)` gives the paper's order.
+INFER_CONTEXT_FIRST = """Based on your knowledge, suggest the series of Cause and Effect events that explain how the cause within the STATEMENT could have led to the accident in the CONTEXT.
+
+<CONTEXT>
+{context}
+</CONTEXT>
+<STATEMENT>
+{statement}
+</STATEMENT>
 
 Format the suggested Cause and Effect events into a list, like:
 - Engineer's inattentiveness to signal indications --> Engineer failed to operate train in accordance with signal indications and speed restriction --> Train collided with another train (Accident)
@@ -271,9 +293,13 @@ def extract_messages(context: str) -> list[Message]:
     return [{"role": "user", "content": fill(EXTRACT, context=context.strip())}]
 
 
-def infer_messages(context: str, statement: str) -> list[Message]:
-    """Prompt 4: chains linking the cause in `statement` to the accident in `context`."""
-    content = fill(INFER, context=context.strip(), statement=statement.strip())
+def infer_messages(context: str, statement: str, *, context_first: bool = False) -> list[Message]:
+    """Prompt 4: chains linking the cause in `statement` to the accident in `context`.
+
+    With `context_first`, the context block comes before the statement block
+    (`INFER_CONTEXT_FIRST`: the same words, a prefix shared by a report's statements)."""
+    template = INFER_CONTEXT_FIRST if context_first else INFER
+    content = fill(template, context=context.strip(), statement=statement.strip())
     return [{"role": "user", "content": content}]
 
 
