@@ -29,6 +29,7 @@ from causalqa.qa.grounding import ground
         ("By how much would partner 2 grow with a Discount?", "number"),
         ("Through what does Price act on Churn?", "variables"),
         ("Mediators of Price on Churn?", "variables"),  # a fragment led by its noun
+        ("Does Price reach Churn via other nodes? If so, which ones?", "variables"),
         ("Intermediate nodes Price -> Churn, please", "variables"),
         ("Leaving out anyone who is engaged, which engagement wins?", "treatment"),
         ("Of the partners who are new, which one gains most from Discount?", "subject"),
@@ -50,6 +51,9 @@ def test_answer_type(question, expected):
         ("Does Price act on Churn directly or via other variables?", "any"),
         ("Does Price act on Churn, whether directly or not?", "any"),
         ("Is Churn anywhere downstream of Price?", "any"),
+        ("Is Price a direct parent of Churn, or an ancestor further up?", "any"),
+        ("Does Price hit Churn in one step or in several?", "any"),
+        ("What lies a single hop downstream of Churn?", "direct"),
         ("Does Price cause Churn?", None),
     ],
 )
@@ -88,6 +92,11 @@ def test_requested_count(question, expected):
         ("What is the effect of Churn on Price?", ("Churn", "Price")),
         ("Is Price something Churn ultimately depends on?", ("Price", "Churn")),
         ("Are Price and Churn related?", None),
+        ("Which nodes does Price pass through to change Churn?", ("Price", "Churn")),
+        ("Churn is what we watch. Is Price one of its causes at all?", ("Price", "Churn")),
+        ("Can Price make a change on Churn, also through others?", ("Price", "Churn")),
+        ("Is Churn something that Price ends up influencing, directly or not?", ("Price", "Churn")),
+        ("Does a change in Churn lead to a change in Price?", ("Churn", "Price")),
     ],
 )
 def test_cause_and_effect(partners, question, expected):

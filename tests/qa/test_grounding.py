@@ -148,3 +148,20 @@ def test_subject_ids_written_without_their_prefix_or_unknown():
     g = ground("And partner 123?", m)
     assert g.unknown_subjects == ["123"]
     assert ground("Which partner gains most from Discount?", m).unknown_subjects == []
+
+
+def test_bare_numbers_are_subject_ids_unless_they_count_or_measure():
+    graph = nx.DiGraph([("Price (10)", "Revenue")])
+    table = pd.DataFrame({"Partner ID": list(range(1, 41)), "Discount": [1.0] * 40})
+    m = CausalModel.from_graph(graph, table)
+    for q, subjects in [
+        ("Which engagement suits 19 best?", ["19"]),
+        ("how much does Discount give 30", ["30"]),
+        ("the Discount uplift of 12, please", ["12"]),
+        ("Top 3 partners for Discount", []),
+        ("Which 5 partners gain most from Discount?", []),
+        ("Does Price (10) affect Revenue?", []),  # part of a name
+        ("Is the lift above 20% for Discount?", []),
+        ("the 2 best engagements", []),
+    ]:
+        assert ground(q, m).names("subject") == subjects, q

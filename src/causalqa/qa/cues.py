@@ -148,6 +148,12 @@ _SUPERLATIVE = re.compile(
 )
 
 
+_IF_SO_WHICH = re.compile(
+    rf"\b(?:if\s+so|and\s+if\s+yes|if\s+yes)\s*[,:]?\s*(?:which|what)\s+(?:ones|are\s+they"
+    rf"|(?:\w+\s+)?(?:{_VARIABLE_NOUNS}))\b"
+)
+
+
 def _norm(question: str) -> str:
     q = question.casefold().replace("’", "'")
     q = re.sub(r"\b(what|who|how|where|which|that|it)'s\b", r"\1 is", q)
@@ -171,6 +177,9 @@ def answer_type(question: str) -> AnswerType | None:
     everything ("Is X's effect on Y positive?").
     """
     q = _norm(question)
+    if _IF_SO_WHICH.search(q):
+        # "Is X's effect on Y channelled through other variables? If so, which ones?"
+        return "variables"
     if any(p.search(q) for p in _BOOL):
         return "bool"
     subject = any(p.search(q) for p in _WH_SUBJECT)
@@ -233,10 +242,19 @@ _EITHER = re.compile(
     r"|\bnot\s+(?:only|just|necessarily)\s+direct(?:ly)?\b"
 )
 _DIRECT = re.compile(
-    r"\bdirect(?:ly)?\b|\bimmediate(?:ly)?\b|\bfirst[\s-]hand\b|\bstraight\b|\bone\s+step\b"
+    r"\bdirect(?:ly)?\b|\bimmediate(?:ly)?\b|\bfirst[\s-]hand\b|\bstraight\b"
+    r"|\b(?:one|single|1)[\s-](?:step|hop|edge|link|arrow)\b|\bfirst[\s-](?:level|order)\b"
     r"|\bparents?\b|\bchild(?:ren)?\b|\bpredecessors?\b|\bsuccessors?\b|\badjacent\b"
     r"|\bwithout\s+(?:any\s+)?(?:going\s+through|intermediar\w*|intermediate|mediat\w*|an?\s+"
     r"intermediar\w*|other\s+variables)|\bwith\s+no\s+intermediar\w*|\bneighbou?rs?\b"
+)
+
+
+# "a direct parent or anywhere further upstream", "one step or several", "straight away or
+# further down the line": a direct word offered with an alternative that is not direct.
+_OR_FURTHER = re.compile(
+    r"\bor\s+(?:\w+\s+){0,3}?(?:further|anywhere|indirect\w*|several|more(?:\s+steps)?|down\s+the"
+    r"\s+line|via|through|eventually|ultimately|many)\b"
 )
 
 
@@ -245,7 +263,7 @@ def scope(question: str) -> Scope | None:
     (direct or indirect) link, None when it does not say. "directly or indirectly" is
     "any"; "upstream of X" alone is "any" but "immediately upstream of X" is "direct"."""
     q = _norm(question)
-    if _EITHER.search(q):
+    if _EITHER.search(q) or (_DIRECT.search(q) and _OR_FURTHER.search(q)):
         return "any"
     if _DIRECT.search(q):
         return "direct"

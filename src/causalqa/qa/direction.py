@@ -43,13 +43,15 @@ _CAUSES_OF_X = [
     r"\bX\s+(?:\w+ly\s+)?(?:depends?|relies|rely|hinges?|responds?|reacts?|changes?\s+(?:when|if"
     r"|after|with))\b",
     r"\b(?:drives?|causes?|influences?|affects?|determines?|shapes?|impacts?|explains?"
-    r"|controls?|governs?|feeds?)\s+(?:the\s+)?X\b",
+    r"|controls?|governs?|feeds?|moves|shifts|changes|alters|pushes)\s+(?:the\s+)?X\b",
+    # "X is directly downstream of what?"
+    r"\bX\s+(?:is|are|sits?|lies|lie|comes?)\s+(?:\w+\s+)?(?:downstream|after)\s+(?:of|from)\b",
     # "X: immediate causes only", "X's direct drivers"
     rf"\bX\s+(?:s\s+)?(?:{_ADJ}\s+)?(?:parents|drivers|predecessors|determinants|antecedents"
     rf"|inputs|ancestors)\b|\bX\s+(?:s\s+)?{_ADJ}\s+causes\b",
     # "Of which variables is X a direct effect?"
-    r"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:effect|child"
-    r"|consequence|result|outcome|descendant|successor|target)\b",
+    r"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,3}(?:effects?"
+    r"|child|children|consequences?|results?|outcomes?|descendants?|successors?|targets?)\b",
     # "Of X, which variables are its direct causes?"
     r"^\s*of\s+(?:the\s+)?X\b.*\b(?:causes|parents|drivers|predecessors|ancestors|determinants)\b",
 ]
@@ -62,11 +64,17 @@ _EFFECTS_OF_X = [
     r"\bdownstream\s+(?:of|from)\s+(?:the\s+)?X\b",
     rf"\b(?:{_PP}|moved)\s+(?:\w+\s+)?by\s+(?:the\s+)?X\b",
     # X as the subject of a causal verb, active voice only ("caused" would be passive)
-    rf"\bX\s+(?:(?!{_ADJ}\b)\w+\s+){{0,2}}(?:affect|caus|influenc|driv|impact|point|feed"
+    rf"\bX\s+(?:(?!{_ADJ}\b)(?:\w+ly|also|really|still|even|ever|then|not|in\s+turn|itself"
+    r"|is|are|was|were|will|would|can|could|does|do|did|may|might|has|have|(?:ends?|ended)\s+up)\s+)"
+    r"{0,2}(?:affect|caus|influenc|driv|impact|point|feed"
     r"|lead|chang|determin|shap|control|reach|touch|mov|push|shift|rais|lower|alter|modif"
     r"|perturb)(?:es|e|s|ies|y|ing)?\b",
-    r"\bhave\s+X\s+as\s+(?:\w+\s+){0,4}(?:causes?|parents?|drivers?|inputs?|ancestors?|sources?)\b",
-    r"\b(?:change|changes|changing|adjust|adjusting|nudge|nudging|tweak|tweaking|intervene on"
+    r"\b(?:have|has|take|takes|use|uses|get|gets|receive|receives)\s+X\s+as\s+(?:\w+\s+){0,4}"
+    r"(?:causes?|parents?|drivers?|inputs?|ancestors?|sources?)\b",
+    r"\b(?:an?\s+|the\s+)?(?:change|changes|shift|shock|increase|decrease|intervention)\s+(?:in|to"
+    r"|of)\s+(?:the\s+)?X\b",
+    r"\bX\s+(?:is|are|sits?|lies|lie|comes?)\s+(?:\w+\s+)?(?:upstream|before)\s+(?:of|from)\b",
+    r"\b(?:change|changing|adjust|adjusting|nudge|nudging|tweak|tweaking|intervene on"
     r"|intervening on|intervention on|push|pushing|shift|shifting|manipulate|manipulating"
     r"|increase|decrease|raise|lower|alter|altering|move|moving|perturb|perturbing|set)"
     r"\s+(?:the\s+)?(?:value\s+of\s+|level\s+of\s+)?X\b",
@@ -84,13 +92,49 @@ _EFFECTS_OF_X = [
     rf"\bX\s+(?:s\s+)?(?:{_ADJ}\s+)?(?:children|successors|descendants|consequences"
     rf"|outcomes|targets|dependents)\b|\bX\s+(?:s\s+)?{_ADJ}\s+effects\b",
     # "Is X a direct cause of which variables?"
-    r"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:cause|parent"
-    r"|driver|ancestor|predecessor|source|determinant)\b",
+    r"\b(?:is|are|was|were)\s+(?:the\s+)?X\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,3}(?:causes?"
+    r"|parents?|drivers?|ancestors?|predecessors?|sources?|determinants?)\b",
     # do(X): an intervention on X
     r"\bdo\s+X\b(?!\s+(?:and|or)\b)",
 ]
 _CAUSES_RE = [re.compile(p) for p in _CAUSES_OF_X]
 _EFFECTS_RE = [re.compile(p) for p in _EFFECTS_OF_X]
+
+_VERB = (
+    r"(?:move|change|shift|affect|influence|drive|push|alter|hit|cause|impact|reach|determine"
+    r"|shape|raise|lower)"
+)
+# Constructions that settle the direction even where an ordinary cue points the other way:
+# the asked-for variables as the subject of a causal verb on X ("which variables would move
+# X if we intervened on them"), a causal verb on "a change in X" ("what causes a change in
+# X"), X as the aim of a change ("…work through in order to change X").
+_STRONG_CAUSES_OF_X = [
+    re.compile(
+        rf"\b(?:which|what)\s+(?:\w+\s+){{0,3}}(?:would|will|could|can|do|does|might|directly)"
+        rf"\s+(?:\w+\s+)?{_VERB}s?\s+(?:the\s+)?X\b"
+    ),
+    re.compile(
+        rf"\b(?:{_VERB}|make|bring|produce|induce|trigger|lead|result)s?\s+(?:about\s+|to\s+|in\s+)?"
+        rf"(?:an?\s+)?"
+        rf"(?:change|changes|shift|shifts|increase|decrease|difference)\s+(?:in|of|to|on)\s+"
+        rf"(?:the\s+)?X\b"
+    ),
+    re.compile(rf"\b(?:in\s+order\s+)?to\s+{_VERB}\s+(?:the\s+)?X\b"),
+]
+_STRONG_EFFECTS_OF_X: list[re.Pattern[str]] = []
+
+
+def _votes(text: str) -> tuple[bool, bool]:
+    """(X is the effect, X is the cause) by the constructions in `text`, strong ones
+    deciding alone."""
+    strong = (
+        any(p.search(text) for p in _STRONG_CAUSES_OF_X),
+        any(p.search(text) for p in _STRONG_EFFECTS_OF_X),
+    )
+    if strong[0] != strong[1]:
+        return strong
+    return any(p.search(text) for p in _CAUSES_RE), any(p.search(text) for p in _EFFECTS_RE)
+
 
 _OPPOSITE = {
     "parents": "children",
@@ -114,8 +158,10 @@ def asked_direction(question: str, grounding: Grounding) -> Direction | None:
     q = _norm(question)
     text = q[: variables[0].start] + " X " + q[variables[0].end :]
     text = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text))
-    causes = any(p.search(text) for p in _CAUSES_RE)
-    effects = any(p.search(text) for p in _EFFECTS_RE)
+    # "We're looking at X. Which variables point into it?": "it" after X is X.
+    at = text.find(" X ")
+    text = text[: at + 3] + re.sub(r"\bit\b(?!\s+(?:is|was)\b)", "X", text[at + 3 :])
+    causes, effects = _votes(text)
     if causes == effects:
         return None
     return "causes" if causes else "effects"
@@ -173,10 +219,9 @@ def cause_and_effect(question: str, grounding: Grounding) -> tuple[str, str] | N
             pos = e
         text += q[pos:]
         text = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text))
-        x_cause = any(p.search(text) for p in _EFFECTS_RE) or any(
-            p.search(text) for p in _X_IS_CAUSE_RE
-        )
-        x_effect = any(p.search(text) for p in _CAUSES_RE)
+        x_effect, x_cause = _votes(text)
+        strong = any(p.search(text) for p in _STRONG_CAUSES_OF_X)
+        x_cause = (x_cause or any(p.search(text) for p in _X_IS_CAUSE_RE)) and not strong
         if x_cause and not x_effect:
             votes.add((x.name, w.name))
         elif x_effect and not x_cause:

@@ -310,6 +310,34 @@ def _find_subjects(
     return found
 
 
+_COUNTING_BEFORE = re.compile(
+    r"(?:\b(?:top|best|first|bottom|worst|last|lowest|highest|leading|k|n|number|no|over|under"
+    r"|above|below|than|least|most|only|just|about|around|out\s+of)|[=#$€£<>~+*/.,-])\s*$"
+)
+_COUNTED_AFTER = re.compile(
+    r"^\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?"
+    r"|(?:best|top|most|worst|highest|lowest)\s+\w|\w*(?:partners?|subjects?|customers?|clients?|engagements?|treatments?|programs?"
+    r"|variables?|nodes?|paths?|units?|items?|ones|others|more|less|of\b))"
+)
+
+
+def _find_bare_subjects(q: str, subjects: list[str], taken: list[tuple[int, int]]) -> list[Mention]:
+    """Numeric subject ids written with no noun before them ("the best engagement for 19",
+    "how much would T help 30?"), where the number is not a count, a rank, a quantity or
+    part of a name (score 90)."""
+    known = {s for s in subjects if s.isdigit()}
+    found = []
+    for m in re.finditer(r"(?<![\w.])\d+(?![\w])", q):
+        s, e = m.span()
+        if m.group(0) not in known or not _free(taken, s, e):
+            continue
+        if _COUNTING_BEFORE.search(q[max(0, s - 12) : s]) or _COUNTED_AFTER.match(q[e : e + 16]):
+            continue
+        found.append(Mention("subject", m.group(0), s, e, 90.0))
+        taken.append((s, e))
+    return found
+
+
 _FILTER_SYNONYMS = {
     "engaged": [
         "engaged",
@@ -360,7 +388,7 @@ _EXCLUDING = re.compile(
 # Both groups at once: no filter.
 _EITHER_WAY = re.compile(
     r"\b(?:engaged|enrolled|treated|onboarded)\s+(?:or|and)\s+(?:not|un\w+|non-?\w+)\b"
-    r"|\b(?:regardless|irrespective)\s+of\s+(?:\w+\s+){0,3}(?:engage\w*|program\w*|status)"
+    r"|\b(?:regardless|irrespective)\s+of\s+(?:\w+\s+){0,6}(?:engage\w*|program\w*|status)"
     r"|\bwhether\s+(?:or\s+not\s+)?(?:\w+\s+){0,3}(?:engaged|enrolled)\s+or\s+not\b"
     r"|\bwhether\s+or\s+not\s+(?:\w+\s+){0,3}(?:engaged|enrolled)\b"
 )
@@ -465,6 +493,8 @@ def ground(question: str, model: CausalModel) -> Grounding:
         else []
     )
     variables = _find_names(q, model.variables, "variable", taken)
+    if model.effects is not None and not subjects:
+        subjects = _find_bare_subjects(q, model.subjects, taken + treat_taken)
     mentions = sorted(subjects + treatments + variables, key=lambda m: (m.start, m.kind))
     all_spans = taken + treat_taken
     if model.effects is not None:  # a filter's own name is known, whatever its polarity
