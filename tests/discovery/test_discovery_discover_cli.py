@@ -70,6 +70,7 @@ def test_pair_unknown_entity_is_an_answer_not_a_crash(store, scripted, monkeypat
         ["graph", "--variables", "a"],
         ["graph"],
         ["graph", "--variables", "a,b", "--ranker", "nope"],
+        ["graph", "--variables", "a,b", "--decision", "vote"],
     ],
 )
 def test_bad_options_raise_causalqa_errors(args):

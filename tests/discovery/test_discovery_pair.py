@@ -296,6 +296,23 @@ def test_discover_graph_unmapped_variables_and_no_kg(kg):
         discover_graph(["a"], llm=llm)
 
 
+def test_discover_graph_batch_decision_reads_the_runs_own_scale():
+    def score(text):
+        pair = re.search(r"\[Pair\]: (.+?) and (.+?) \[", text).groups()
+        return {("a", "b"): 0.4, ("b", "c"): 0.35}.get(pair, 0.1)
+
+    llm = PromptLLM(score)
+    plain = discover_graph(["a", "b", "c"], llm=llm, calibrate=False)
+    assert plain.adjacency.sum() == 0 and plain.decision == "argmax"  # all below 0.5
+    batch = discover_graph(["a", "b", "c"], llm=llm, calibrate=False, decision="batch")
+    assert set(batch.edges()) == {("a", "b"), ("b", "c")}
+    assert batch.decision == "batch" and batch.to_dict()["decision"] == "batch"
+    with pytest.raises(Exception, match="needs calibrate"):
+        discover_graph(["a", "b"], llm=llm, calibrate=False, decision="content-free")
+    with pytest.raises(Exception, match="unknown decision"):
+        discover_graph(["a", "b"], llm=llm, decision="vote")
+
+
 # -- the pair benchmark ----------------------------------------------------------------
 
 

@@ -96,6 +96,17 @@ CalibrateOption = Annotated[
 ]
 
 
+DecisionOption = Annotated[
+    str,
+    typer.Option(
+        "--decision",
+        help="How answers become edges: batch (log-odds above their mean over the run's "
+        "questions with as many paths — label-free; the rule the validation split chose), "
+        "content-free (contextual calibration) or argmax (the paper's rule).",
+    ),
+]
+
+
 @app.command("pair")
 def pair_command(
     a: Annotated[str, typer.Argument(help="The first variable (a name in the graph).")],
@@ -187,7 +198,7 @@ def graph_command(
     truth: Annotated[str, typer.Option("--truth", help="SACHS reference: cdt or bnlearn.")] = (
         "cdt"
     ),
-    calibrate: CalibrateOption = True,
+    decision: DecisionOption = "batch",
     llm: LLMOption = None,
     out_dir: Annotated[
         Path, typer.Option("--out", help="Where --sachs writes JSON and Markdown.")
@@ -196,8 +207,13 @@ def graph_command(
 ) -> None:
     """A directed graph among variables: every ordered pair asked (n(n-1) LLM calls)."""
     _check_ranker(ranker)
+    from causalqa.discovery.graph import DECISIONS
+
+    if decision not in DECISIONS:
+        raise ConfigError(f"unknown --decision {decision!r}", hint=f"use {', '.join(DECISIONS)}")
+    calibrate = decision == "content-free"
     if sachs:
-        return _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, calibrate)
+        return _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, decision)
     if not variables:
         raise ConfigError("give --variables a,b,c (or --sachs)")
     names = [v.strip() for v in variables.split(",") if v.strip()]
@@ -222,6 +238,7 @@ def graph_command(
                 k=hops,
                 on_progress=lambda d, t, w: status.update(f"graph {d}/{t}: {w}"),
                 calibrate=calibrate,
+                decision=decision,
             )
     finally:
         if kg is not None:
@@ -274,7 +291,7 @@ def _baselines(frame) -> list[dict[str, Any]]:
     return rows
 
 
-def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, calibrate=True) -> None:
+def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, decision="batch") -> None:
     from causalqa.discovery.cli import write_results
     from causalqa.discovery.graph import SACHS_CONTEXT, benchmark_sachs_kg
 
@@ -291,7 +308,8 @@ def _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, calibrat
                 context=context or SACHS_CONTEXT,
                 truth=truth,
                 on_progress=status.update,
-                calibrate=calibrate,
+                calibrate=decision == "content-free",
+                decisions=[decision],
             )
     finally:
         if kg is not None:

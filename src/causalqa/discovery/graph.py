@@ -156,6 +156,7 @@ class GraphDiscovery:
     linked: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     rule: str = DIRECTION_RULE
+    decision: str = "content-free"
 
     def edges(self) -> list[tuple[str, str]]:
         return [(self.variables[i], self.variables[j]) for i, j in zip(*np.nonzero(self.adjacency))]
@@ -170,7 +171,9 @@ class GraphDiscovery:
         for (i, j), x in zip(ordered, lo):
             prob[i, j] = 1.0 / (1.0 + np.exp(-np.clip(x, -700, 700)))
             causal[i, j] = x > 0
-        return replace(self, adjacency=decide_directions(prob, causal), probability=prob)
+        return replace(
+            self, adjacency=decide_directions(prob, causal), probability=prob, decision=decision
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -179,6 +182,7 @@ class GraphDiscovery:
             "adjacency": self.adjacency.tolist(),
             "probability": np.round(self.probability, 4).tolist(),
             "rule": self.rule,
+            "decision": self.decision,
             "ranker": self.ranker,
             "top_k": self.top_k,
             "linked": self.linked,
@@ -193,7 +197,7 @@ class GraphDiscovery:
     def to_markdown(self) -> str:
         lines = [
             f"Variables: {', '.join(self.variables)}; ranker {self.ranker}, top-{self.top_k}.",
-            f"Rule: {self.rule}.",
+            f"Rule: {self.rule}. Verdicts: {self.decision} (see `graph.DECISIONS`).",
             "",
             "| cause | effect | P(cause→effect) | P(effect→cause) | path used |",
             "|---|---|---|---|---|",
@@ -245,6 +249,7 @@ def discover_graph(
     seed: int = 0,
     on_progress: Callable[[int, int, str], None] | None = None,
     calibrate: bool = True,
+    decision: str | None = None,
 ) -> GraphDiscovery:
     """Discover a directed graph among `variables` from the LLM and the paths of `kg`.
 
@@ -253,7 +258,17 @@ def discover_graph(
     with ``ranker="none"``) every question is decided from the pair alone. `on_progress`
     is called with (done, total, "a → b"). `calibrate`: contextual calibration of each
     verdict (`pair.classify_pair`), with one content-free prompt per prompt shape.
+    `decision` (one of `DECISIONS`; default: ``content-free`` when `calibrate`, else
+    ``argmax``) turns the answers into edges.
     """
+    default = "content-free" if calibrate else "argmax"
+    decision = decision or default
+    if decision not in DECISIONS:
+        raise GraphDiscoveryError(
+            f"unknown decision rule {decision!r}", hint=f"use {', '.join(DECISIONS)}"
+        )
+    if decision == "content-free" and not calibrate:
+        raise GraphDiscoveryError("the content-free decision needs calibrate=True")
     names = [v.strip() for v in variables]
     if len(names) < 2:
         raise GraphDiscoveryError("need at least two variables")
@@ -326,7 +341,7 @@ def discover_graph(
         on_progress(len(ordered), len(ordered), "done")
     if no_path:
         notes.append(f"{NO_PATH} within {k} hops for: {', '.join(no_path)}")
-    return GraphDiscovery(
+    found = GraphDiscovery(
         variables=names,
         adjacency=decide_directions(prob, causal),
         probability=prob,
@@ -336,7 +351,9 @@ def discover_graph(
         notes=notes,
         linked=linked,
         seconds=time.perf_counter() - start,
+        decision=default,
     )
+    return found if decision == default else found.decided(decision)
 
 
 def benchmark_sachs_kg(
