@@ -442,7 +442,7 @@ def bench_qa_command(
         typer.Option(
             "--paraphrased",
             help="Word questions by a paraphrase set instead of the templates: "
-            "test, test2 or test3 (held out), dev … dev4 (for development) or a (the first set).",
+            "test, test2 or test3 (held out), dev … dev5 (for development) or a (the first set).",
         ),
     ] = None,
     planner: Annotated[
