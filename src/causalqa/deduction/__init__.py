@@ -12,28 +12,77 @@ Named steps: **build** a data set (`build_dataset`), **mine** causal chains into
 
 from __future__ import annotations
 
-from causalqa.deduction.chains import Chain, clean_chains, format_chains, parse_chains
-from causalqa.deduction.ckg import CausalKG, MiningRecord
-from causalqa.deduction.dataset import (
-    Example,
-    Report,
-    build_dataset,
-    load_jsonl,
-    load_ntsb,
-    save_jsonl,
-    split_probable_cause,
-)
-from causalqa.deduction.deduce import Deduction, check_text, deduce, read_context
-from causalqa.deduction.errors import (
-    ContextError,
-    DatasetError,
-    DeductionError,
-    KGError,
-    UnknownFormatError,
-)
-from causalqa.deduction.mining import extract_chains, infer_chains, mine
-from causalqa.deduction.prompts import FORMATS, get_format, paper_verdict, render
-from causalqa.deduction.retrieve import NoRetriever, Retriever, SemanticRetriever, get_retriever
+# The package's names load on first use (PEP 562): `causalqa --help` and the QA
+# commands do not pay for pandas, torch or the graph database.
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from causalqa.deduction.chains import Chain, clean_chains, format_chains, parse_chains
+    from causalqa.deduction.ckg import CausalKG, MiningRecord
+    from causalqa.deduction.dataset import (
+        Example,
+        Report,
+        build_dataset,
+        load_jsonl,
+        load_ntsb,
+        save_jsonl,
+        split_probable_cause,
+    )
+    from causalqa.deduction.deduce import Deduction, check_text, deduce, read_context
+    from causalqa.deduction.errors import (
+        ContextError,
+        DatasetError,
+        DeductionError,
+        KGError,
+        UnknownFormatError,
+    )
+    from causalqa.deduction.mining import extract_chains, infer_chains, mine
+    from causalqa.deduction.prompts import FORMATS, get_format, paper_verdict, render
+    from causalqa.deduction.retrieve import NoRetriever, Retriever, SemanticRetriever, get_retriever
+
+_EXPORTS = {
+    **dict.fromkeys(
+        ["Chain", "clean_chains", "format_chains", "parse_chains"], "causalqa.deduction.chains"
+    ),
+    **dict.fromkeys(["CausalKG", "MiningRecord"], "causalqa.deduction.ckg"),
+    **dict.fromkeys(
+        [
+            "Example",
+            "Report",
+            "build_dataset",
+            "load_jsonl",
+            "load_ntsb",
+            "save_jsonl",
+            "split_probable_cause",
+        ],
+        "causalqa.deduction.dataset",
+    ),
+    **dict.fromkeys(
+        ["Deduction", "check_text", "deduce", "read_context"], "causalqa.deduction.deduce"
+    ),
+    **dict.fromkeys(
+        ["ContextError", "DatasetError", "DeductionError", "KGError", "UnknownFormatError"],
+        "causalqa.deduction.errors",
+    ),
+    **dict.fromkeys(["extract_chains", "infer_chains", "mine"], "causalqa.deduction.mining"),
+    **dict.fromkeys(
+        ["FORMATS", "get_format", "paper_verdict", "render"], "causalqa.deduction.prompts"
+    ),
+    **dict.fromkeys(
+        ["NoRetriever", "Retriever", "SemanticRetriever", "get_retriever"],
+        "causalqa.deduction.retrieve",
+    ),
+}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CausalKG",

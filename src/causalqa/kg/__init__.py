@@ -14,25 +14,66 @@
 ['Raloxifene - PAH - melanoma', 'Raloxifene - ERBB2 - melanoma']
 """
 
-from causalqa.kg.errors import (
-    EntityNotFoundError,
-    KGBackendError,
-    KGError,
-    KGFormatError,
-    KGStoreError,
-)
-from causalqa.kg.linking import Candidate, Linker, Linking, normalize
-from causalqa.kg.loaders import GraphData, read_hetionet, read_metaedges, read_triples
-from causalqa.kg.model import Node, Path, Step, verbalise
-from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
-from causalqa.kg.store import (
-    KnowledgeGraph,
-    LadybugBackend,
-    Neo4jBackend,
-    default_store,
-    load_hetionet,
-    load_triples,
-)
+# The package's names load on first use (PEP 562): `causalqa --help` and the QA
+# commands do not pay for pandas, torch or the graph database.
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from causalqa.kg.errors import (
+        EntityNotFoundError,
+        KGBackendError,
+        KGError,
+        KGFormatError,
+        KGStoreError,
+    )
+    from causalqa.kg.linking import Candidate, Linker, Linking, normalize
+    from causalqa.kg.loaders import GraphData, read_hetionet, read_metaedges, read_triples
+    from causalqa.kg.model import Node, Path, Step, verbalise
+    from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
+    from causalqa.kg.store import (
+        KnowledgeGraph,
+        LadybugBackend,
+        Neo4jBackend,
+        default_store,
+        load_hetionet,
+        load_triples,
+    )
+
+_EXPORTS = {
+    **dict.fromkeys(
+        ["EntityNotFoundError", "KGBackendError", "KGError", "KGFormatError", "KGStoreError"],
+        "causalqa.kg.errors",
+    ),
+    **dict.fromkeys(["Candidate", "Linker", "Linking", "normalize"], "causalqa.kg.linking"),
+    **dict.fromkeys(
+        ["GraphData", "read_hetionet", "read_metaedges", "read_triples"], "causalqa.kg.loaders"
+    ),
+    **dict.fromkeys(["Node", "Path", "Step", "verbalise"], "causalqa.kg.model"),
+    **dict.fromkeys(
+        ["DEFAULT_K", "DEFAULT_LIMIT", "PathIndex", "cypher_paths"], "causalqa.kg.paths"
+    ),
+    **dict.fromkeys(
+        [
+            "KnowledgeGraph",
+            "LadybugBackend",
+            "Neo4jBackend",
+            "default_store",
+            "load_hetionet",
+            "load_triples",
+        ],
+        "causalqa.kg.store",
+    ),
+}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_K",

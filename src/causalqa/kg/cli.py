@@ -18,9 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from causalqa.kg.loaders import read_hetionet, read_triples
-from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT
-from causalqa.kg.store import KnowledgeGraph
+from causalqa.kg.model import DEFAULT_K, DEFAULT_LIMIT
 
 app = typer.Typer(
     help="Knowledge graphs: load Hetionet or triples into a store, show stats, find paths.",
@@ -63,6 +61,9 @@ def load_command(
     json_: JSONOption = False,
 ) -> None:
     """Load a graph into a new store (bulk import). An existing store needs --replace."""
+    from causalqa.kg.loaders import read_hetionet, read_triples
+    from causalqa.kg.store import KnowledgeGraph
+
     started = time.perf_counter()
     with err.status(f"reading {escape(str(path))}"):
         data = read_hetionet(path) if fmt is Format.hetionet else read_triples(path, sep=sep)
@@ -91,6 +92,8 @@ def load_command(
 @app.command("stats")
 def stats_command(store: StoreOption = None, json_: JSONOption = False) -> None:
     """Counts of nodes by kind and edges by relation."""
+    from causalqa.kg.store import KnowledgeGraph
+
     with KnowledgeGraph.open(store) as kg:
         stats = kg.stats()
     if json_:
@@ -139,6 +142,8 @@ def paths_command(
     json_: JSONOption = False,
 ) -> None:
     """Paths between two entities, shortest first (paper 001's metapath subgraphs)."""
+    from causalqa.kg.store import KnowledgeGraph
+
     kinds = _split_types(types)
     with KnowledgeGraph.open(store) as kg:
         a_kinds = [kinds[0]] if kinds and kinds[0] != "*" else None

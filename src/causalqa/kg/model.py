@@ -11,6 +11,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+DEFAULT_K = 4
+"""Most hops of a path between two entities (the paper's setting for Hetionet)."""
+DEFAULT_LIMIT = 100
+"""Most paths returned for one pair."""
+
 
 @dataclass(frozen=True, order=True)
 class Node:

@@ -28,10 +28,9 @@ import numpy as np
 import pandas as pd
 
 from causalqa.kg.errors import KGError
-from causalqa.kg.model import Node, Path, Step
+from causalqa.kg.model import DEFAULT_K, DEFAULT_LIMIT, Node, Path, Step
 
-DEFAULT_K = 4
-DEFAULT_LIMIT = 100
+__all__ = ["DEFAULT_K", "DEFAULT_LIMIT", "PathIndex", "cypher_paths"]
 ANY = "*"
 
 
