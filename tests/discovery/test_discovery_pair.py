@@ -307,6 +307,7 @@ def test_discover_graph_batch_decision_reads_the_runs_own_scale():
     batch = discover_graph(["a", "b", "c"], llm=llm, calibrate=False, decision="batch")
     assert set(batch.edges()) == {("a", "b"), ("b", "c")}
     assert batch.decision == "batch" and batch.to_dict()["decision"] == "batch"
+    assert any("only 6 questions" in n for n in batch.notes)
     with pytest.raises(Exception, match="needs calibrate"):
         discover_graph(["a", "b"], llm=llm, calibrate=False, decision="content-free")
     with pytest.raises(Exception, match="unknown decision"):

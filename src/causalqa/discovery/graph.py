@@ -117,6 +117,10 @@ same number of paths in the prompt — label-free, the rule chosen on the valida
 of the path data sets, see `bench_pairs`)."""
 
 
+BATCH_MIN_QUESTIONS = 20
+"""Fewer questions than this (5 variables ask 20) make a poor batch mean."""
+
+
 def verdict_log_odds(verdicts: Sequence[PairVerdict], decision: str) -> np.ndarray:
     """Each verdict's log-odds of "causal" under `decision` (see `DECISIONS`)."""
     from causalqa.discovery.pair import CAUSAL, NON_CAUSAL
@@ -171,8 +175,19 @@ class GraphDiscovery:
         for (i, j), x in zip(ordered, lo):
             prob[i, j] = 1.0 / (1.0 + np.exp(-np.clip(x, -700, 700)))
             causal[i, j] = x > 0
+        notes = list(self.notes)
+        if decision == "batch" and len(self.verdicts) < BATCH_MIN_QUESTIONS:
+            notes.append(
+                f"batch verdicts over only {len(self.verdicts)} questions: their mean is the "
+                "threshold, so about half are called causal whatever the answers; with fewer "
+                f"than {BATCH_MIN_QUESTIONS} questions prefer --decision content-free"
+            )
         return replace(
-            self, adjacency=decide_directions(prob, causal), probability=prob, decision=decision
+            self,
+            adjacency=decide_directions(prob, causal),
+            probability=prob,
+            decision=decision,
+            notes=notes,
         )
 
     def to_dict(self) -> dict[str, Any]:
