@@ -155,3 +155,11 @@ def test_prompt_4_context_first_has_the_same_words_and_a_shared_prefix():
 )
 def test_paper_verdict(reply, verdict):
     assert paper_verdict(reply) is verdict
+
+
+def test_context_first_prompt_4_has_the_same_lines_in_another_order():
+    from causalqa.deduction.prompts import INFER, INFER_CONTEXT_FIRST
+
+    assert INFER_CONTEXT_FIRST != INFER
+    assert sorted(INFER_CONTEXT_FIRST.splitlines()) == sorted(INFER.splitlines())
+    assert INFER_CONTEXT_FIRST.index("<CONTEXT>") < INFER_CONTEXT_FIRST.index("<STATEMENT>")

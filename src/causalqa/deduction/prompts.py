@@ -106,20 +106,11 @@ Answer:"""  # noqa: E501
 # and a backend that keeps its KV cache (llama.cpp) evaluates the report once per report
 # instead of once per statement. The instruction names both blocks, so the order carries
 # no meaning; `infer_messages(..., context_first=False)` gives the paper's order.
-INFER_CONTEXT_FIRST = """Based on your knowledge, suggest the series of Cause and Effect events that explain how the cause within the STATEMENT could have led to the accident in the CONTEXT.
-
-<CONTEXT>
-{context}
-</CONTEXT>
-<STATEMENT>
-{statement}
-</STATEMENT>
-
-Format the suggested Cause and Effect events into a list, like:
-- Engineer's inattentiveness to signal indications --> Engineer failed to operate train in accordance with signal indications and speed restriction --> Train collided with another train (Accident)
-where "-->" represents "causes", so "Cause Event --> Effect Event".
-
-Answer:"""  # noqa: E501
+_STATEMENT_BLOCK = "<STATEMENT>\n{statement}\n</STATEMENT>\n"
+_CONTEXT_BLOCK = "<CONTEXT>\n{context}\n</CONTEXT>\n"
+INFER_CONTEXT_FIRST = INFER.replace(
+    _STATEMENT_BLOCK + _CONTEXT_BLOCK, _CONTEXT_BLOCK + _STATEMENT_BLOCK
+)
 
 # The example chains of Prompts 3 and 4: a small model often copies them into its answer,
 # and they describe no report, so the chain parser drops them.
