@@ -14,10 +14,9 @@
 ['Raloxifene - PAH - melanoma', 'Raloxifene - ERBB2 - melanoma']
 """
 
-# The package's names load on first use (PEP 562): `causalqa --help` and the QA
-# commands do not pay for pandas, torch or the graph database.
-import importlib
 from typing import TYPE_CHECKING
+
+from causalqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from causalqa.kg.errors import (
@@ -66,13 +65,7 @@ _EXPORTS = {
     ),
 }
 
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [
