@@ -46,6 +46,7 @@ from causalqa.discovery.pair import (
     SUBJECTS,
     classify_pair,
     content_free_logprobs,
+    get_ranker,
 )
 from causalqa.discovery.pathdata import (
     DATASETS,
@@ -75,6 +76,7 @@ DEFAULT_METHODS = (
     "none", "random", "similarity", "gpt", "xgboost", "rmse", "ranknet", "listnet", "oracle",
 )  # fmt: skip
 TRAINED_METHODS = ("xgboost", "rmse", "ranknet", "listnet")
+UNTRAINED_METHODS = ("random", "similarity", "llm")  # built by `pair.get_ranker`
 METHOD_LABELS = {
     "none": "(baseline) no-subgraph",
     "random": "(baseline) random subgraph selection",
@@ -333,6 +335,33 @@ def _params(ranker) -> dict[str, str]:
     }
 
 
+def unfitted_ranker(method: str, *, seed: int = 0, embedder=None):
+    """A new, unfitted trained-kind ranker: XGBoost, or a cross-encoder with loss `method`."""
+    from causalqa.discovery import rankers as R
+
+    if method == "xgboost":
+        return R.XGBoostRanker(embedder=embedder, seed=seed)
+    return R.CrossEncoderRanker(method, seed=seed)
+
+
+def saved_like(fresh, method: str, folder: Path, *, embedder=None):
+    """The ranker saved as ``folder/<method>.pkl`` when it has `fresh`'s type and
+    parameters (its embedder, not pickled, set to `embedder`), else None."""
+    from causalqa.discovery.pair import PairDiscoveryError, load_ranker
+
+    if not (folder / f"{method}.pkl").is_file():
+        return None
+    try:
+        saved = load_ranker(method, folder)
+    except PairDiscoveryError:
+        return None
+    if type(saved) is not type(fresh) or _params(saved) != _params(fresh):
+        return None
+    if getattr(saved, "embedder", False) is None:
+        saved.embedder = embedder
+    return saved
+
+
 def trained_ranker(
     method: str,
     data: PathDataset,
@@ -347,25 +376,14 @@ def trained_ranker(
     ``folder/<tag>/<data set>/<method>.pkl`` when saved there with the same parameters,
     else fitted on ``data.train`` (and saved there when `folder` is given).
     Returns (ranker, how: "loaded" or "fitted", seconds)."""
-    from causalqa.discovery import rankers as R
-    from causalqa.discovery.pair import PairDiscoveryError, load_ranker, save_ranker
+    from causalqa.discovery.pair import save_ranker
 
-    fresh = (
-        R.XGBoostRanker(embedder=embedder, seed=seed)
-        if method == "xgboost"
-        else R.CrossEncoderRanker(method, seed=seed)
-    )
+    fresh = unfitted_ranker(method, seed=seed, embedder=embedder)
     start = time.perf_counter()
     where = folder / tag / data.name if folder is not None else None
-    if where is not None and (where / f"{method}.pkl").is_file():
-        try:
-            saved = load_ranker(method, where)
-        except PairDiscoveryError:
-            saved = None
-        if saved is not None and type(saved) is type(fresh) and _params(saved) == _params(fresh):
-            if hasattr(saved, "embedder") and saved.embedder is None:
-                saved.embedder = embedder
-            return saved, "loaded", time.perf_counter() - start
+    saved = saved_like(fresh, method, where, embedder=embedder) if where is not None else None
+    if saved is not None:
+        return saved, "loaded", time.perf_counter() - start
     if on_step is not None and hasattr(fresh, "on_step"):
         fresh.on_step = on_step
     fresh.fit(data.train)
@@ -404,18 +422,6 @@ def _orders(method: str, queries, data, llm, seed, ranker, top_k) -> dict[str, l
         cands = [q.paths[i] for i in perm]
         out[q.qid] = [int(perm[i]) for i in ranker.rank(q, cands).top(top_k)] if cands else []
     return out
-
-
-def _untrained(method: str, llm, seed: int, embedder):
-    from causalqa.discovery import rankers as R
-
-    if method == "random":
-        return R.RandomRanker(seed)
-    if method == "similarity":
-        return R.SimilarityRanker(embedder)
-    if method == "llm":
-        return R.LLMPermutationRanker(llm, seed=seed)
-    return None
 
 
 def benchmark_pairs(
@@ -493,7 +499,11 @@ def benchmark_pairs(
             rows[method] = row
             start = time.perf_counter()
             try:
-                ranker = _untrained(method, llm, seed, embedder)
+                ranker = (
+                    get_ranker(method, llm=llm, embedder=embedder, seed=seed)
+                    if method in UNTRAINED_METHODS
+                    else None
+                )
                 if method in TRAINED_METHODS:
 
                     def fit_step(done, total, ds=ds, method=method):

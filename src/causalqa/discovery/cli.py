@@ -304,9 +304,8 @@ RANKER_NAMES = ("similarity", "rmse", "ranknet", "listnet", "xgboost")
 def _make_rankers(names: list[str], seed: int, saved: Path | None = None):
     """Fresh rankers by name; with `saved`, a trained one saved there with the same
     parameters (``<name>.pkl``) is loaded instead."""
-    from causalqa.discovery.bench_pairs import _params
-    from causalqa.discovery.pair import PairDiscoveryError, load_ranker
-    from causalqa.discovery.rankers import CrossEncoderRanker, SimilarityRanker, XGBoostRanker
+    from causalqa.discovery.bench_pairs import saved_like, unfitted_ranker
+    from causalqa.discovery.rankers import SimilarityRanker
     from causalqa.embed import Embedder
 
     embedder = Embedder()
@@ -315,23 +314,9 @@ def _make_rankers(names: list[str], seed: int, saved: Path | None = None):
         if name == "similarity":
             made.append(SimilarityRanker(embedder))
             continue
-        fresh = (
-            XGBoostRanker(embedder=embedder, seed=seed)
-            if name == "xgboost"
-            else CrossEncoderRanker(name, seed=seed)
-        )
-        old = None
-        if saved is not None and (saved / f"{name}.pkl").is_file():
-            try:
-                old = load_ranker(name, saved)
-            except PairDiscoveryError:
-                old = None
-        if old is not None and type(old) is type(fresh) and _params(old) == _params(fresh):
-            if getattr(old, "embedder", False) is None:
-                old.embedder = embedder
-            made.append(old)
-        else:
-            made.append(fresh)
+        fresh = unfitted_ranker(name, seed=seed, embedder=embedder)
+        old = saved_like(fresh, name, saved, embedder=embedder) if saved is not None else None
+        made.append(old if old is not None else fresh)
     return made
 
 
