@@ -12,6 +12,7 @@ or disagree.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from causalqa.qa.grounding import Grounding, _norm
@@ -121,19 +122,15 @@ _STRONG_CAUSES_OF_X = [
     ),
     re.compile(rf"\b(?:in\s+order\s+)?to\s+{_VERB}\s+(?:the\s+)?X\b"),
 ]
-_STRONG_EFFECTS_OF_X: list[re.Pattern[str]] = []
 
 
-def _votes(text: str) -> tuple[bool, bool]:
-    """(X is the effect, X is the cause) by the constructions in `text`, strong ones
-    deciding alone."""
-    strong = (
-        any(p.search(text) for p in _STRONG_CAUSES_OF_X),
-        any(p.search(text) for p in _STRONG_EFFECTS_OF_X),
-    )
-    if strong[0] != strong[1]:
-        return strong
-    return any(p.search(text) for p in _CAUSES_RE), any(p.search(text) for p in _EFFECTS_RE)
+def _votes(text: str, x_is_cause: Sequence[re.Pattern[str]] = _EFFECTS_RE) -> tuple[bool, bool]:
+    """(X is the effect, X is the cause) by the constructions in `text` (`x_is_cause`: the
+    patterns that make X the cause); a strong construction making X the effect decides
+    alone."""
+    if any(p.search(text) for p in _STRONG_CAUSES_OF_X):
+        return True, False
+    return any(p.search(text) for p in _CAUSES_RE), any(p.search(text) for p in x_is_cause)
 
 
 _OPPOSITE = {
@@ -193,6 +190,7 @@ _X_IS_CAUSE_OF_W = [
     r"(?:the\s+)?X\b",
 ]
 _X_IS_CAUSE_RE = [re.compile(p) for p in _X_IS_CAUSE_OF_W]
+_X_CAUSES_W_RE = _EFFECTS_RE + _X_IS_CAUSE_RE
 _ARROW = re.compile(r"\s*(?:->|→|=>|⟶|-->)\s*")
 
 
@@ -219,9 +217,7 @@ def cause_and_effect(question: str, grounding: Grounding) -> tuple[str, str] | N
             pos = e
         text += q[pos:]
         text = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text))
-        x_effect, x_cause = _votes(text)
-        strong = any(p.search(text) for p in _STRONG_CAUSES_OF_X)
-        x_cause = (x_cause or any(p.search(text) for p in _X_IS_CAUSE_RE)) and not strong
+        x_effect, x_cause = _votes(text, _X_CAUSES_W_RE)
         if x_cause and not x_effect:
             votes.add((x.name, w.name))
         elif x_effect and not x_cause:
