@@ -7,11 +7,13 @@ import pytest
 
 from causalqa.discovery.metrics import (
     MetricInputError,
+    expected_random_ndcg,
     f1,
     graph_metrics,
     hamming_distance,
     ndcg_at_k,
     normalized_hamming_distance,
+    paired_bootstrap,
     precision,
     precision_recall_f1,
     recall,
@@ -130,3 +132,31 @@ def test_recall_as_table_d2_and_with_relevant_flags():
 def test_order_must_be_a_permutation():
     with pytest.raises(MetricInputError, match="permutation"):
         ndcg_at_k([1, 2, 3], [0, 0, 1])
+
+
+def test_expected_random_ndcg_is_the_mean_over_all_orders():
+    import itertools
+
+    for labels in ([3, 2, 1], [7, 6, 5, 4, 3, 2, 1][:5], [2, 2, 1, 1]):
+        orders = list(itertools.permutations(range(len(labels))))
+        brute = np.mean([ndcg_at_k(labels, o, k=2) for o in orders])
+        assert expected_random_ndcg(labels, k=2) == pytest.approx(brute)
+    assert expected_random_ndcg([1]) == 1.0  # one candidate: every order is ideal
+    assert expected_random_ndcg([0, 0]) == 0.0
+    with pytest.raises(MetricInputError):
+        expected_random_ndcg([])
+
+
+def test_paired_bootstrap_tells_a_real_gain_from_noise():
+    rng = np.random.default_rng(1)
+    base = rng.random(40)
+    better = paired_bootstrap(base + 0.1, base)
+    assert better["mean"] == pytest.approx(0.1)
+    assert better["low"] == pytest.approx(0.1) and better["p_not_better"] == 0.0
+    noise = paired_bootstrap(base + rng.normal(0, 0.2, 40), base, seed=3)
+    assert noise["low"] < 0 < noise["high"] and noise["p_not_better"] > 0.05
+    assert paired_bootstrap([1, 2], [1, 2], seed=0) == paired_bootstrap([1, 2], [1, 2], seed=0)
+    with pytest.raises(MetricInputError):
+        paired_bootstrap([], [])
+    with pytest.raises(MetricInputError):
+        paired_bootstrap([1.0], [0.0], level=1.5)

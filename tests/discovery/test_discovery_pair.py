@@ -29,6 +29,7 @@ from causalqa.discovery.pair import (
     get_ranker,
     load_ranker,
     pair_prompt,
+    path_sentences,
     readable_relation,
     verbalise_path,
 )
@@ -453,6 +454,56 @@ def test_readable_relations_in_paths():
     )
     assert "[Relation Paths]: FGF6 -[expresses]->" in pair_prompt("a", "b", paths=[p],
                                                                   relations=True)  # fmt: skip
+
+
+def test_path_sentences_put_each_edge_subject_first():
+    # Walked Disease <- Gene, Gene <- Compound: the clauses still start at each edge's source.
+    p = PathCandidate(
+        0,
+        ("melanoma", "ERBB2", "Raloxifene"),
+        ("ASSOCIATES_DaG", "UPREGULATES_CuG"),
+        ("Disease", "Gene", "Compound"),
+    )
+    assert path_sentences(p) == "melanoma is associated with ERBB2, Raloxifene upregulates ERBB2"
+    ade = PathCandidate(
+        0,
+        ("Carbamazepine", "Conjunctivitis", "Dasatinib", "Lupus rash"),
+        ("CAUSES_CcSE",) * 3,
+        ("Compound", "SideEffect", "Compound", "SideEffect"),
+    )
+    assert verbalise_path(ade, sentences=True) == (
+        "Carbamazepine causes Conjunctivitis, Dasatinib causes Conjunctivitis, "
+        "Dasatinib causes Lupus rash"
+    )
+    assert path_sentences(ade, types=True).startswith(
+        "Compound Carbamazepine causes SideEffect Conjunctivitis, Compound Dasatinib causes"
+    )
+    # Same kind at both ends (Gene regulates Gene): walking order; Wikidata labels as they are.
+    gg = PathCandidate(0, ("BAX", "THAP11"), ("REGULATES_GrG",), ("Gene", "Gene"))
+    assert path_sentences(gg) == "BAX regulates THAP11"
+    wiki = PathCandidate(
+        0, ("Exam", "English", "Anxiety"), ("language of work or name", "language of work or name")
+    )
+    assert path_sentences(wiki) == (
+        "Exam language of work or name English, English language of work or name Anxiety"
+    )
+    # No relations: the plain form; a path with a relation per hop missing cannot be clauses.
+    assert path_sentences(PathCandidate(0, ("a", "b"))) == "a - b"
+    prompt = pair_prompt("Carbamazepine", "Lupus rash", paths=[ade], sentences=True)
+    assert "[Relation Paths]: Carbamazepine causes Conjunctivitis," in prompt
+
+
+def test_path_sentences_of_a_kg_path_follow_the_stored_edges(kg):
+    texts = {path_sentences(p) for p in kg.paths("C1", "D1", k=2)}
+    # Raloxifene binds ERBB2, melanoma associates ERBB2 (walked against the second edge).
+    assert "Raloxifene binds ERBB2, melanoma is associated with ERBB2" in texts
+    typed = {path_sentences(p, types=True) for p in kg.paths("C1", "D1", k=2)}
+    assert (
+        "Compound Raloxifene binds Gene ERBB2, Disease melanoma is associated with Gene ERBB2"
+        in typed
+    )
+    with pytest.raises(PairDiscoveryError):
+        path_sentences(42)
 
 
 def test_prf_and_paper_tables():

@@ -210,6 +210,11 @@ def test_xgboost_beats_random_when_relevance_is_learnable(data):
     rand, xgb = ev.rows
     assert xgb["ndcg@5"] > rand["ndcg@5"] + 15, ev.to_markdown()
     assert ranker.lm_.vectors_.shape[1] == 128
+    # The paired comparison with random's exact expectation agrees, far outside its noise.
+    vs = xgb["vs_random"]
+    assert vs["low"] > 10 and vs["p"] < 0.01
+    assert vs["mean"] == pytest.approx(xgb["ndcg@5"] - rand["ndcg@5"], abs=3)
+    assert "vs random (95% CI; p)" in ev.to_markdown()
 
 
 def test_evaluation_hides_the_sorted_truth_order(data):
@@ -230,6 +235,8 @@ def test_evaluation_hides_the_sorted_truth_order(data):
     )
     assert ev.rows[0]["ndcg@5"] < 90
     assert ev.rows[0]["recall@5"] == pytest.approx(100 * 5 / 6, abs=0.01)
+    # A constant ranker over shuffled candidates is a random one: no clear gain.
+    assert ev.rows[0]["vs_random"]["low"] < 0
 
 
 def test_allrank_losses_prefer_the_right_order():

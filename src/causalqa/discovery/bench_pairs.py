@@ -100,14 +100,16 @@ _PAPER_ROW = {
     "ranknet": "ranknet",
     "listnet": "listnet",
 }
-PATH_FORMATS: dict[str, tuple[bool, bool]] = {
-    "plain": (False, False),
-    "types": (True, False),
-    "relations": (False, True),
-    "full": (True, True),
+PATH_FORMATS: dict[str, dict[str, bool]] = {
+    "plain": {},
+    "types": {"types": True},
+    "relations": {"relations": True},
+    "full": {"types": True, "relations": True},
+    "sentences": {"sentences": True},
 }
-"""Path forms in the prompt → (node types, relations) of `pair.verbalise_path`: "plain"
-is App. C's "FGF6 - tendon - SDRDL", "full" is Eq. 7 with types and relations."""
+"""Path forms in the prompt → options of `pair.verbalise_path`: "plain" is App. C's
+"FGF6 - tendon - SDRDL", "full" is Eq. 7 with types and relations, "sentences" (ours) one
+clause per hop, subject first ("Dasatinib causes Conjunctivitis")."""
 
 PAPER_MODELS = ("mistral-7b-instruct", "llama-3-8b-instruct", "gemma-7b-it")
 PAPER_SHORT = ("mistral-7b", "llama-3-8b", "gemma-7b")
@@ -461,7 +463,7 @@ def benchmark_pairs(
         )
     if split not in ("test", "validation"):
         raise CausalQAError(f"unknown split {split!r}", hint="use test or validation")
-    types, relations = PATH_FORMATS[path_format]
+    form = PATH_FORMATS[path_format]
     model = getattr(llm, "model", "") or type(llm).__name__
     bench = PairBenchmark(
         model=model, limit=limit, top_k=top_k, split=split, path_format=path_format
@@ -549,8 +551,7 @@ def benchmark_pairs(
                         paths=paths,
                         context=sentence,
                         subject=subject,
-                        types=types,
-                        relations=relations,
+                        **form,
                     )
                     llm_s[method] += time.perf_counter() - t0
                 v = memo[key]

@@ -409,7 +409,8 @@ def bench_pairs_command(
         str,
         typer.Option(
             "--path-format",
-            help="Paths in the prompt: plain (App. C), types, relations or full (Eq. 7).",
+            help="Paths in the prompt: plain (App. C), types, relations, full (Eq. 7) or "
+            "sentences (one clause per hop).",
         ),
     ] = "plain",
     validation: Annotated[

@@ -59,6 +59,7 @@ __all__ = [
     "load_ranker",
     "pair_prompt",
     "ranker_file",
+    "path_sentences",
     "readable_relation",
     "save_ranker",
     "verbalise_path",
@@ -121,13 +122,90 @@ def readable_relation(relation: str) -> str:
     return m.group(1).replace("_", " ").lower() if m else relation.strip()
 
 
-def verbalise_path(path: Any, *, types: bool = False, relations: bool = False) -> str:
+# Hetionet's node kinds by their abbreviation in metaedges ("CcSE": Compound causes Side Effect).
+_KIND_OF_ABBREV = {
+    "A": "Anatomy", "BP": "BiologicalProcess", "CC": "CellularComponent", "C": "Compound",
+    "D": "Disease", "G": "Gene", "MF": "MolecularFunction", "PW": "Pathway",
+    "PC": "PharmacologicClass", "SE": "SideEffect", "S": "Symptom",
+}  # fmt: skip
+_ABBREV_PARTS = re.compile(r"([A-Z]+)[a-z]+>?([A-Z]+)")
+# Relation names that read better with a preposition in a clause ("X is associated with Y").
+_VERB = {
+    "associates": "is associated with",
+    "interacts": "interacts with",
+    "localizes": "localizes to",
+    "participates": "participates in",
+    "covaries": "covaries with",
+}
+
+
+def _kind_key(kind: str) -> str:
+    return kind.replace(" ", "").lower()
+
+
+def _clause(u: str, relation: str, v: str, kind_u: str = "", kind_v: str = "") -> str:
+    """One hop as a clause, subject first. A Hetionet metaedge ("CAUSES_CcSE") says which
+    kind is the subject: "Dasatinib causes Conjunctivitis" whichever way the path walks it."""
+    m = _METAEDGE.fullmatch(relation.strip())
+    if not m:
+        return f"{u} {relation.strip()} {v}"
+    verb = m.group(1).replace("_", " ").lower()
+    verb = _VERB.get(verb, verb)
+    parts = _ABBREV_PARTS.fullmatch(m.group(2))
+    if parts and kind_u and kind_v:
+        source, target = (_kind_key(_KIND_OF_ABBREV.get(x, x)) for x in parts.groups())
+        if (_kind_key(kind_u), _kind_key(kind_v)) == (target, source) != (source, target):
+            u, v = v, u
+    return f"{u} {verb} {v}"
+
+
+def path_sentences(path: Any, *, types: bool = False) -> str:
+    """A path as clauses, one per hop, each with its relation as the verb and the edge's
+    own subject first (ours, not the paper's Eq. 7): ``Carbamazepine causes Conjunctivitis,
+    Dasatinib causes Conjunctivitis, Dasatinib causes Lupus``. A `causalqa.kg.Path` knows
+    each step's direction; a `PathCandidate` gets it from Hetionet's metaedge abbreviation
+    and the node types; other relations (Wikidata's) are written in walking order.
+
+    >>> c = PathCandidate(0, ("Raloxifene", "ERBB2", "melanoma"),
+    ...     ("UPREGULATES_CuG", "ASSOCIATES_DaG"), ("Compound", "Gene", "Disease"))
+    >>> path_sentences(c)
+    'Raloxifene upregulates ERBB2, melanoma is associated with ERBB2'
+    """
+    if isinstance(path, PathCandidate):
+        kinds = path.node_types if len(path.node_types) == len(path.stops) else ()
+        names = [
+            f"{k} {s}" if types and kinds else s
+            for s, k in zip(path.stops, kinds or ("",) * len(path.stops))
+        ]
+        if len(path.relations) != len(names) - 1:
+            return path.text(types=types)
+        return ", ".join(
+            _clause(names[i], r, names[i + 1], *(kinds[i : i + 2] if kinds else ()))
+            for i, r in enumerate(path.relations)
+        )
+    if hasattr(path, "nodes") and hasattr(path, "steps"):
+        names = [f"{n.kind} {n.name}" if types else n.name for n in path.nodes]
+        clauses = []
+        for i, step in enumerate(path.steps):
+            u, v = (names[i], names[i + 1]) if step.forward else (names[i + 1], names[i])
+            verb = _VERB.get(step.relation.lower(), step.relation)
+            clauses.append(f"{u} {verb} {v}")
+        return ", ".join(clauses)
+    raise PairDiscoveryError(f"cannot put a {type(path).__name__} into words as a path")
+
+
+def verbalise_path(
+    path: Any, *, types: bool = False, relations: bool = False, sentences: bool = False
+) -> str:
     """A path as prompt text: a string as is, a `causalqa.kg.Path` or a `PathCandidate`
     in the simplest form of Eq. 7 by default ("FGF6 - tendon - SDRDL", App. C); with
     `types` each node has its type, with `relations` each hop its relation in words
-    ("Gene FGF6 -[expresses]-> Anatomy tendon ...", Eq. 7)."""
+    ("Gene FGF6 -[expresses]-> Anatomy tendon ...", Eq. 7); with `sentences` one clause per
+    hop (`path_sentences`)."""
     if isinstance(path, str):
         return path.strip()
+    if sentences:
+        return path_sentences(path, types=types)
     if isinstance(path, PathCandidate):
         if relations and path.relations:
             path = dataclasses.replace(
@@ -149,14 +227,16 @@ def pair_prompt(
     instruction: str | None = None,
     types: bool = False,
     relations: bool = False,
+    sentences: bool = False,
 ) -> str:
-    """The zero-shot prompt of App. C / Eq. 8. Several paths are joined by "; "; `types`
-    and `relations` choose their form (`verbalise_path`)."""
+    """The zero-shot prompt of App. C / Eq. 8. Several paths are joined by "; "; `types`,
+    `relations` and `sentences` choose their form (`verbalise_path`)."""
     head = (instruction or INSTRUCTION).format(subject=subject)
     parts = [f"[Pair]: {a.strip()} and {b.strip()}"]
     if context and context.strip():
         parts.append(f"[Textual context]: {' '.join(context.split())}")
-    texts = [t for t in (verbalise_path(p, types=types, relations=relations) for p in paths) if t]
+    form = {"types": types, "relations": relations, "sentences": sentences}
+    texts = [t for t in (verbalise_path(p, **form) for p in paths) if t]
     if texts:
         parts.append(f"[Relation Paths]: {'; '.join(texts)}")
     parts.append("[Relation]:")
@@ -269,6 +349,7 @@ def classify_pair(
     calibrate: bool | Mapping[str, float] = False,
     types: bool = False,
     relations: bool = False,
+    sentences: bool = False,
 ) -> PairVerdict:
     """Classify (a, b) zero-shot from the prompt of `pair_prompt`.
 
@@ -279,8 +360,9 @@ def classify_pair(
     label's log-probability is first lowered by its log-probability on a content-free
     prompt of the same shape (`content_free_logprobs`): a small model's prior for one
     label — which shifts when paths enter the prompt — no longer decides. No labels are
-    needed for this. `types`/`relations`: the paths' form (`verbalise_path`).
+    needed for this. `types`/`relations`/`sentences`: the paths' form (`verbalise_path`).
     """
+    form = {"types": types, "relations": relations, "sentences": sentences}
     prompt = pair_prompt(
         a,
         b,
@@ -288,13 +370,12 @@ def classify_pair(
         context=context,
         subject=subject,
         instruction=instruction,
-        types=types,
-        relations=relations,
+        **form,
     )
     request: Any = [{"role": "user", "content": prompt}] if chat else prompt + " "
     scores = llm.label_logprobs(request, list(LABELS))
     raw = dict(scores.logprobs)
-    texts = [t for t in (verbalise_path(x, types=types, relations=relations) for x in paths) if t]
+    texts = [t for t in (verbalise_path(x, **form) for x in paths) if t]
     prior = None
     if calibrate is True:
         prior = content_free_logprobs(

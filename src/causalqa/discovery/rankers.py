@@ -53,7 +53,13 @@ from typing import Any
 
 import numpy as np
 
-from causalqa.discovery.metrics import ndcg_at_k, recall_at_k, relevance_labels
+from causalqa.discovery.metrics import (
+    expected_random_ndcg,
+    ndcg_at_k,
+    paired_bootstrap,
+    recall_at_k,
+    relevance_labels,
+)
 from causalqa.discovery.pathdata import (
     DATASETS,
     PathCandidate,
@@ -77,6 +83,7 @@ __all__ = [
     "default_rankers",
     "evaluate_ranking",
     "evaluate_rankers",
+    "versus_random",
 ]
 
 # Paper 001, Table D2 (cross-encoders over roberta-base): the paper's numbers, for display.
@@ -965,6 +972,26 @@ def evaluate_ranking(
     }
 
 
+def versus_random(
+    queries: Sequence[PathRecord], orders: Sequence[Sequence[int]], *, k: int = 5, seed: int = 0
+) -> dict[str, float]:
+    """How far `orders` are above a random ranking, in NDCG@k points: the mean per-query
+    difference from the exact random expectation (`metrics.expected_random_ndcg`) with a
+    95% bootstrap interval over queries and a one-sided bootstrap p-value."""
+    got, expected = [], []
+    for q, order in zip(queries, orders):
+        labels = relevance_labels([p.rel_score for p in q.paths])
+        got.append(ndcg_at_k(labels, order, k))
+        expected.append(expected_random_ndcg(labels, k))
+    r = paired_bootstrap(got, expected, seed=seed)
+    return {
+        "mean": round(100 * r["mean"], 2),
+        "low": round(100 * r["low"], 2),
+        "high": round(100 * r["high"], 2),
+        "p": round(r["p_not_better"], 4),
+    }
+
+
 @dataclass
 class RankerEvaluation:
     """Table D2-shaped results for one data set."""
@@ -990,21 +1017,28 @@ class RankerEvaluation:
     def to_markdown(self) -> str:
         k = self.k
         lines = [
-            f"| ranker | NDCG@{k} | Recall@{k} | Recall@{k} (LLM-right paths) | queries "
-            f"| fit s | rank s | paper NDCG@{k} | paper Recall@{k} |",
-            "|---|---|---|---|---|---|---|---|---|",
+            f"| ranker | NDCG@{k} | vs random (95% CI; p) | Recall@{k} "
+            f"| Recall@{k} (LLM-right paths) | queries | fit s | rank s | paper NDCG@{k} "
+            f"| paper Recall@{k} |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in self.rows:
             if "error" in r:
-                lines.append(f"| {r['ranker']} | error: {r['error']} |" + " |" * 7)
+                lines.append(f"| {r['ranker']} | error: {r['error']} |" + " |" * 8)
                 continue
             loss = r["ranker"].split("-")[0]
             p = self.paper.get(loss, {}) if r["ranker"].endswith("cross-encoder") else {}
             ndcg = r[f"ndcg@{k}"]
             if r.get(f"ndcg@{k}_sd") is not None:
                 ndcg = f"{ndcg} ± {r[f'ndcg@{k}_sd']}"
+            vs = r.get("vs_random")
+            vs_cell = (
+                f"{vs['mean']:+.2f} ({vs['low']:+.2f} to {vs['high']:+.2f}; p = {vs['p']:.3f})"
+                if vs
+                else ""
+            )
             cells = [
-                r["ranker"], ndcg, r[f"recall@{k}"], r[f"recall@{k}_relevant"],
+                r["ranker"], ndcg, vs_cell, r[f"recall@{k}"], r[f"recall@{k}_relevant"],
                 r["queries"], r.get("fit_seconds", ""), r.get("rank_seconds", ""),
                 p.get("ndcg@5", ""), p.get("recall@5", ""),
             ]  # fmt: skip
@@ -1116,6 +1150,7 @@ def evaluate_rankers(
         return {
             "ranker": ranker.name + (" (saved fit)" if reused else ""),
             **evaluate_ranking(qs, orders, k=k),
+            "vs_random": versus_random(qs, orders, k=k, seed=seed),
             "fit_seconds": "" if reused else round(fit_s, 2),
             "rank_seconds": round(rank_s, 2),
         }
@@ -1140,6 +1175,9 @@ def evaluate_rankers(
         "relevance order far more than any trained ranker's; most likely the permutations "
         "were made from lists already in test_truth's (relevance-sorted) order, so they "
         "inherit the ground truth. Shown for reference, not as a fair comparison.",
+        "vs random: the mean per-query NDCG difference from a random order's exact "
+        "expectation, in points, with a 95% bootstrap interval over queries and the "
+        "one-sided bootstrap p-value of 'not better than random'.",
     ]
     if data.gpt:
         qs, orders = _gpt_orders(queries, data.gpt)
@@ -1148,6 +1186,7 @@ def evaluate_rankers(
                 {
                     "ranker": "gpt-3.5 permutation (paper's test_gpt file)",
                     **evaluate_ranking(qs, orders, k=k),
+                    "vs_random": versus_random(qs, orders, k=k, seed=seed),
                 }
             )
     if llm_ranker is not None and llm_queries > 0:
