@@ -215,6 +215,12 @@ def test_xgboost_beats_random_when_relevance_is_learnable(data):
     assert vs["low"] > 10 and vs["p"] < 0.01
     assert vs["mean"] == pytest.approx(xgb["ndcg@5"] - rand["ndcg@5"], abs=3)
     assert "vs random (95% CI; p)" in ev.to_markdown()
+    by = vs["by_label"]
+    assert by and set(by) <= {"causal", "non-causal"}
+    labels = [q.label for q in data.truth]
+    assert (by.get("causal", 0) * labels.count(1) + by.get("non-causal", 0) * labels.count(0)) / (
+        len(labels)
+    ) == pytest.approx(vs["mean"], abs=0.05)
 
 
 def test_evaluation_hides_the_sorted_truth_order(data):

@@ -977,18 +977,29 @@ def versus_random(
 ) -> dict[str, float]:
     """How far `orders` are above a random ranking, in NDCG@k points: the mean per-query
     difference from the exact random expectation (`metrics.expected_random_ndcg`) with a
-    95% bootstrap interval over queries and a one-sided bootstrap p-value."""
-    got, expected = [], []
+    95% bootstrap interval over queries and a one-sided bootstrap p-value; and the mean
+    difference on causal and on non-causal pairs apart (``by_label``). Eq. 1 makes a path
+    relevant when it moves the relevance LLM towards the *gold* label, so a ranker that
+    cannot tell the label gains on one class what it loses on the other."""
+    got, expected, gold = [], [], []
     for q, order in zip(queries, orders):
         labels = relevance_labels([p.rel_score for p in q.paths])
         got.append(ndcg_at_k(labels, order, k))
         expected.append(expected_random_ndcg(labels, k))
+        gold.append(q.label)
     r = paired_bootstrap(got, expected, seed=seed)
+    diff = 100 * (np.asarray(got) - np.asarray(expected))
+    by_label = {
+        name: round(float(diff[np.asarray(gold) == y].mean()), 2)
+        for y, name in ((1, "causal"), (0, "non-causal"))
+        if (np.asarray(gold) == y).any()
+    }
     return {
         "mean": round(100 * r["mean"], 2),
         "low": round(100 * r["low"], 2),
         "high": round(100 * r["high"], 2),
         "p": round(r["p_not_better"], 4),
+        "by_label": by_label,
     }
 
 
@@ -1017,14 +1028,14 @@ class RankerEvaluation:
     def to_markdown(self) -> str:
         k = self.k
         lines = [
-            f"| ranker | NDCG@{k} | vs random (95% CI; p) | Recall@{k} "
-            f"| Recall@{k} (LLM-right paths) | queries | fit s | rank s | paper NDCG@{k} "
-            f"| paper Recall@{k} |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            f"| ranker | NDCG@{k} | vs random (95% CI; p) | vs random on causal / non-causal "
+            f"pairs | Recall@{k} | Recall@{k} (LLM-right paths) | queries | fit s | rank s "
+            f"| paper NDCG@{k} | paper Recall@{k} |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in self.rows:
             if "error" in r:
-                lines.append(f"| {r['ranker']} | error: {r['error']} |" + " |" * 8)
+                lines.append(f"| {r['ranker']} | error: {r['error']} |" + " |" * 9)
                 continue
             loss = r["ranker"].split("-")[0]
             p = self.paper.get(loss, {}) if r["ranker"].endswith("cross-encoder") else {}
@@ -1037,8 +1048,13 @@ class RankerEvaluation:
                 if vs
                 else ""
             )
+            by = (vs or {}).get("by_label", {})
+            by_cell = " / ".join(
+                f"{by[name]:+.2f}" if name in by else "–" for name in ("causal", "non-causal")
+            )
             cells = [
-                r["ranker"], ndcg, vs_cell, r[f"recall@{k}"], r[f"recall@{k}_relevant"],
+                r["ranker"], ndcg, vs_cell, by_cell if by else "", r[f"recall@{k}"],
+                r[f"recall@{k}_relevant"],
                 r["queries"], r.get("fit_seconds", ""), r.get("rank_seconds", ""),
                 p.get("ndcg@5", ""), p.get("recall@5", ""),
             ]  # fmt: skip
