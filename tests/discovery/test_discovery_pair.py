@@ -365,7 +365,13 @@ def test_benchmark_pairs_rows_and_paper_numbers(tmp_path):
     assert rows["none"]["paper"]["mistral-7b-instruct"]["f1"] == 55.17
     assert rows["oracle"]["paper"] is None
     assert sum(steps) == 12
+    # threshold-free separation, and the gain over no path with its bootstrap interval
+    assert rows["oracle"]["auc"] == 1.0 and rows["none"]["auc"] == 0.5
+    gain = rows["oracle"]["f1_vs_none"]
+    assert gain["diff"] == 100.0 and gain["low"] <= gain["diff"] <= gain["high"]
+    assert "f1_vs_none" not in rows["none"]
     md = bench.to_markdown()
+    assert "argmax F1 − no-subgraph (95% CI)" in md and "+100.0" in md
     assert "## COMAGC (3 test pairs, 2 causal)" in md and "55.17" in md
     assert json.dumps(bench.to_dict())
     png = plot_pairs(bench, tmp_path / "out" / "p.png")
@@ -419,6 +425,10 @@ def test_batch_calibration_from_a_validation_run(tmp_path):
     oracle = cal.rows[1]
     assert oracle["batch"]["precision"] == 100.0 and oracle["batch"]["recall"] == 100.0
     assert "batch F1" in cal.to_markdown() and cal.thresholds == means
+    assert "batch F1 − no-subgraph (95% CI)" in cal.to_markdown()
+    assert (
+        oracle["batch"]["f1_vs_none"]["diff"] == oracle["batch"]["f1"] - cal.rows[0]["batch"]["f1"]
+    )
     assert {p["pred_batch"] for p in cal.predictions if p["method"] == "oracle"} == {0, 1}
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(Exception, match="not a pairs report"):

@@ -241,6 +241,10 @@ class PairBenchmark:
         head = ["method"]
         for name, _ in rules:
             head += [f"{name} {m}".strip() for m in ("P", "R", "F1", "acc")]
+        head += ["ROC AUC"]
+        # The F1 gain over no path under the last rule that has one (batch, else argmax).
+        vs_rule = "batch" if rules[-1][1] == "batch" else None
+        head += [f"{vs_rule or 'argmax'} F1 − no-subgraph (95% CI)"]
         head += ["paths in prompt", "s/pair"] + [f"paper F1 {m}" for m in PAPER_SHORT]
         lines: list[str] = []
         for ds in dict.fromkeys(r["dataset"] for r in self.rows):
@@ -261,12 +265,66 @@ class PairBenchmark:
                 for _, key in rules:
                     res = r if key is None else (r.get(key) or {})
                     cells += [res.get(m, "") for m in ("precision", "recall", "f1", "accuracy")]
+                cells.append("" if r.get("auc") is None else r["auc"])
+                vs = (r if vs_rule is None else (r.get(vs_rule) or {})).get("f1_vs_none")
+                cells.append(
+                    f"{vs['diff']:+.1f} ({vs['low']:+.1f} to {vs['high']:+.1f})" if vs else ""
+                )
                 cells += [r["with_paths"], r["seconds_per_pair"]]
                 cells += [paper.get(m, {}).get("f1", "") for m in PAPER_MODELS]
                 lines.append("| " + " | ".join(str(c) for c in cells) + " |")
             lines.append("")
         lines += [f"- {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def roc_auc(scores: Sequence[float], gold: Sequence[int]) -> float | None:
+    """Area under the ROC curve of `scores` for the causal class (ties count half); None
+    when `gold` has one class only (ADE's pairs are all causal).
+
+    >>> roc_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    0.75
+    """
+    s, g = np.asarray(scores, dtype=float), np.asarray(gold, dtype=bool)
+    pos, neg = s[g], s[~g]
+    if not pos.size or not neg.size:
+        return None
+    wins = (pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean()
+    return round(float(wins), 4)
+
+
+def f1_difference(
+    pred: Sequence[int],
+    base: Sequence[int],
+    gold: Sequence[int],
+    *,
+    draws: int = 4000,
+    seed: int = 0,
+) -> dict[str, float]:
+    """F1(pred) − F1(base) in points over the same pairs, with a 95% bootstrap interval
+    (pairs resampled together) and the share of resamples where `pred` falls below `base`
+    (a one-sided p-value for "pred ≥ base" failing).
+
+    >>> d = f1_difference([1, 1, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], draws=200)
+    >>> d["diff"], d["low"] <= d["diff"] <= d["high"]
+    (33.33, True)
+    """
+    p, b, g = (np.asarray(x, dtype=bool) for x in (pred, base, gold))
+
+    def f1(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        tp = (x & y).sum(axis=-1)
+        denom = x.sum(axis=-1) + y.sum(axis=-1)
+        return np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
+
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, g.size, size=(draws, g.size))
+    diffs = 100 * (f1(p[idx], g[idx]) - f1(b[idx], g[idx]))
+    return {
+        "diff": round(float(100 * (f1(p, g) - f1(b, g))), 2),
+        "low": round(float(np.quantile(diffs, 0.025)), 2),
+        "high": round(float(np.quantile(diffs, 0.975)), 2),
+        "p_below": round(float((diffs < 0).mean()), 4),
+    }
 
 
 _TAG = re.compile(r"\s*</?e[12]>\s*")
@@ -607,6 +665,18 @@ def benchmark_pairs(
                         p["pred_batch"] = b
             row["with_paths"] = sum(1 for q in queries if order.get(q.qid))
             row["seconds_per_pair"] = round(llm_s[method] / max(len(queries), 1), 2)
+            row["auc"] = roc_auc([_log_odds(p) for p in mine if p["method"] == method], gold)
+        if "none" in orders:
+            # Is a path better than none on these pairs, or within the noise of ~35 pairs?
+            for method in orders:
+                if method == "none":
+                    continue
+                row, base = rows[method], rows["none"]
+                row["f1_vs_none"] = f1_difference(preds[method], preds["none"], gold, seed=seed)
+                if "batch" in row and "batch" in base:
+                    mine_m = [p["pred_batch"] for p in mine if p["method"] == method]
+                    mine_0 = [p["pred_batch"] for p in mine if p["method"] == "none"]
+                    row["batch"]["f1_vs_none"] = f1_difference(mine_m, mine_0, gold, seed=seed)
         bench.rows.extend(rows[m] for m in methods)
     where = (
         "test_truth.jsonl"
