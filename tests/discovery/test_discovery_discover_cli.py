@@ -67,6 +67,7 @@ def test_pair_unknown_entity_is_an_answer_not_a_crash(store, scripted, monkeypat
     "args",
     [
         ["pair", "a", "b", "--ranker", "bm25"],
+        ["pair", "a", "b", "--decision", "vote"],
         ["graph", "--variables", "a"],
         ["graph"],
         ["graph", "--variables", "a,b", "--ranker", "nope"],

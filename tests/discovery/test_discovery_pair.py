@@ -23,6 +23,7 @@ from causalqa.discovery.pair import (
     LABELS,
     NO_ENTITY,
     NO_PATH,
+    NO_REFERENCE,
     PairDiscoveryError,
     classify_pair,
     discover_pair,
@@ -214,7 +215,72 @@ def test_unknown_or_ambiguous_entity_decides_from_the_pair_alone(kg):
         "Raloxifene", "melanoma", kg=kg, llm=llm, kinds_b=["Disease"], ranker="random",
         link_options=NO_EMBED,
     )  # fmt: skip
-    assert fixed.notes == [] and fixed.paths and fixed.paths[0].endswith("melanoma")
+    # (the scripted model has no reference thresholds: content-free, with a note)
+    assert fixed.notes == [NO_REFERENCE] and fixed.decision == "content-free"
+    assert fixed.paths and fixed.paths[0].endswith("melanoma")
+
+
+def test_reference_thresholds_decide_one_pair(kg, tmp_path, monkeypatch):
+    from causalqa.discovery.reference import ReferenceThresholds, reference_for, save_reference
+
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+    # log-odds of causal: -1.0 with or without a path
+    llm = ScriptedLLM(label_scores={"causal": -1.3133, "non-causal": -0.3133})
+    assert reference_for("scripted") is None
+    ref = ReferenceThresholds(
+        "scripted", {"no-context": {0: -0.2, 1: -1.4}, "context": {0: 0.5}},
+        {"no-context": {0: 10, 1: 10}, "context": {0: 10}},
+    )  # fmt: skip
+    saved = save_reference(ref)
+    assert saved.is_file() and reference_for("scripted").means == ref.means
+    # one path: -1.0 is above the reference mean for one path (-1.4), so causal
+    v = discover_pair("Raloxifene", "breast cancer", kg=kg, llm=llm, ranker="random",
+                      link_options=NO_EMBED)  # fmt: skip
+    assert v.decision == "reference" and v.threshold == -1.4 and v.causal
+    assert v.probability == pytest.approx(1 / (1 + np.exp(-0.4)), abs=1e-3)
+    assert v.to_dict()["threshold"] == -1.4 and NO_REFERENCE not in v.notes
+    # no path: -1.0 is below the no-path mean (-0.2)
+    none = discover_pair("Raloxifene", "breast cancer", kg=kg, llm=llm, ranker="none")
+    assert none.threshold == -0.2 and not none.causal
+    # three paths use the largest measured count; a context uses the context table
+    three = discover_pair("Raloxifene", "breast cancer", kg=kg, llm=llm, ranker="random",
+                          top_k=3, link_options=NO_EMBED)  # fmt: skip
+    assert len(three.paths) == 3 and three.threshold == -1.4
+    ctx = discover_pair("Raloxifene", "breast cancer", kg=kg, llm=llm, ranker="none",
+                        context="Raloxifene is used in breast cancer.")  # fmt: skip
+    assert ctx.threshold == 0.5
+    # a shape that was not measured (context with a path) falls back, with a note
+    gap = discover_pair(
+        "Raloxifene",
+        "breast cancer",
+        kg=kg,
+        llm=llm,
+        ranker="random",
+        context="Raloxifene is used in breast cancer.",
+        link_options=NO_EMBED,
+    )
+    assert gap.decision == "content-free" and NO_REFERENCE in gap.notes
+    # the other rules on request; unknown rule refused
+    assert discover_pair("Raloxifene", "breast cancer", kg=kg, llm=llm, ranker="none",
+                         decision="argmax").decision == "argmax"  # fmt: skip
+    with pytest.raises(PairDiscoveryError, match="unknown decision"):
+        discover_pair("Raloxifene", "breast cancer", kg=kg, llm=llm, decision="vote")
+    with pytest.raises(PairDiscoveryError, match="not both"):
+        classify_pair("a", "b", llm, threshold=0.0, calibrate=True)
+    # a damaged file is a clear error, not a traceback
+    saved.write_text("{not json")
+    with pytest.raises(Exception, match="cannot be read as JSON"):
+        reference_for("scripted")
+
+
+def test_shipped_reference_thresholds_are_well_formed():
+    from causalqa.discovery.reference import _read, shipped_file
+
+    records = _read(shipped_file())
+    assert records and all(r.means.get("context") and r.means.get("no-context") for r in records)
+    for r in records:
+        assert set(r.means["context"]) == set(range(4)), r.model
+        assert r.info.get("pairs", 0) >= 100
 
 
 def test_no_path_within_k_hops(kg):
@@ -228,7 +294,7 @@ def test_no_path_within_k_hops(kg):
         "TXNRD1", "melanoma", kg=kg, llm=llm, ranker="random", k=1, kinds_b=["Disease"],
         link_options=NO_EMBED,
     )  # fmt: skip
-    assert short.paths == [] and "within 1 hops" in short.notes[-1]
+    assert short.paths == [] and "within 1 hops" in short.notes[-2]
 
 
 def test_ranker_names(tmp_path):

@@ -508,3 +508,129 @@ def _bench_pairs(
     path = write_results(out_dir, stem, report, md)
     err.print(f"[dim]wrote {path}[/dim]")
     _emit(report, md, json_)
+
+
+@app.command("reference")
+def bench_reference_command(
+    datasets: Annotated[
+        str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
+    ] = "comagc,gene,ade,semeval",
+    per_dataset: Annotated[
+        int, typer.Option("--per-dataset", min=1, help="Validation pairs asked per data set.")
+    ] = 60,
+    evaluate: Annotated[
+        bool,
+        typer.Option(
+            "--evaluate/--no-evaluate",
+            help="Also score the verdict rules (reference, content-free, argmax) on the "
+            "test pairs, with and without the top path.",
+        ),
+    ] = True,
+    reuse: Annotated[
+        bool,
+        typer.Option("--reuse", help="Use the thresholds already saved for this model."),
+    ] = False,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
+    ] = None,
+    llm: Annotated[
+        str | None, typer.Option("--llm", help="LLM spec (default: configured).")
+    ] = None,
+    cache: Annotated[
+        bool | None,
+        typer.Option("--cache/--no-cache", help="LLM response cache (default: on)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """Reference thresholds for `discover pair`: the model's mean log-odds of "causal" on
+    validation pairs, per prompt shape (with/without context, 0–3 paths). Saved where
+    `discover pair --decision reference` finds them for this model."""
+    _bench_reference(datasets, per_dataset, evaluate, reuse, data, llm, cache, seed, out_dir, json_)
+
+
+def _bench_reference(
+    datasets, per_dataset, evaluate, reuse, data, llm, cache, seed, out_dir, json_
+) -> None:
+    from causalqa import config
+    from causalqa.discovery.pathdata import DATASETS, load_path_dataset, validation_split
+    from causalqa.discovery.reference import (
+        evaluate_decisions,
+        measure_reference,
+        reference_for,
+        save_reference,
+        user_file,
+    )
+    from causalqa.llm import get_llm
+
+    names = _split(datasets, tuple(DATASETS), "data sets")
+    use_cache = config.resolve_cache(cache, default=True)
+    model = get_llm(llm, cache=use_cache) if llm else get_llm(cache=use_cache)
+    ref = reference_for(model.model) if reuse else None
+    if reuse and ref is None:
+        raise ConfigError(
+            f"no reference thresholds saved for {model.model}",
+            hint="run without --reuse to measure them",
+        )
+    total = 0
+    if ref is None:
+        for name in names:
+            loaded = load_path_dataset(name, data, splits=("train",))
+            total += min(len(validation_split(loaded, seed=seed).truth), per_dataset)
+    if evaluate:
+        total += sum(len(load_path_dataset(n, data, splits=("truth",)).truth) for n in names)
+    rows = []
+    with _progress() as progress:
+        task = progress.add_task("reference", total=total)
+
+        def step(what, n):
+            progress.update(task, advance=n, description=what)
+
+        if ref is None:
+            ref = measure_reference(
+                model, datasets=names, per_dataset=per_dataset, root=data, seed=seed,
+                on_step=step,
+            )  # fmt: skip
+            saved = save_reference(ref)
+        else:
+            saved = user_file(ref.model) if user_file(ref.model).is_file() else None
+        if evaluate:
+            rows = evaluate_decisions(model, ref, datasets=names, root=data, on_step=step)
+    report = {"benchmark": "reference", **ref.to_dict(), "saved": str(saved), "test": rows}
+    lines = [
+        f"Model: {ref.model}; {ref.info.get('pairs', '?')} validation pairs "
+        f"({ref.info.get('per_dataset', '?')} per data set at most: "
+        f"{', '.join(ref.info.get('datasets', names))}); paths by the similarity ranker, "
+        "plain form, discover pair's default instruction.",
+        "",
+        "| prompt | paths | mean log-odds of causal (the threshold) | answers |",
+        "|---|---|---|---|",
+    ]
+    for shape, table in ref.means.items():
+        for n, mean in table.items():
+            lines.append(
+                f"| {shape} | {n} | {mean:.4f} | {ref.prompts.get(shape, {}).get(n, '')} |"
+            )
+    if saved:
+        lines += ["", f"Saved to {saved} (used by `causalqa discover pair --decision reference`)."]
+    if rows:
+        lines += [
+            "",
+            "Verdict rules on the test pairs (`test_truth`), context = the pair's sentence, "
+            "discover pair's prompt; thresholds from the validation pairs above, never fitted "
+            "on these:",
+            "",
+            "| data set | paths | rule | P | R | F1 | acc | pairs (causal) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            lines.append(
+                f"| {DATASETS[r['dataset']][1]} | {r['paths']} | {r['rule']} | {r['precision']} "
+                f"| {r['recall']} | {r['f1']} | {r['accuracy']} | {r['pairs']} ({r['causal']}) |"
+            )
+    md = "\n".join(lines)
+    path = write_results(out_dir, "reference", report, md)
+    err.print(f"[dim]wrote {path}[/dim]")
+    _emit(report, md, json_)

@@ -87,11 +87,21 @@ def _emit_json(obj: Any) -> None:
 
 
 CalibrateOption = Annotated[
-    bool,
+    bool | None,
     typer.Option(
         "--calibrate/--no-calibrate",
-        help="Contextual calibration: divide out the model's label prior on a content-free "
-        "prompt of the same shape (off: the paper's plain argmax).",
+        help="Older spelling of --decision content-free / --decision argmax.",
+        hidden=True,
+    ),
+]
+PairDecisionOption = Annotated[
+    str,
+    typer.Option(
+        "--decision",
+        help="How the answer becomes a verdict: reference (log-odds above the model's mean "
+        "on reference validation questions of the same prompt shape; causalqa bench "
+        "discovery reference makes them for other models), content-free (contextual "
+        "calibration) or argmax (the paper's rule).",
     ),
 ]
 
@@ -124,14 +134,19 @@ def pair_command(
     kind_b: Annotated[
         str | None, typer.Option("--kind-b", help="Node kinds for B (e.g. Disease).")
     ] = None,
-    calibrate: CalibrateOption = True,
+    decision: PairDecisionOption = "reference",
+    calibrate: CalibrateOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
     """Is there a causal relation between A and B? Verdict, probability, paths used."""
-    from causalqa.discovery.pair import discover_pair
+    from causalqa.discovery.pair import DECISIONS, discover_pair
 
     _check_ranker(ranker)
+    if calibrate is not None:
+        decision = "content-free" if calibrate else "argmax"
+    if decision not in DECISIONS:
+        raise ConfigError(f"unknown --decision {decision!r}", hint=f"use {', '.join(DECISIONS)}")
     kg = open_kg(kg_path)
     try:
         model = _get_llm(llm)
@@ -147,7 +162,7 @@ def pair_command(
                 k=hops,
                 kinds_a=_kinds(kind_a),
                 kinds_b=_kinds(kind_b),
-                calibrate=calibrate,
+                decision=decision,
             )
     finally:
         kg.close()
@@ -158,7 +173,8 @@ def pair_command(
     out.print(
         f"[bold {colour}]{verdict.verdict}[/] {escape(a)} – {escape(b)}  "
         f"P(causal) = {verdict.probability:.3f}  [dim]({escape(verdict.model)}, "
-        f"ranker {verdict.ranker}, {verdict.candidates} paths found)[/]"
+        f"ranker {verdict.ranker}, {verdict.candidates} paths found, "
+        f"{verdict.decision} verdict)[/]"
     )
     for p in verdict.paths:
         out.print(f"  path: {escape(p)}", highlight=False)

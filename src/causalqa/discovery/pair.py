@@ -14,11 +14,16 @@ in ``[Relation]:``::
 The decision is by label log-probabilities over the paper's two label words, ``causal``
 and ``non-causal`` (§4.2, Eq. 1): the verdict is the more probable label, the probability
 is P(causal) renormalised over the two labels. Blocks with nothing in them (no context, no
-path: the paper's "no-subgraph" baseline) are left out of the prompt. Optionally (the
-default for `discover_pair` and full-graph discovery) the verdict is calibrated first:
-each label's log-probability is lowered by its log-probability on a content-free prompt
-of the same shape, so the model's label prior — which moves when paths enter the prompt
-(measured: about −0.2 on P(causal) for the 1.5B model) — does not decide the verdict.
+path: the paper's "no-subgraph" baseline) are left out of the prompt.
+
+A small model's label prior moves with the prompt's shape (the 1.5B model: about −1 on
+the log-odds of "causal" once a path is in the prompt), so the plain argmax says
+"non-causal" to nearly every prompt with a path. Two other rules: contextual calibration
+(each label's log-probability lowered by its log-probability on a content-free prompt of
+the same shape; with the 1.5B it says "causal" to nearly everything) and — the default of
+`discover_pair` — reference thresholds (`causalqa.discovery.reference`): "causal" when the
+log-odds exceed the model's mean over a reference batch of validation questions asked in
+the same shape.
 
 - `classify_pair(a, b, llm, paths=[...], context=None)` → `PairVerdict`;
 - `discover_pair(a, b, kg=..., llm=...)`: link both names in a `KnowledgeGraph`, extract
@@ -44,6 +49,7 @@ from causalqa.errors import CausalQAError
 
 __all__ = [
     "CAUSAL",
+    "DECISIONS",
     "DIRECTED_INSTRUCTION",
     "INSTRUCTION",
     "LABELS",
@@ -95,6 +101,12 @@ SUBJECTS = {
 
 NO_ENTITY = "entity not found; decided from the pair alone"
 NO_PATH = "no path found; decided from the pair alone"
+NO_REFERENCE = (
+    "no reference thresholds for this model and prompt (make them with: causalqa bench "
+    "discovery reference); decided by content-free calibration"
+)
+DECISIONS = ("reference", "content-free", "argmax")
+"""Verdict rules for one pair: see `discover_pair`."""
 
 RANKERS = ("none", "random", "similarity", "llm", "xgboost", "rmse", "ranknet", "listnet")
 TRAINED = ("xgboost", "rmse", "ranknet", "listnet")
@@ -268,6 +280,10 @@ class PairVerdict:
     seconds: float = 0.0
     content_free: dict[str, float] | None = None
     """The labels' log-probs on the content-free prompt, when the verdict was calibrated."""
+    threshold: float | None = None
+    """The reference mean log-odds the verdict was decided against, when it was."""
+    decision: str = "argmax"
+    """How the log-probs became the verdict: reference, content-free or argmax."""
 
     @property
     def raw_probability(self) -> float:
@@ -293,6 +309,8 @@ class PairVerdict:
             "linked": self.linked,
             "logprobs": {k: round(v, 4) for k, v in self.logprobs.items()},
             "calibrated": self.content_free is not None,
+            "decision": self.decision,
+            "threshold": None if self.threshold is None else round(self.threshold, 4),
             "raw_probability": round(self.raw_probability, 4),
             "exact_scores": self.exact,
             "model": self.model,
@@ -347,6 +365,7 @@ def classify_pair(
     instruction: str | None = None,
     chat: bool = True,
     calibrate: bool | Mapping[str, float] = False,
+    threshold: float | None = None,
     types: bool = False,
     relations: bool = False,
     sentences: bool = False,
@@ -360,8 +379,13 @@ def classify_pair(
     label's log-probability is first lowered by its log-probability on a content-free
     prompt of the same shape (`content_free_logprobs`): a small model's prior for one
     label — which shifts when paths enter the prompt — no longer decides. No labels are
-    needed for this. `types`/`relations`/`sentences`: the paths' form (`verbalise_path`).
+    needed for this. With `threshold` (a reference mean log-odds, see
+    `causalqa.discovery.reference`) the verdict is "causal" when the log-odds of "causal"
+    exceed it, and the probability is the logistic of their difference. `types`/`relations`/
+    `sentences`: the paths' form (`verbalise_path`).
     """
+    if threshold is not None and calibrate is not False:
+        raise PairDiscoveryError("give either a reference threshold or calibrate, not both")
     form = {"types": types, "relations": relations, "sentences": sentences}
     prompt = pair_prompt(
         a,
@@ -389,6 +413,8 @@ def classify_pair(
     elif isinstance(calibrate, Mapping):
         prior = dict(calibrate)
     used = raw if prior is None else {k: raw[k] - prior[k] for k in LABELS}
+    if threshold is not None:
+        used = {CAUSAL: raw[CAUSAL] - threshold, NON_CAUSAL: raw[NON_CAUSAL]}
     p = _probability(used)
     verdict = CAUSAL if used[CAUSAL] > used[NON_CAUSAL] else NON_CAUSAL
     return PairVerdict(
@@ -399,6 +425,8 @@ def classify_pair(
         paths=texts,
         logprobs=raw,
         content_free=prior,
+        threshold=threshold,
+        decision="reference" if threshold is not None else "content-free" if prior else "argmax",
         exact=scores.exact,
         prompt=prompt,
         model=getattr(scores, "model", "") or getattr(llm, "model", ""),
@@ -476,6 +504,19 @@ def candidate_from_path(path, path_id: int = 0) -> PathCandidate:
     )
 
 
+def _reference_threshold(llm, context, n_paths, subject, instruction) -> float | None:
+    """The model's reference mean log-odds for this prompt shape; None when there is none
+    (other model, or an instruction or subject other than the measured default)."""
+    from causalqa.discovery.reference import reference_for
+
+    if (instruction or INSTRUCTION) != INSTRUCTION or subject != DEFAULT_SUBJECT:
+        return None
+    ref = reference_for(getattr(llm, "model", "") or "")
+    if ref is None:
+        return None
+    return ref.threshold(context=bool(context and context.strip()), n_paths=n_paths)
+
+
 def rank_paths(ranker, query: PathRecord, candidates: Sequence[PathCandidate], top_k: int):
     """The `top_k` candidates by `ranker` (a `Ranker`, or None for none)."""
     if ranker is None or top_k <= 0 or not candidates:
@@ -523,7 +564,8 @@ def discover_pair(
     subject: str = DEFAULT_SUBJECT,
     instruction: str | None = None,
     seed: int = 0,
-    calibrate: bool = True,
+    decision: str = "reference",
+    calibrate: bool | None = None,
 ) -> PairVerdict:
     """Link a and b in `kg`, extract paths of at most `k` hops (at most `limit`, shortest
     first), rank them with `ranker` (a name of `RANKERS` or a `Ranker`), put the top
@@ -533,8 +575,20 @@ def discover_pair(
     ambiguous name. The LLM ranker sees the `max_llm_candidates` shortest paths only (the
     paper ranks up to 10 per pair). The result's `notes` say when a name was not linked or
     no path was found, and the verdict then comes from the pair (and context) alone.
-    `calibrate` (default on): contextual calibration of the verdict, see `classify_pair`.
+
+    `decision` (one of `DECISIONS`): ``reference`` (default) compares the log-odds of
+    "causal" with the model's reference mean for the prompt's shape
+    (`causalqa.discovery.reference`; a model without reference thresholds falls back to
+    ``content-free``, with a note), ``content-free`` is contextual calibration and
+    ``argmax`` the paper's rule. `calibrate` (older spelling): True means content-free,
+    False argmax.
     """
+    if calibrate is not None:
+        decision = "content-free" if calibrate else "argmax"
+    if decision not in DECISIONS:
+        raise PairDiscoveryError(
+            f"unknown decision rule {decision!r}", hint=f"use {', '.join(DECISIONS)}"
+        )
     import time
 
     start = time.perf_counter()
@@ -576,6 +630,12 @@ def discover_pair(
         paths=tuple(candidates),
     )
     chosen = rank_paths(rk, query, candidates, top_k)
+    threshold = None
+    if decision == "reference":
+        threshold = _reference_threshold(llm, context, len(chosen), subject, instruction)
+        if threshold is None:
+            notes.append(NO_REFERENCE)
+            decision = "content-free"
     verdict = classify_pair(
         a,
         b,
@@ -584,7 +644,8 @@ def discover_pair(
         context=context,
         subject=subject,
         instruction=instruction,
-        calibrate=calibrate,
+        calibrate=decision == "content-free",
+        threshold=threshold,
     )
     verdict.ranker = rk_name
     verdict.notes = notes
