@@ -29,6 +29,18 @@ out = Console()
 DEFAULT_OUT = Path("bench/results/discovery")
 OutOption = Annotated[Path, typer.Option("--out", help="Where to write JSON and Markdown.")]
 JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+DatasetsOption = Annotated[
+    str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
+]
+PathDataOption = Annotated[
+    Path | None,
+    typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
+]
+LLMSpecOption = Annotated[str | None, typer.Option("--llm", help="LLM spec (default: configured).")]
+CacheOption = Annotated[
+    bool | None, typer.Option("--cache/--no-cache", help="LLM response cache (default: on).")
+]
+SeedOption = Annotated[int, typer.Option("--seed")]
 
 
 def _split(value: str, allowed: list[str] | tuple[str, ...], what: str) -> list[str]:
@@ -110,10 +122,8 @@ def bench_sachs_command(
         bool,
         typer.Option("--calibrate/--no-calibrate", help="Contextual calibration of verdicts."),
     ] = True,
-    llm: Annotated[str | None, typer.Option("--llm", help="LLM spec (default: configured).")] = (
-        None
-    ),
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    llm: LLMSpecOption = None,
+    seed: SeedOption = 0,
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
@@ -245,9 +255,7 @@ def _progress():
 
 @app.command("rankers")
 def bench_rankers_command(
-    datasets: Annotated[
-        str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
-    ] = "comagc,gene,ade,semeval",
+    datasets: DatasetsOption = "comagc,gene,ade,semeval",
     rankers: Annotated[
         str,
         typer.Option("--rankers", help="Comma-separated: similarity,rmse,ranknet,listnet,xgboost."),
@@ -276,10 +284,7 @@ def bench_rankers_command(
             "fitting them again.",
         ),
     ] = False,
-    data: Annotated[
-        Path | None,
-        typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
-    ] = None,
+    data: PathDataOption = None,
     llm_queries: Annotated[
         int,
         typer.Option(
@@ -287,7 +292,7 @@ def bench_rankers_command(
         ),
     ] = 0,
     llm: Annotated[str | None, typer.Option("--llm", help="LLM backend for --llm-queries.")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOption = 0,
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
@@ -387,9 +392,7 @@ def _bench_rankers(
 
 @app.command("pairs")
 def bench_pairs_command(
-    datasets: Annotated[
-        str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
-    ] = "comagc,gene,ade,semeval",
+    datasets: DatasetsOption = "comagc,gene,ade,semeval",
     methods: Annotated[
         str,
         typer.Option(
@@ -429,18 +432,10 @@ def bench_pairs_command(
             "its mean log-odds per data set and number of paths).",
         ),
     ] = None,
-    data: Annotated[
-        Path | None,
-        typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
-    ] = None,
-    llm: Annotated[str | None, typer.Option("--llm", help="LLM spec (default: configured).")] = (
-        None
-    ),
-    cache: Annotated[
-        bool | None,
-        typer.Option("--cache/--no-cache", help="LLM response cache (default: on)."),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    data: PathDataOption = None,
+    llm: LLMSpecOption = None,
+    cache: CacheOption = None,
+    seed: SeedOption = 0,
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
@@ -512,9 +507,7 @@ def _bench_pairs(
 
 @app.command("reference")
 def bench_reference_command(
-    datasets: Annotated[
-        str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
-    ] = "comagc,gene,ade,semeval",
+    datasets: DatasetsOption = "comagc,gene,ade,semeval",
     per_dataset: Annotated[
         int, typer.Option("--per-dataset", min=1, help="Validation pairs asked per data set.")
     ] = 60,
@@ -530,18 +523,10 @@ def bench_reference_command(
         bool,
         typer.Option("--reuse", help="Use the thresholds already saved for this model."),
     ] = False,
-    data: Annotated[
-        Path | None,
-        typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
-    ] = None,
-    llm: Annotated[
-        str | None, typer.Option("--llm", help="LLM spec (default: configured).")
-    ] = None,
-    cache: Annotated[
-        bool | None,
-        typer.Option("--cache/--no-cache", help="LLM response cache (default: on)."),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    data: PathDataOption = None,
+    llm: LLMSpecOption = None,
+    cache: CacheOption = None,
+    seed: SeedOption = 0,
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
