@@ -16,7 +16,9 @@ is read to make them.
   reference`` runs it and saves it where `reference_for` looks first);
 - `reference_for(model)` → the thresholds for a model name: the user's own measurement
   (``$CAUSALQA_HOME/discovery/reference/``), else the measurement shipped with causalqa
-  (``reference_thresholds.json``, the embedded models), else None.
+  (``reference_thresholds.json``, the embedded models), else None;
+- `evaluate_decisions(llm, ref)` → what each verdict rule (reference, content-free,
+  argmax) gives on the test pairs, with and without the top path.
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ from causalqa.errors import CausalQAError
 
 __all__ = [
     "MAX_PATHS",
+    "ReferenceError",
     "ReferenceThresholds",
+    "evaluate_decisions",
     "measure_reference",
     "reference_for",
+    "save_reference",
     "shipped_file",
     "user_file",
 ]
