@@ -302,8 +302,8 @@ def f1_difference(
     seed: int = 0,
 ) -> dict[str, float]:
     """F1(pred) − F1(base) in points over the same pairs, with a 95% bootstrap interval
-    (pairs resampled together) and the share of resamples where `pred` falls below `base`
-    (a one-sided p-value for "pred ≥ base" failing).
+    (pairs resampled together) and ``p_below``, the share of resamples in which `pred`'s F1
+    is below `base`'s.
 
     >>> d = f1_difference([1, 1, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], draws=200)
     >>> d["diff"], d["low"] <= d["diff"] <= d["high"]

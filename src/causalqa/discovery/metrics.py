@@ -40,11 +40,11 @@ from causalqa.errors import CausalQAError
 
 __all__ = [
     "MetricInputError",
+    "expected_random_ndcg",
     "f1",
     "graph_metrics",
     "hamming_distance",
     "ndcg_at_k",
-    "expected_random_ndcg",
     "normalized_hamming_distance",
     "paired_bootstrap",
     "precision",
