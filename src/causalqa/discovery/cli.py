@@ -583,7 +583,8 @@ def _bench_reference(
             saved = user_file(ref.model) if user_file(ref.model).is_file() else None
         if evaluate:
             rows = evaluate_decisions(model, ref, datasets=names, root=data, on_step=step)
-    report = {"benchmark": "reference", **ref.to_dict(), "saved": str(saved), "test": rows}
+    report = {"benchmark": "reference", **ref.to_dict(), "test": rows}
+    report["saved"] = str(saved) if saved else None
     lines = [
         f"Model: {ref.model}; {ref.info.get('pairs', '?')} validation pairs "
         f"({ref.info.get('per_dataset', '?')} per data set at most: "
