@@ -291,6 +291,11 @@ class PairVerdict:
         return _probability(self.logprobs)
 
     @property
+    def log_odds(self) -> float:
+        """The log-odds of "causal" against "non-causal", before any calibration."""
+        return self.logprobs[CAUSAL] - self.logprobs[NON_CAUSAL]
+
+    @property
     def causal(self) -> bool:
         return self.verdict == CAUSAL
 

@@ -176,7 +176,7 @@ def measure_reference(
     with and without the pair's sentence as context and with the top 0..`max_paths` paths
     of the similarity ranker, and return the mean log-odds per shape.
     `on_step(description, advance)` is called once per pair."""
-    from causalqa.discovery.bench_pairs import _log_odds, _sample, clean_sentence
+    from causalqa.discovery.bench_pairs import _sample, clean_sentence
     from causalqa.discovery.pair import classify_pair, rank_paths
     from causalqa.discovery.pathdata import load_path_dataset, validation_split
     from causalqa.discovery.rankers import SimilarityRanker
@@ -198,8 +198,7 @@ def measure_reference(
                 sentence = clean_sentence(q.sentence) if context else None
                 for n in range(min(max_paths, len(top)) + 1):
                     v = classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence)
-                    lo = _log_odds({"logprobs": v.logprobs})
-                    values.setdefault(_shape(context), {}).setdefault(n, []).append(lo)
+                    values.setdefault(_shape(context), {}).setdefault(n, []).append(v.log_odds)
             pairs += 1
             if on_step:
                 on_step(f"{ds}: {q.e1} – {q.e2}", 1)
@@ -227,7 +226,6 @@ def evaluate_decisions(
     *,
     datasets: Sequence[str] = ("comagc", "gene", "ade", "semeval"),
     root=None,
-    seed: int = 0,
     embedder=None,
     on_step: Callable[[str, int], None] | None = None,
 ) -> list[dict[str, Any]]:
@@ -235,7 +233,7 @@ def evaluate_decisions(
     pair asked in its prompt shape with its sentence as context, without a path and with the
     similarity ranker's top path; P/R/F1/accuracy (%) per data set, path setting and rule
     (reference with `ref`, content-free, argmax). Thresholds are never fitted here."""
-    from causalqa.discovery.bench_pairs import _log_odds, clean_sentence, prf
+    from causalqa.discovery.bench_pairs import clean_sentence, prf
     from causalqa.discovery.pair import (
         CAUSAL,
         NON_CAUSAL,
@@ -257,11 +255,10 @@ def evaluate_decisions(
         got: dict[int, list[tuple[int, float]]] = {0: [], 1: []}
         for q in queries:
             top = rank_paths(ranker, q, list(q.paths), 1)
+            sentence = clean_sentence(q.sentence)
             for n in (0, 1) if top else (0,):
-                v = classify_pair(
-                    q.e1, q.e2, llm, paths=top[:n], context=clean_sentence(q.sentence)
-                )
-                got[n].append((q.label, _log_odds({"logprobs": v.logprobs})))
+                v = classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence)
+                got[n].append((q.label, v.log_odds))
             if on_step:
                 on_step(f"{ds}: {q.e1} – {q.e2}", 1)
         for n, answers in got.items():
