@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from causalqa.discovery.metrics import expected_random_ndcg, ndcg_at_k, relevance_labels
 from causalqa.discovery.pathdata import DATASETS, load_path_dataset, validation_split
+from causalqa.metrics import expected_random_ndcg, ndcg_at_k, relevance_labels
 
 
 def p_causal(label: int, path) -> float:
@@ -53,7 +53,8 @@ def concordance(records) -> float:
 
 
 def xgboost_by_label(name: str, seed: int = 0) -> list[str]:
-    from causalqa.discovery.rankers import XGBoostRanker, _shuffled
+    from causalqa.bench.discovery_rankers import shuffled
+    from causalqa.discovery.rankers import XGBoostRanker
     from causalqa.embed import Embedder
 
     embedder = Embedder()
@@ -69,7 +70,7 @@ def xgboost_by_label(name: str, seed: int = 0) -> list[str]:
             ranker.fit(val.train)
             gain: dict[int, list[float]] = {0: [], 1: []}
             for q in queries:
-                perm = _shuffled(q, seed)
+                perm = shuffled(q, seed)
                 order = perm[ranker.rank(q, [q.paths[i] for i in perm]).order]
                 lab = relevance_labels([p.rel_score for p in q.paths])
                 gain[q.label].append(100 * (ndcg_at_k(lab, order) - expected_random_ndcg(lab)))

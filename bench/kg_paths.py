@@ -34,17 +34,17 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path as FsPath
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from causalqa.kg import GraphData, KnowledgeGraph, Node, Path, Step, read_hetionet
+from causalqa.kg import GraphData, KGPath, KnowledgeGraph, Node, Step, read_hetionet
 from causalqa.kg.loaders import read_metaedges
 
-HETIONET = FsPath("/work/shared/data/hetionet")
-RESULTS = FsPath(__file__).resolve().parent / "results" / "kg"
+HETIONET = Path("/work/shared/data/hetionet")
+RESULTS = Path(__file__).resolve().parent / "results" / "kg"
 # Hetionet v1.0 metaedge edge counts (metaedges.tsv), used when the file is absent.
 FULL_COUNTS = {
     "AdG": 102240, "AeG": 526407, "AuG": 97848, "CbG": 11571, "CcSE": 138944, "CdG": 21102,
@@ -141,13 +141,13 @@ def nx_simple(graph, nodes, a, b, k, limit, budget):
             for u, v, (src, relation, abbrev) in edge_path:
                 steps.append(Step(relation, abbrev, forward=src == u))
                 walk.append(v)
-            found.append(Path(tuple(nodes[n] for n in walk), tuple(steps)))
+            found.append(KGPath(tuple(nodes[n] for n in walk), tuple(steps)))
     except _OverBudget:
         return None, len(found)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    return sorted(found, key=Path.sort_key)[:limit], len(found)
+    return sorted(found, key=KGPath.sort_key)[:limit], len(found)
 
 
 def pick_pairs(data: GraphData, n: int, seed: int) -> list[tuple[str, str]]:
@@ -162,7 +162,7 @@ def pick_pairs(data: GraphData, n: int, seed: int) -> list[tuple[str, str]]:
 
 def run_graph(label, data, pairs, *, k, limit, nx_budget, cypher_pairs, cypher_timeout_ms):
     print(f"[{label}] {len(data.nodes):,} nodes, {len(data.edges):,} edges", flush=True)
-    workdir = FsPath(tempfile.mkdtemp(prefix="kgbench-"))
+    workdir = Path(tempfile.mkdtemp(prefix="kgbench-"))
     result = {"graph": label, "nodes": len(data.nodes), "edges": len(data.edges), "k": k}
     try:
         started = time.perf_counter()
@@ -298,7 +298,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cypher-pairs", type=int, default=5)
     parser.add_argument("--cypher-timeout", type=float, default=20.0, help="seconds per query")
     parser.add_argument("--skip-sample", action="store_true")
-    parser.add_argument("--out", type=FsPath, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
     import ladybug

@@ -24,9 +24,8 @@ import argparse
 import json
 from pathlib import Path
 
-from causalqa.bench.qa import run_qa_bench
+from causalqa.bench.qa import planner_options, run_qa_bench
 from causalqa.bench.report import environment, markdown_table
-from causalqa.cli import _planner_options
 
 SETTINGS = (
     "",
@@ -60,7 +59,7 @@ def main() -> int:
             per_template=args.per_template,
             modes=("tool",),
             paraphrased=args.set,
-            planner=_planner_options(setting),
+            planner=planner_options(setting),
             out_dir=args.out / name,
         )
         by_family = {t["family"]: t for t in report["totals"]}

@@ -18,7 +18,7 @@ import time
 from collections import Counter
 
 from causalqa.bench import qa_data
-from causalqa.cli import _planner_options
+from causalqa.bench.qa import planner_options
 from causalqa.llm import get_llm
 from causalqa.qa.assistant import Assistant
 
@@ -47,7 +47,7 @@ def main() -> int:
             items = qa_data.generate_questions(
                 model, n_per_template=2, seed=seed, templates=templates
             )
-            assistant = Assistant(model, llm, **_planner_options(args.planner))
+            assistant = Assistant(model, llm, **planner_options(args.planner))
             unit = qa_data.unit_noun(model)
             for item in items:
                 if only and item.template not in only:

@@ -8,16 +8,21 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from causalqa._compat import moved_names
+
 
 def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for `package`: each name of `exports` (name → module) is
-    imported from its module when first asked for, then kept in the package."""
+    imported from its module when first asked for, then kept in the package; a name that
+    moved elsewhere is forwarded with a deprecation warning (`causalqa._compat`)."""
+
+    moved = moved_names(package)
 
     def __getattr__(name: str) -> Any:
         if name in exports:
             value = getattr(importlib.import_module(exports[name]), name)
             setattr(sys.modules[package], name, value)
             return value
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return moved(name)
 
     return __getattr__

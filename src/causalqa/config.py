@@ -40,6 +40,11 @@ def models_dir() -> Path:
     return home_dir() / "models"
 
 
+def rankers_dir() -> Path:
+    """Where `discover pair --ranker xgboost|rmse|ranknet|listnet` finds trained rankers."""
+    return home_dir() / "discovery" / "rankers"
+
+
 def cache_path(name: str) -> Path:
     return home_dir() / f"{name}.sqlite"
 

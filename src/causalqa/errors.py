@@ -1,8 +1,8 @@
-"""One exception hierarchy for causalqa.
+"""One exception hierarchy for causalqa, in one place.
 
 Every error a user can cause or meet carries a one-line message and, where there is one,
-a hint saying what to do. The CLI (and later the server) catches `CausalQAError` once and
-shows exactly that; a traceback only appears with `--verbose`.
+a hint saying what to do. The CLI and the server catch `CausalQAError` once and show
+exactly that; a traceback only appears with `--verbose`.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class DataFileError(CausalQAError):
         self.line = line
 
 
+# -- settings ------------------------------------------------------------------------------
 class ConfigError(CausalQAError):
     """A setting, a backend spec or a config file is wrong."""
 
@@ -56,6 +57,11 @@ class UnknownBackendError(ConfigError):
     )
 
 
+class MetricInputError(CausalQAError):
+    """Inputs to a metric do not fit together (shapes, values, orders)."""
+
+
+# -- models: the LLM and the embedder --------------------------------------------------------
 class SchemaError(CausalQAError):
     """A JSON schema given for constrained output is missing, malformed or unsupported."""
 
@@ -84,3 +90,135 @@ class ModelFileError(LLMUnavailableError):
 
 class EmbeddingError(CausalQAError):
     """The sentence-embedding model cannot be loaded or used."""
+
+
+# -- causal models (graph + effects table) ---------------------------------------------------
+class ModelDataError(DataFileError):
+    """A causal-model file (graph or effects table) is missing, malformed or inconsistent.
+
+    The message names the file (or ``<graph>``/``<effects>`` for in-memory data) and, where
+    the problem sits at one place, the line and column; `path`, `line` and `column` carry
+    the same facts for programs (a server pointing at the offending cell, a test).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint, path=path, line=line)
+        self.column = column
+
+
+# -- knowledge graphs -----------------------------------------------------------------------
+class KGError(CausalQAError):
+    """Base class of every knowledge-graph error."""
+
+
+class KGFormatError(KGError, DataFileError):
+    """A graph file is missing, empty or malformed.
+
+    The message names the file and, where the problem sits on one line, that line (1-based,
+    counting the header); `path` and `line` carry the same facts for programs.
+    """
+
+
+class KGStoreError(KGError):
+    """A graph store cannot be created, opened or replaced as asked."""
+
+
+class KGBackendError(KGError):
+    """A graph database (the embedded store or a Neo4j server) failed or is unavailable."""
+
+
+class EntityNotFoundError(KGError):
+    """A name or id matches no node of the graph (or matches several, without a clear best)."""
+
+    def __init__(self, message: str, *, hint: str | None = None, candidates=None) -> None:
+        super().__init__(message, hint=hint)
+        self.candidates = list(candidates or [])
+
+
+# -- the QA engine (paper 000) ---------------------------------------------------------------
+class PlanError(CausalQAError):
+    """A plan cannot be run: malformed, an unknown tool or argument, or a call that fails.
+
+    The message says which step and what is wrong in words an LLM can repair from.
+    """
+
+    hint = "fix the plan and run it again"
+
+
+class ToolError(PlanError):
+    """A tool was called with an argument the model does not have, or one that makes no
+    sense (an empty subset, k < 1, no effects table)."""
+
+    hint = "call the tool with names and values the model has"
+
+
+# -- knowledge-based discovery (paper 001) ---------------------------------------------------
+class DiscoveryError(CausalQAError):
+    """Base class of the discovery engine's errors."""
+
+
+class PairDiscoveryError(DiscoveryError):
+    """A pair cannot be classified as asked (bad ranker name, missing trained ranker, ...)."""
+
+
+class GraphDiscoveryError(DiscoveryError):
+    """A graph cannot be discovered as asked (too few variables, duplicates, ...)."""
+
+
+class RankerError(DiscoveryError):
+    """A ranker is misused (not fitted, bad parameters) or cannot produce a ranking."""
+
+
+class ReferenceThresholdsError(DiscoveryError):
+    """Reference thresholds cannot be measured, read or written."""
+
+
+class BaselineError(DiscoveryError):
+    """A statistical baseline cannot run on the given data."""
+
+
+class PathDataError(DiscoveryError, DataFileError):
+    """A path data file is missing, unreadable or has a malformed line."""
+
+    hint = "each line is one JSON record as in susantiyuni/path-to-causality (see pathdata's doc)"
+
+
+class SachsDataError(DiscoveryError, DataFileError):
+    """The SACHS files are missing or malformed."""
+
+    hint = "the folder holds cyto_full_data.csv, cyto_full_target.csv, bnlearn_sachs.graph.txt"
+
+
+# -- causal deduction (paper 002) ------------------------------------------------------------
+class DeductionError(CausalQAError):
+    """Base class of the deduction engine's errors."""
+
+
+class DatasetError(DeductionError, DataFileError):
+    """A deduction data set (JSONL or the NTSB source files) is missing or malformed.
+
+    `path` and `line` locate the problem for programs; the message names them for people.
+    """
+
+
+class ContextError(DeductionError):
+    """The accident context or the statement cannot be reasoned over (empty, garbled)."""
+
+
+class EventGraphError(DeductionError, DataFileError):
+    """A causal knowledge graph directory (mined from reports) is missing, malformed or
+    inconsistent."""
+
+
+class UnknownFormatError(DeductionError):
+    """A prompt format name is not one of V1–V9."""
+
+    hint = "use one of V1 … V9 (Prompts 5–13 of paper 002); V6 is the paper's best with retrieval"

@@ -25,8 +25,8 @@ from causalqa.bench.qa_data import (
     paper_tables,
     parse_judge,
 )
+from causalqa.causal_model import CausalModel
 from causalqa.errors import CausalQAError, ConfigError
-from causalqa.knowledge import CausalModel
 from causalqa.qa.tools import execute
 
 

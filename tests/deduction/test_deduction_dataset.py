@@ -27,7 +27,7 @@ from causalqa.deduction.dataset import (
     split_probable_cause,
     summary,
 )
-from causalqa.deduction.errors import DatasetError
+from causalqa.errors import DatasetError
 from causalqa.llm.testing import ScriptedLLM
 
 SHARED = default_data_dir() if default_data_dir().is_dir() else Path("/work/shared/data")

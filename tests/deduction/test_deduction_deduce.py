@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from causalqa.deduction.chains import INFERRED, Chain
-from causalqa.deduction.ckg import CausalKG, MiningRecord, context_sha
 from causalqa.deduction.deduce import check_text, deduce, read_context
-from causalqa.deduction.errors import ContextError, DeductionError, UnknownFormatError
+from causalqa.deduction.event_graph import CausalKG, MiningRecord, context_sha
 from causalqa.deduction.retrieve import SemanticRetriever
+from causalqa.errors import ContextError, DeductionError, UnknownFormatError
 from causalqa.llm.testing import ScriptedLLM
 
 CTX = (

@@ -6,9 +6,9 @@ import importlib.util
 
 import pytest
 
-from causalqa.deduction.ckg import CausalKG
 from causalqa.deduction.dataset import Report, rule_negatives
 from causalqa.deduction.deduce import deduce
+from causalqa.deduction.event_graph import CausalKG
 from causalqa.deduction.mining import mine
 from causalqa.deduction.retrieve import SemanticRetriever
 

@@ -7,7 +7,6 @@ import os
 import pytest
 
 from causalqa.deduction.chains import Chain
-from causalqa.deduction.errors import UnknownFormatError
 from causalqa.deduction.prompts import (
     ACK,
     FORMATS,
@@ -19,6 +18,7 @@ from causalqa.deduction.prompts import (
     paper_verdict,
     render,
 )
+from causalqa.errors import UnknownFormatError
 
 CTX = "The engine lost power {not a slot} after takeoff."
 ST = "Fuel exhaustion."

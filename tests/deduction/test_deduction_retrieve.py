@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from causalqa.deduction.chains import EXTRACTED, INFERRED, Chain
-from causalqa.deduction.ckg import CausalKG, MiningRecord, context_sha
-from causalqa.deduction.errors import DeductionError, KGError
+from causalqa.deduction.event_graph import CausalKG, MiningRecord, context_sha
 from causalqa.deduction.retrieve import NoRetriever, Retriever, SemanticRetriever, get_retriever
+from causalqa.errors import DeductionError, EventGraphError
 
 FROST_CTX = "Frost covered the wings; the airplane stalled after rotation."
 
@@ -38,7 +38,7 @@ def test_protocol_and_registry():
 
 
 def test_not_fitted_is_a_clear_error():
-    with pytest.raises(KGError, match="not fitted"):
+    with pytest.raises(EventGraphError, match="not fitted"):
         SemanticRetriever().retrieve("c", "s")
 
 

@@ -10,14 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causalqa.discovery.bench_pairs import (
-    PAPER_TABLES,
-    benchmark_pairs,
-    clean_sentence,
-    plot_pairs,
-    prf,
-    trained_ranker,
-)
+from causalqa.bench.discovery_pairs import PAPER_TABLES, benchmark_pairs, plot_pairs
+from causalqa.bench.discovery_rankers import trained_ranker
 from causalqa.discovery.graph import DIRECTION_RULE, decide_directions, discover_graph
 from causalqa.discovery.pair import (
     LABELS,
@@ -27,18 +21,17 @@ from causalqa.discovery.pair import (
     PairDiscoveryError,
     classify_pair,
     discover_pair,
-    get_ranker,
-    load_ranker,
     pair_prompt,
     path_sentences,
     readable_relation,
     verbalise_path,
 )
-from causalqa.discovery.pathdata import PathCandidate
-from causalqa.discovery.rankers import RandomRanker
+from causalqa.discovery.pathdata import PathCandidate, clean_sentence
+from causalqa.discovery.rankers import RandomRanker, get_ranker, load_ranker
 from causalqa.kg import GraphData, KnowledgeGraph
 from causalqa.llm.base import LabelScores
 from causalqa.llm.testing import ScriptedLLM
+from causalqa.metrics import binary_scores as prf
 
 NO_EMBED = {"embeddings": False}
 
@@ -471,7 +464,7 @@ def test_benchmark_pairs_path_forms_validation_split_and_clean_context(tmp_path)
 
 
 def test_batch_calibration_from_a_validation_run(tmp_path):
-    from causalqa.discovery.bench_pairs import batch_thresholds, read_thresholds
+    from causalqa.bench.discovery_pairs import batch_thresholds, read_thresholds
 
     root = write_path_data(tmp_path / "p2c")
     # every prompt with a path leans non-causal (as the small model does), "good" less so
@@ -502,7 +495,7 @@ def test_batch_calibration_from_a_validation_run(tmp_path):
 
 
 def test_trained_ranker_is_saved_and_reused(tmp_path):
-    from test_discovery_rankers import HashEmbedder, synthetic
+    from tests.discovery.test_discovery_rankers import HashEmbedder, synthetic
 
     from causalqa.discovery.pathdata import PathDataset
 
@@ -613,9 +606,9 @@ def test_classify_one_pair_with_the_small_model():
 
 
 def test_sachs_run_of_ours_beside_the_baselines(tmp_path):
-    from test_discovery_statistical import write_sachs
+    from tests.discovery.test_discovery_statistical import write_sachs
 
-    from causalqa.discovery.graph import SACHS_KG_NAMES, SACHS_LABELS, benchmark_sachs_kg
+    from causalqa.bench.discovery_sachs import SACHS_KG_NAMES, SACHS_LABELS, benchmark_sachs_kg
 
     write_sachs(tmp_path)
 

@@ -108,9 +108,9 @@ def test_sim_records_have_no_llm_fields():
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", "line 2: not valid JSON"),
-        ("[1, 2]", "line 2: expected a JSON object"),
-        (json.dumps({**RECORD, "e1": None}), "line 2: field 'e1' must be a string"),
+        ("{not json", ":2: not valid JSON"),
+        ("[1, 2]", ":2: expected a JSON object"),
+        (json.dumps({**RECORD, "e1": None}), ":2: field 'e1' must be a string"),
         (
             json.dumps({k: v for k, v in RECORD.items() if k != "sentence"}),
             "missing field 'sentence'",
@@ -119,7 +119,7 @@ def test_sim_records_have_no_llm_fields():
         (json.dumps({**RECORD, "metapaths": {}}), "'metapaths' must be a list"),
         (
             json.dumps({**RECORD, "metapaths": [{**WIKIDATA, "rel_score": "high"}]}),
-            r"line 2: field metapaths\[0\].'rel_score' must be a number",
+            r":2: field metapaths\[0\].'rel_score' must be a number",
         ),
         (
             json.dumps({**RECORD, "metapaths": [{"pathid": 1}]}),

@@ -9,6 +9,7 @@ import zlib
 import numpy as np
 import pytest
 
+from causalqa.bench.discovery_rankers import evaluate_rankers
 from causalqa.discovery.pathdata import PathCandidate, PathDataset, PathRecord
 from causalqa.discovery.rankers import (
     CrossEncoderRanker,
@@ -20,7 +21,6 @@ from causalqa.discovery.rankers import (
     allrank_loss,
     clean_permutation,
     cross_encoder_text,
-    evaluate_rankers,
     permutation_schema,
 )
 from causalqa.llm.testing import ScriptedLLM
@@ -161,7 +161,7 @@ def test_cross_encoder_is_deterministic_and_caps_paths(data, tiny_encoder):
 
 
 def test_cross_encoder_saves_loads_and_reports_steps(data, tiny_encoder, tmp_path):
-    from causalqa.discovery.pair import load_ranker, save_ranker
+    from causalqa.discovery.rankers import load_ranker, save_ranker
 
     steps = []
     ranker = tiny_cross_encoder("listnet", tiny_encoder)

@@ -6,17 +6,13 @@ import json
 
 import numpy as np
 import pytest
-from test_discovery_pair import PromptLLM, write_path_data
-from test_discovery_rankers import HashEmbedder
+from tests.discovery.test_discovery_pair import PromptLLM, write_path_data
+from tests.discovery.test_discovery_rankers import HashEmbedder
 from typer.testing import CliRunner
 
-from causalqa.discovery import cli as bench_cli
-from causalqa.discovery.reference import (
-    ReferenceThresholds,
-    measure_reference,
-    reference_for,
-    user_file,
-)
+from causalqa.bench.discovery_reference import measure_reference
+from causalqa.cli.bench import discovery_app
+from causalqa.discovery.reference import ReferenceThresholds, reference_for, user_file
 
 
 def prior(text: str) -> float:
@@ -54,7 +50,7 @@ def test_bench_reference_command_saves_where_discover_pair_looks(tmp_path, monke
     monkeypatch.setattr("causalqa.embed.Embedder", HashEmbedder)
     out = tmp_path / "out"
     args = ["reference", "--datasets", "comagc", "--data", str(root), "--out", str(out)]
-    result = CliRunner().invoke(bench_cli.app, [*args, "--json"])
+    result = CliRunner().invoke(discovery_app, [*args, "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["model"] == "scripted" and report["means"]["context"]["0"]
@@ -67,7 +63,7 @@ def test_bench_reference_command_saves_where_discover_pair_looks(tmp_path, monke
     ref0 = next(r for r in report["test"] if r["paths"] == 0 and r["rule"] == "reference")
     assert ref0["recall"] == 0.0
     # --reuse scores the saved thresholds without measuring again
-    again = CliRunner().invoke(bench_cli.app, [*args, "--reuse", "--json"])
+    again = CliRunner().invoke(discovery_app, [*args, "--reuse", "--json"])
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["means"] == report["means"]
 
@@ -75,5 +71,5 @@ def test_bench_reference_command_saves_where_discover_pair_looks(tmp_path, monke
 def test_bench_reference_reuse_without_saved_thresholds_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
     monkeypatch.setattr("causalqa.llm.get_llm", lambda *a, **k: PromptLLM(prior))
-    result = CliRunner().invoke(bench_cli.app, ["reference", "--reuse", "--out", str(tmp_path)])
+    result = CliRunner().invoke(discovery_app, ["reference", "--reuse", "--out", str(tmp_path)])
     assert "no reference thresholds saved for scripted" in result.exception.message

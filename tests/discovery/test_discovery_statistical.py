@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causalqa.discovery.metrics import precision_recall_f1, shd
-from causalqa.discovery.sachs import (
+from causalqa.bench.discovery_sachs import (
     BNLEARN_ORDER,
     SACHS_COLUMNS,
     SachsDataError,
@@ -22,6 +21,7 @@ from causalqa.discovery.statistical import (
     pc,
     run_baseline,
 )
+from causalqa.metrics import precision_recall_f1, shd
 
 NAMES = ["a", "b", "c", "d"]
 # a → b → c, a → c, c → d

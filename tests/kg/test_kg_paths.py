@@ -3,13 +3,13 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from causalqa.kg import EntityNotFoundError, KGError, Node, Path, PathIndex, Step, verbalise
+from causalqa.kg import EntityNotFoundError, KGError, KGPath, Node, PathIndex, Step, verbalise
 
 from .conftest import random_graph
 
 
-def nx_paths(data, a: str, b: str, k: int) -> list[Path]:
-    """Reference: every simple path up to k edges by networkx, as `Path`s, sorted."""
+def nx_paths(data, a: str, b: str, k: int) -> list[KGPath]:
+    """Reference: every simple path up to k edges by networkx, as `KGPath`s, sorted."""
     graph = nx.MultiGraph()
     nodes = {r.id: Node(r.id, r.name, r.kind) for r in data.nodes.itertuples()}
     graph.add_nodes_from(nodes)
@@ -22,8 +22,8 @@ def nx_paths(data, a: str, b: str, k: int) -> list[Path]:
             src, relation, abbrev = key
             steps.append(Step(relation, abbrev, forward=src == u))
             walk.append(v)
-        result.append(Path(tuple(nodes[n] for n in walk), tuple(steps)))
-    return sorted(result, key=Path.sort_key)
+        result.append(KGPath(tuple(nodes[n] for n in walk), tuple(steps)))
+    return sorted(result, key=KGPath.sort_key)
 
 
 PAIRS = [("N00", "N01"), ("N02", "N05"), ("N07", "N20"), ("N11", "N04"), ("N30", "N09")]
@@ -106,7 +106,7 @@ def test_verbalise_both_ways_of_eq7():
         Node("G2", "SDRDL", "Gene"),
     )
     steps = (Step("expresses", "AeG", False), Step("expresses", "AeG", True))
-    path = Path(nodes, steps)
+    path = KGPath(nodes, steps)
     assert verbalise(path) == (
         "Gene FGF6 <-expresses- Anatomy tendon, Anatomy tendon -expresses-> Gene SDRDL"
     )
@@ -121,7 +121,7 @@ def test_verbalise_both_ways_of_eq7():
 
 
 def test_record_matches_path_to_causality_shape():
-    path = Path(
+    path = KGPath(
         (
             Node("Compound::DB00207", "Azithromycin", "Compound"),
             Node("Side Effect::C1", "Hearing impaired", "Side Effect"),
@@ -140,7 +140,7 @@ def test_record_matches_path_to_causality_shape():
     assert record["nodelabels"] == "Compound - SideEffect - Gene - Gene"
     assert record["directions"] == ["forward", "backward", "forward"]
     with pytest.raises(ValueError):
-        Path(path.nodes, path.steps[:1])
+        KGPath(path.nodes, path.steps[:1])
 
 
 def test_bigger_random_graph_index_vs_networkx():

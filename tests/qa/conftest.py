@@ -2,7 +2,7 @@ import networkx as nx
 import pandas as pd
 import pytest
 
-from causalqa.knowledge import CausalModel
+from causalqa.causal_model import CausalModel
 
 
 @pytest.fixture

@@ -195,7 +195,7 @@ def test_intent_by_log_probability_takes_the_most_probable_reply(partners):
 
 
 def _with_outcome(partners, outcome="Revenue"):
-    from causalqa.knowledge import CausalModel
+    from causalqa.causal_model import CausalModel
 
     return CausalModel.from_graph(partners.graph, partners.effects.reset_index(), outcome=outcome)
 
@@ -220,7 +220,7 @@ def test_a_filter_that_is_also_a_node_filters_an_effect_question():
     import networkx as nx
     import pandas as pd
 
-    from causalqa.knowledge import CausalModel
+    from causalqa.causal_model import CausalModel
 
     graph = nx.DiGraph([("Already Engaged", "Revenue"), ("Discount", "Revenue")])
     table = pd.DataFrame(

@@ -2,7 +2,7 @@ import networkx as nx
 import pandas as pd
 import pytest
 
-from causalqa.knowledge import CausalModel
+from causalqa.causal_model import CausalModel
 from causalqa.qa.grounding import ground
 
 
@@ -106,7 +106,7 @@ def test_unknown_names_are_reported(partners):
 def test_longest_name_wins(partners):
     import networkx as nx
 
-    from causalqa.knowledge import CausalModel
+    from causalqa.causal_model import CausalModel
 
     m = CausalModel.from_graph(nx.DiGraph([("Price", "Price Index"), ("Price Index", "Sales")]))
     assert ground("Does Price Index affect Sales?", m).names("variable") == ["Price Index", "Sales"]

@@ -56,7 +56,7 @@ def test_a_named_subject_must_be_used(partners):
 def test_nothing_grounded_leaves_only_tools_without_names(partners):
     import networkx as nx
 
-    from causalqa.knowledge import CausalModel
+    from causalqa.causal_model import CausalModel
 
     graph_only = CausalModel.from_graph(nx.DiGraph([("A b", "C")]))
     assert tools_of(grounded_schema(graph_only, ground("What is the weather?", graph_only))) == {

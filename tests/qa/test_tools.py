@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import causalqa.qa.tools as tools_module
+from causalqa.causal_model import CausalModel
 from causalqa.errors import CausalQAError
-from causalqa.knowledge import CausalModel
 from causalqa.llm.grammar import schema_to_gbnf
 from causalqa.qa.tools import (
     TOOLS,

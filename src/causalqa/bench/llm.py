@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from causalqa.bench.report import environment, write_report
+from causalqa.bench.report import environment, table_markdown, write_report
 
 _PREFIX = (
     "You are an assistant that answers questions about a causal graph over business "
@@ -177,7 +177,9 @@ def run_llm_bench(specs: list[str], *, quick: bool, out_dir: Path, console=None)
         "environment": environment(),
         "rows": rows,
     }
-    report["markdown"] = write_report(out_dir, "llm", report, columns)
+    markdown = table_markdown("llm", report, columns)
+    write_report(out_dir, "llm", report, markdown)
+    report["markdown"] = markdown
     return report
 
 

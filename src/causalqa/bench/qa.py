@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from causalqa.bench import qa_data
-from causalqa.bench.report import environment, write_report
-from causalqa.errors import LLMError
-from causalqa.knowledge import CausalModel
+from causalqa.bench.report import environment, table_markdown, write_report
+from causalqa.causal_model import CausalModel
+from causalqa.errors import ConfigError, LLMError
 from causalqa.llm import LLM, get_llm
 from causalqa.qa.assistant import Assistant
 from causalqa.qa.context import answer_in_context
@@ -258,7 +258,9 @@ def run_qa_bench(
         ("cached", "plans from cache"),
         ("judge_agreement", "judge agrees"),
     ]
-    report["markdown"] = write_report(out_dir, "qa", report, columns, extra=_totals_md(report))
+    markdown = table_markdown("qa", report, columns, extra=_totals_md(report))
+    write_report(out_dir, "qa", report, markdown)
+    report["markdown"] = markdown
     _plot(rows, out_dir)
     return report
 
@@ -466,3 +468,27 @@ def _plot(rows: list[dict[str, Any]], out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     fig.savefig(out_dir / "qa-latest.png", dpi=120)
     plt.close(fig)
+
+
+PLANNER_CHOICES = {
+    "cues": {"on": True, "off": False},
+    "repair": {"on": True, "off": False},
+    "examples": {v: v for v in ("all", "retrieve", "none")},
+    "strategy": {v: v for v in ("intent", "plan")},
+    "verbaliser": {v: v for v in ("template", "llm")},
+    "intent_choice": {v: v for v in ("generate", "logprob")},
+}
+
+
+def planner_options(text: str | None) -> dict[str, Any]:
+    """ "cues=off,examples=none" → {"cues": False, "examples": "none"}."""
+    options: dict[str, Any] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        key, _, value = (x.strip() for x in part.partition("="))
+        if key not in PLANNER_CHOICES or value not in PLANNER_CHOICES[key]:
+            choices = "; ".join(f"{k}={'|'.join(v)}" for k, v in PLANNER_CHOICES.items())
+            raise ConfigError(f"unknown planner option {part.strip()!r}", hint=f"use {choices}")
+        options[key] = PLANNER_CHOICES[key][value]
+    return options

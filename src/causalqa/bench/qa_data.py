@@ -44,6 +44,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from causalqa.bench.published import published
 from causalqa.bench.qa_paraphrase_sets import (
     DEV2_PARAPHRASES,
     DEV3_PARAPHRASES,
@@ -54,8 +55,8 @@ from causalqa.bench.qa_paraphrase_sets import (
     TEST3_PARAPHRASES,
     TEST_PARAPHRASES,
 )
+from causalqa.causal_model import CausalModel
 from causalqa.errors import ConfigError
-from causalqa.knowledge import CausalModel
 
 ENGAGED = "Already Engaged"
 """The boolean filter column of generated tables; "not yet engaged" means it is false."""
@@ -958,76 +959,12 @@ def parse_judge(text: str) -> bool | None:
 
 # -- the paper's numbers -------------------------------------------------------------------
 
-# Transcribed from Appendix A (Tables 6–9), whose GPT-3.5 columns repeat Tables 1–4 digit
-# for digit. Columns: GPT-3.5 tool, GPT-3.5 context, GPT-4 tool, GPT-4 context;
-# "mean ± std" over 5 seeds and all questions; "-" = no parseable response at all.
-_TABLE_6 = """
-5   | 0.16 ± 0.37 | 0.00 ± 0.00 | 0.44 ± 0.50 | 0.00 ± 0.00
-10  | 0.10 ± 0.30 | 0.00 ± 0.00 | 0.52 ± 0.50 | 0.00 ± 0.00
-20  | 0.02 ± 0.14 | 0.01 ± 0.10 | 0.57 ± 0.50 | 0.00 ± 0.00
-40  | 0.03 ± 0.17 | 0.03 ± 0.16 | 0.41 ± 0.49 | 0.00 ± 0.00
-"""
-_TABLE_7 = """
-5   | 0.57 ± 0.49 | 0.16 ± 0.37 | 1.00 ± 0.00 | 0.20 ± 0.40
-10  | 0.82 ± 0.38 | 0.06 ± 0.24 | 1.00 ± 0.00 | 0.08 ± 0.27
-20  | 0.90 ± 0.30 | 0.09 ± 0.29 | 1.00 ± 0.00 | 0.02 ± 0.14
-40  | 0.93 ± 0.26 | 0.08 ± 0.27 | 1.00 ± 0.00 | 0.01 ± 0.12
-"""
-_TABLE_8 = """
-5 10   | 0.48 ± 0.50 | 0.18 ± 0.38 | 0.98 ± 0.14 | 0.00 ± 0.00
-5 30   | 0.36 ± 0.48 | 0.14 ± 0.35 | 0.96 ± 0.20 | 0.00 ± 0.00
-5 100  | 0.40 ± 0.49 | 0.24 ± 0.43 | 0.92 ± 0.27 | 0.00 ± 0.00
-10 10  | 0.60 ± 0.49 | 0.30 ± 0.46 | 0.84 ± 0.37 | 0.00 ± 0.00
-10 30  | 0.60 ± 0.49 | 0.28 ± 0.45 | 0.92 ± 0.27 | 0.00 ± 0.00
-10 100 | 0.54 ± 0.50 | 1.00 ± 0.00 | 0.84 ± 0.37 | 1.00 ± 0.00
-20 10  | 0.60 ± 0.49 | 0.14 ± 0.35 | 0.82 ± 0.38 | 0.00 ± 0.00
-20 30  | 0.56 ± 0.50 | 0.00 ± 0.00 | 0.90 ± 0.30 | 0.00 ± 0.00
-20 100 | 0.52 ± 0.50 | 1.00 ± 0.00 | 0.76 ± 0.43 | 1.00 ± 0.00
-40 10  | 0.60 ± 0.49 | 0.08 ± 0.27 | 0.76 ± 0.43 | 0.00 ± 0.00
-40 30  | 0.60 ± 0.49 | 1.00 ± 0.00 | 0.74 ± 0.44 | 1.00 ± 0.00
-40 100 | 0.60 ± 0.49 | 1.00 ± 0.00 | 0.86 ± 0.35 | 1.00 ± 0.00
-"""
-_TABLE_9 = """
-5 10   | 0.69 ± 0.46 | 0.24 ± 0.43 | 1.00 ± 0.00 | 0.48 ± 0.50
-5 30   | 0.47 ± 0.50 | 0.21 ± 0.41 | 1.00 ± 0.00 | 0.42 ± 0.49
-5 100  | 0.47 ± 0.50 | 0.26 ± 0.44 | 1.00 ± 0.00 | 0.22 ± 0.41
-10 10  | 0.75 ± 0.43 | 0.14 ± 0.35 | 1.00 ± 0.00 | 0.30 ± 0.46
-10 30  | 0.75 ± 0.43 | 0.14 ± 0.35 | 1.00 ± 0.00 | 0.28 ± 0.45
-10 100 | 0.48 ± 0.50 | -           | 1.00 ± 0.00 | -
-20 10  | 0.55 ± 0.50 | 0.09 ± 0.29 | 1.00 ± 0.00 | 0.26 ± 0.44
-20 30  | 0.73 ± 0.45 | 0.04 ± 0.20 | 1.00 ± 0.00 | 0.12 ± 0.32
-20 100 | 0.67 ± 0.47 | -           | 1.00 ± 0.00 | -
-40 10  | 0.80 ± 0.40 | 0.04 ± 0.20 | 1.00 ± 0.00 | 0.18 ± 0.38
-40 30  | 0.70 ± 0.46 | -           | 1.00 ± 0.00 | -
-40 100 | 0.80 ± 0.40 | -           | 0.86 ± 0.35 | -
-"""
-_COLUMNS = (
-    ("gpt-3.5-turbo", "tool"),
-    ("gpt-3.5-turbo", "context"),
-    ("gpt-4", "tool"),
-    ("gpt-4", "context"),
-)
 
-
-def _cell(text: str) -> dict[str, float] | None:
-    text = text.strip()
-    if text == "-":
-        return None
-    mean, std = (float(x) for x in text.split("±"))
-    return {"mean": mean, "std": std}
-
-
-def _parse_table(text: str) -> dict[str, dict[str, dict[Any, Any]]]:
-    out: dict[str, dict[str, dict[Any, Any]]] = {}
-    for line in text.strip().splitlines():
-        head, *cells = line.split("|")
-        keys = [int(k) for k in head.split()]
-        for (llm, method), cell in zip(_COLUMNS, cells, strict=True):
-            node = out.setdefault(llm, {}).setdefault(method, {})
-            for k in keys[:-1]:
-                node = node.setdefault(k, {})
-            node[keys[-1]] = _cell(cell)
-    return out
+def _int_keys(node: Any) -> Any:
+    """JSON keeps sizes as text; the tables are keyed by the numbers."""
+    if isinstance(node, dict):
+        return {int(k) if k.isdigit() else k: _int_keys(v) for k, v in node.items()}
+    return node
 
 
 def paper_tables() -> dict[str, Any]:
@@ -1047,21 +984,9 @@ def paper_tables() -> dict[str, Any]:
     >>> paper_tables()["graph"]["correct"]["gpt-3.5-turbo"]["tool"][40]
     {'mean': 0.93, 'std': 0.26}
     """
-    return {
-        "graph": {"unparseable": _parse_table(_TABLE_6), "correct": _parse_table(_TABLE_7)},
-        "effect": {"unparseable": _parse_table(_TABLE_8), "correct": _parse_table(_TABLE_9)},
-        "tables": {
-            "graph.unparseable": "Table 1 (GPT-3.5), Table 6 (GPT-3.5 and GPT-4)",
-            "graph.correct": "Table 2 (GPT-3.5), Table 7 (GPT-3.5 and GPT-4)",
-            "effect.unparseable": "Table 3 (GPT-3.5), Table 8 (GPT-3.5 and GPT-4)",
-            "effect.correct": "Table 4 (GPT-3.5), Table 9 (GPT-3.5 and GPT-4)",
-        },
-        "notes": (
-            "Azure OpenAI GPT-3.5 Turbo / GPT-4, temperature 1e-10, max 2000 response "
-            "tokens; p = 0.2; 5 seeds; mean ± std over questions. Correctness is graded by "
-            "an LLM (Listing 5) and only over parseable responses."
-        ),
-    }
+    tables = _int_keys(published("000"))
+    tables.pop("paper")
+    return tables
 
 
 __all__ = [

@@ -12,6 +12,8 @@ from typing import Any
 
 import psutil
 
+from causalqa.errors import ConfigError
+
 
 def _cpu_model() -> str:
     try:
@@ -58,6 +60,7 @@ def markdown_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -
 
 
 _SETTINGS = ("llm", "paraphrased", "seeds", "cache", "planner")
+_DISPLAY = {"llama_cpp_python": "llama-cpp-python"}
 
 
 def _settings_lines(report: dict[str, Any]) -> list[str]:
@@ -71,25 +74,35 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def write_report(
-    out_dir: Path,
-    name: str,
-    report: dict[str, Any],
-    columns: list[tuple[str, str]],
-    *,
-    extra: str = "",
+def header(title: str, env: dict[str, Any], *, software: tuple[str, ...] = ()) -> list[str]:
+    """The first lines of every report: its title, date, hardware and software (Python,
+    causalqa and the `software` keys of `env`)."""
+    packages = "".join(f", {_DISPLAY.get(k, k)} {env.get(k)}" for k in software)
+    return [
+        f"# {title}",
+        "",
+        f"- date: {env['date']}",
+        f"- hardware: {env['cpu']}, {env['cores']} cores, {env['memory_gb']} GB RAM",
+        f"- software: Python {env['python']}, causalqa {env['causalqa']}{packages}",
+    ]
+
+
+def document(title: str, report: dict[str, Any], body: str) -> str:
+    """A report's Markdown: `header` (the run's environment, set here when missing), then
+    `body`."""
+    env = report.setdefault("environment", environment())
+    return "\n".join(header(title, env)) + "\n\n" + body + "\n"
+
+
+def table_markdown(
+    name: str, report: dict[str, Any], columns: list[tuple[str, str]], *, extra: str = ""
 ) -> str:
-    """Write ``<name>-<timestamp>.json`` and ``.md`` plus ``<name>-latest.*``; return the
-    Markdown text (`extra`, more Markdown, after the table). Earlier runs are kept."""
-    env = report["environment"]
-    md = "\n".join(
+    """A report whose body is one table of ``report["rows"]`` (`extra`, more Markdown, after
+    it), headed by the run's environment and settings."""
+    title = f"causalqa bench {name}{' (quick)' if report.get('quick') else ''}"
+    return "\n".join(
         [
-            f"# causalqa bench {name}{' (quick)' if report.get('quick') else ''}",
-            "",
-            f"- date: {env['date']}",
-            f"- hardware: {env['cpu']}, {env['cores']} cores, {env['memory_gb']} GB RAM",
-            f"- software: Python {env['python']}, causalqa {env['causalqa']}, "
-            f"llama-cpp-python {env['llama_cpp_python']}",
+            *header(title, report["environment"], software=("llama_cpp_python",)),
             *_settings_lines(report),
             "",
             markdown_table(report["rows"], columns),
@@ -97,9 +110,25 @@ def write_report(
             *([extra.rstrip(), ""] if extra.strip() else []),
         ]
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = env["date"].replace(":", "").replace("-", "")[:15]
-    for stem in (f"{name}-{stamp}", f"{name}-latest"):
-        (out_dir / f"{stem}.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
-        (out_dir / f"{stem}.md").write_text(md)
-    return md
+
+
+def write_report(
+    out_dir: Path, name: str, report: dict[str, Any], markdown: str, *, exclude: tuple = ()
+) -> Path:
+    """Write ``<name>-<timestamp>.json`` and ``.md`` and the same as ``<name>-latest.*``
+    (earlier runs are kept); the JSON leaves out the `exclude` keys. Returns the latest
+    Markdown file's path."""
+    if "environment" not in report:
+        report["environment"] = environment()
+    stamp = report["environment"]["date"].replace(":", "").replace("-", "")[:15]
+    body = {k: v for k, v in report.items() if k not in exclude}
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for stem in (f"{name}-{stamp}", f"{name}-latest"):
+            (out_dir / f"{stem}.json").write_text(
+                json.dumps(body, indent=2, ensure_ascii=False, default=str)
+            )
+            (out_dir / f"{stem}.md").write_text(markdown)
+    except OSError as e:
+        raise ConfigError(f"cannot write results to {out_dir}: {e.strerror}") from None
+    return out_dir / f"{name}-latest.md"

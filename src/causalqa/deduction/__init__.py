@@ -18,7 +18,6 @@ from causalqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from causalqa.deduction.chains import Chain, clean_chains, format_chains, parse_chains
-    from causalqa.deduction.ckg import CausalKG, MiningRecord
     from causalqa.deduction.dataset import (
         Example,
         Report,
@@ -29,22 +28,23 @@ if TYPE_CHECKING:
         split_probable_cause,
     )
     from causalqa.deduction.deduce import Deduction, check_text, deduce, read_context
-    from causalqa.deduction.errors import (
-        ContextError,
-        DatasetError,
-        DeductionError,
-        KGError,
-        UnknownFormatError,
-    )
+    from causalqa.deduction.event_graph import CausalKG, MiningRecord
     from causalqa.deduction.mining import extract_chains, infer_chains, mine
     from causalqa.deduction.prompts import FORMATS, get_format, paper_verdict, render
     from causalqa.deduction.retrieve import NoRetriever, Retriever, SemanticRetriever, get_retriever
+    from causalqa.errors import (
+        ContextError,
+        DatasetError,
+        DeductionError,
+        EventGraphError,
+        UnknownFormatError,
+    )
 
 _EXPORTS = {
     **dict.fromkeys(
         ["Chain", "clean_chains", "format_chains", "parse_chains"], "causalqa.deduction.chains"
     ),
-    **dict.fromkeys(["CausalKG", "MiningRecord"], "causalqa.deduction.ckg"),
+    **dict.fromkeys(["CausalKG", "MiningRecord"], "causalqa.deduction.event_graph"),
     **dict.fromkeys(
         [
             "Example",
@@ -61,8 +61,8 @@ _EXPORTS = {
         ["Deduction", "check_text", "deduce", "read_context"], "causalqa.deduction.deduce"
     ),
     **dict.fromkeys(
-        ["ContextError", "DatasetError", "DeductionError", "KGError", "UnknownFormatError"],
-        "causalqa.deduction.errors",
+        ["ContextError", "DatasetError", "DeductionError", "EventGraphError", "UnknownFormatError"],
+        "causalqa.errors",
     ),
     **dict.fromkeys(["extract_chains", "infer_chains", "mine"], "causalqa.deduction.mining"),
     **dict.fromkeys(
@@ -86,7 +86,7 @@ __all__ = [
     "DeductionError",
     "Example",
     "FORMATS",
-    "KGError",
+    "EventGraphError",
     "MiningRecord",
     "NoRetriever",
     "Report",

@@ -36,7 +36,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from causalqa.deduction.errors import DatasetError
+from causalqa.errors import DatasetError
+from causalqa.jsonl import read_jsonl, write_jsonl
 
 Source = Literal["true", "false-rules", "false-llm", "false"]
 SOURCES: tuple[str, ...] = ("true", "false-rules", "false-llm", "false")
@@ -577,33 +578,17 @@ def build_dataset(
     negatives = rule_negatives(truths, embedder, per_true=per_true, low=low, high=high, seed=seed)
     examples: list[Example] = []
     for r in _progress(reports, "LLM negatives (Prompt 2)", progress and with_llm_negatives):
-        for s in truths[r.report_id]:
-            examples.append(
-                Example(
-                    report_id=r.report_id, context=r.context, statement=s, label=True, source="true"
-                )
-            )
-        for s, _, _ in negatives.get(r.report_id, []):
-            examples.append(
-                Example(
-                    report_id=r.report_id,
-                    context=r.context,
-                    statement=s,
-                    label=False,
-                    source="false-rules",
-                )
-            )
+        statements = [(s, True, "true") for s in truths[r.report_id]]
+        statements += [(s, False, "false-rules") for s, _, _ in negatives.get(r.report_id, [])]
         if with_llm_negatives and truths[r.report_id]:
-            for s in llm_negatives(r, truths[r.report_id], llm, seed=seed):
-                examples.append(
-                    Example(
-                        report_id=r.report_id,
-                        context=r.context,
-                        statement=s,
-                        label=False,
-                        source="false-llm",
-                    )
-                )
+            statements += [
+                (s, False, "false-llm")
+                for s in llm_negatives(r, truths[r.report_id], llm, seed=seed)
+            ]
+        examples += [
+            Example(report_id=r.report_id, context=r.context, statement=s, label=y, source=source)
+            for s, y, source in statements
+        ]
     return examples
 
 
@@ -620,12 +605,7 @@ def save_jsonl(examples: Iterable[Example], path: str | Path) -> Path:
     """Write examples as JSONL (one `Example` per line), atomically."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(p.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for e in examples:
-            f.write(json.dumps(e.model_dump(), ensure_ascii=False) + "\n")
-    tmp.replace(p)
-    return p
+    return write_jsonl(p, (e.model_dump() for e in examples))
 
 
 def load_jsonl(path: str | Path) -> list[Example]:
@@ -635,39 +615,27 @@ def load_jsonl(path: str | Path) -> list[Example]:
     if not p.is_file():
         raise DatasetError(f"no such data set file: {p}", path=str(p))
     examples = []
-    with p.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DatasetError(
-                    f"{p}:{n}: not valid JSON ({e.msg} at column {e.colno})",
-                    hint="each line must be one JSON object",
-                    path=str(p),
-                    line=n,
-                ) from e
-            if not isinstance(obj, dict):
-                raise DatasetError(
-                    f"{p}:{n}: expected a JSON object, got {type(obj).__name__}",
-                    path=str(p),
-                    line=n,
-                )
-            try:
-                examples.append(Example.model_validate(obj))
-            except ValidationError as e:
-                problems = "; ".join(
-                    f"{'.'.join(str(x) for x in err['loc']) or 'record'}: {err['msg']}"
-                    for err in e.errors()
-                )
-                raise DatasetError(
-                    f"{p}:{n}: {problems}",
-                    hint="fields: report_id, context, statement, label (true/false), source "
-                    "(true | false-rules | false-llm | false)",
-                    path=str(p),
-                    line=n,
-                ) from e
+    for n, obj in read_jsonl(p, error=DatasetError):
+        if not isinstance(obj, dict):
+            raise DatasetError(
+                f"{p}:{n}: expected a JSON object, got {type(obj).__name__}",
+                path=str(p),
+                line=n,
+            )
+        try:
+            examples.append(Example.model_validate(obj))
+        except ValidationError as e:
+            problems = "; ".join(
+                f"{'.'.join(str(x) for x in err['loc']) or 'record'}: {err['msg']}"
+                for err in e.errors()
+            )
+            raise DatasetError(
+                f"{p}:{n}: {problems}",
+                hint="fields: report_id, context, statement, label (true/false), source "
+                "(true | false-rules | false-llm | false)",
+                path=str(p),
+                line=n,
+            ) from e
     if not examples:
         raise DatasetError(f"{p} holds no examples", path=str(p))
     return examples
@@ -709,3 +677,48 @@ def sample_report_ids(ids: Iterable[str], n: int | None, seed: int = 0) -> list[
         return pool
     rng = np.random.default_rng(seed)
     return [str(i) for i in rng.permutation(pool)[:n].tolist()]
+
+
+def read_reports(paths: list[Path]):
+    """Reports and their candidate causes from files: ``.txt``/``.md`` (one report each,
+    id = file name), JSONL (deduction examples, or ``{"report_id", "context"}`` records,
+    optional ``"statement"``), or directories of those."""
+    reports: dict[str, Report] = {}
+    statements: dict[str, list[str]] = {}
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files += sorted(q for q in p.iterdir() if q.suffix.lower() in (".txt", ".md", ".jsonl"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise DatasetError(f"no such report file: {p}", path=str(p))
+    if not files:
+        raise DatasetError("no report files given", hint="pass .txt/.md reports or a JSONL")
+    for f in files:
+        if f.suffix.lower() == ".jsonl":
+            for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                    rid, ctx = str(obj["report_id"]), str(obj["context"])
+                except (ValueError, KeyError, TypeError) as e:
+                    raise DatasetError(
+                        f"{f}:{n}: expected a JSON object with report_id and context ({e})",
+                        path=str(f),
+                        line=n,
+                    ) from e
+                reports.setdefault(rid, Report(report_id=rid, context=ctx))
+                if obj.get("statement"):
+                    statements.setdefault(rid, []).append(str(obj["statement"]))
+        else:
+            try:
+                text = f.read_text(encoding="utf-8")
+            except UnicodeDecodeError as e:
+                raise DatasetError(f"{f} is not UTF-8 text", path=str(f)) from e
+            rid = f.stem
+            if rid in reports:
+                raise DatasetError(f"two reports are named {rid!r}", path=str(f))
+            reports[rid] = Report(report_id=rid, context=text)
+    return list(reports.values()), statements

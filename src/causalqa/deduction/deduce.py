@@ -29,8 +29,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from causalqa.deduction.chains import Chain
-from causalqa.deduction.errors import ContextError, DeductionError
 from causalqa.deduction.prompts import get_format, paper_verdict, render
+from causalqa.errors import ContextError, DeductionError
 
 Method = Literal["text", "logprobs", "both"]
 LABELS = ("True", "False")

@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from causalqa.deduction.chains import EXTRACTED, INFERRED, Chain, parse_chains
-from causalqa.deduction.ckg import CausalKG, MiningRecord, context_sha
 from causalqa.deduction.dataset import Report
+from causalqa.deduction.event_graph import CausalKG, MiningRecord, context_sha
 from causalqa.deduction.prompts import extract_messages, infer_messages
 from causalqa.errors import LLMError, LLMUnavailableError
 
@@ -100,7 +100,7 @@ def extract_chains(
     seed: int = 0,
 ) -> MiningResult:
     """Prompt 3: the causal chains stated in `context`, as ``extracted`` chains."""
-    from causalqa.deduction.ckg import context_id
+    from causalqa.deduction.event_graph import context_id
 
     rid = report_id or context_id(context)
     return _run(
@@ -130,7 +130,7 @@ def infer_chains(
     ``inferred`` chains. `context_first` puts the context block before the statement
     block (the paper's words; a prefix shared by a report's statements); False sends the
     paper's block order."""
-    from causalqa.deduction.ckg import context_id
+    from causalqa.deduction.event_graph import context_id
 
     rid = report_id or context_id(context)
     return _run(

@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from causalqa.deduction.errors import UnknownFormatError
+from causalqa.errors import UnknownFormatError
 
 Message = dict[str, str]
 

@@ -21,9 +21,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from causalqa import registry
 from causalqa.deduction.chains import EXTRACTED, INFERRED, Chain, clean_chains
-from causalqa.deduction.ckg import CausalKG, context_sha
-from causalqa.deduction.errors import KGError
+from causalqa.deduction.event_graph import CausalKG, context_sha
+from causalqa.errors import ConfigError, DeductionError, EventGraphError
 
 
 @runtime_checkable
@@ -112,7 +113,7 @@ class SemanticRetriever:
         texts = [kg.nodes[i].text for i in self.node_ids_]
         vectors = np.asarray(self._embedder().encode(texts), dtype=np.float32)
         if vectors.ndim != 2 or len(vectors) != len(texts):
-            raise KGError("the embedder returned vectors of the wrong shape")
+            raise EventGraphError("the embedder returned vectors of the wrong shape")
         self.vectors_ = vectors
         self.index_ = None
         self.backend_ = "numpy"
@@ -130,7 +131,9 @@ class SemanticRetriever:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "node_ids_"):
-            raise KGError("the retriever is not fitted", hint="call .fit(kg) before .retrieve(...)")
+            raise EventGraphError(
+                "the retriever is not fitted", hint="call .fit(kg) before .retrieve(...)"
+            )
 
     def _query(self, context: str, statement: str) -> np.ndarray:
         texts = [statement] + ([context] if self.context_weight and context.strip() else [])
@@ -180,36 +183,19 @@ class SemanticRetriever:
         return chains_of_top_nodes(self, scored, excluded, k)
 
 
-RETRIEVERS: dict[str, type] = {"none": NoRetriever, "semantic": SemanticRetriever}
-
-
 def register_retriever(name: str, cls: type) -> None:
     """Make `cls` available as ``get_retriever(name)`` and ``--retriever NAME``."""
-    RETRIEVERS[name.strip().lower()] = cls
-
-
-# Retrievers whose module needs heavy extras (torch_geometric): imported on first use.
-_LAZY = {"rotg": "causalqa.deduction.rotg"}
+    registry.register("retriever", name, cls)
 
 
 def get_retriever(name: str, **kwargs):
-    """A retriever by name: ``none``, ``semantic``, ``rotg``, or one added by
-    `register_retriever`."""
-    key = name.strip().lower()
-    if key not in RETRIEVERS and key in _LAZY:
-        import importlib
-
-        importlib.import_module(_LAZY[key])  # registers itself
+    """A retriever by name (`registry.names("retriever")`: ``none``, ``semantic``, ``rotg``
+    and any a plugin adds), made with `kwargs`."""
     try:
-        cls = RETRIEVERS[key]
-    except KeyError:
-        from causalqa.deduction.errors import DeductionError
-
-        raise DeductionError(
-            f"unknown retriever {name!r}",
-            hint=f"use one of: {', '.join(dict.fromkeys([*RETRIEVERS, *_LAZY]))}",
-        ) from None
-    return cls(**kwargs) if kwargs else cls()
+        registry.get("retriever", name)
+    except ConfigError as e:
+        raise DeductionError(f"unknown retriever {name!r}", hint=e.hint) from None
+    return registry.create("retriever", name, **kwargs)
 
 
 def chains_of_top_nodes(retriever, scored_nodes, excluded: set[str], k: int) -> list[Chain]:

@@ -7,6 +7,6 @@ Submodules are imported on use so that ``import causalqa.discovery`` stays light
 - `causalqa.discovery.rankers`: random, similarity, LLM permutation, cross-encoder and
   XGBoost subgraph rankers, and `evaluate_rankers` (Table D2);
 - `causalqa.discovery.statistical`: PC, ExactSearch (A*) and DirectLiNGAM as plain functions;
-- `causalqa.discovery.metrics`: precision/recall/F1, SHD, Hamming distances, NDCG@k, Recall@k;
-- `causalqa.discovery.sachs`: the SACHS data and its Table 3 benchmark.
+- `causalqa.metrics`: precision/recall/F1, SHD, Hamming distances, NDCG@k, Recall@k;
+- `causalqa.bench.discovery_sachs`: the SACHS data and its Table 3 benchmark.
 """

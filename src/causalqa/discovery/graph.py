@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from causalqa.discovery.metrics import graph_metrics
+from causalqa._compat import moved_names
 from causalqa.discovery.pair import (
     DIRECTED_INSTRUCTION,
     NO_ENTITY,
@@ -40,15 +40,11 @@ from causalqa.discovery.pair import (
     rank_paths,
 )
 from causalqa.discovery.pathdata import PathRecord
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, GraphDiscoveryError
 
 __all__ = [
     "DIRECTION_RULE",
     "GraphDiscovery",
-    "SACHS_CONTEXT",
-    "SACHS_KG_NAMES",
-    "SACHS_LABELS",
-    "benchmark_sachs_kg",
     "decide_directions",
     "discover_graph",
 ]
@@ -57,36 +53,6 @@ DIRECTION_RULE = (
     "both ordered pairs asked; an edge a→b when (a, b) is judged causal and (b, a) is not, "
     "or both are and P(a→b) > P(b→a); an exact tie keeps both directions"
 )
-
-# SACHS' CSV columns → the protein names of Sachs et al. 2005 (what the LLM reads).
-SACHS_LABELS: dict[str, str] = {
-    "praf": "Raf", "pmek": "Mek", "plcg": "PLCg", "PIP2": "PIP2", "PIP3": "PIP3",
-    "p44/42": "Erk", "pakts473": "Akt", "PKA": "PKA", "PKC": "PKC", "P38": "P38",
-    "pjnk": "Jnk",
-}  # fmt: skip
-# Protein → Hetionet gene symbols, tried in order (Erk = p44/42 = MAPK3/MAPK1; PKC and PKA
-# are families: the classic catalytic isoforms PRKCA and PRKACA). PIP2/PIP3 are lipids.
-SACHS_KG_NAMES: dict[str, tuple[str, ...]] = {
-    "Raf": ("RAF1",), "Mek": ("MAP2K1", "MAP2K2"), "PLCg": ("PLCG1",), "PIP2": (),
-    "PIP3": (), "Erk": ("MAPK3", "MAPK1"), "Akt": ("AKT1",), "PKA": ("PRKACA",),
-    "PKC": ("PRKCA",), "P38": ("MAPK14",), "Jnk": ("MAPK8",),
-}  # fmt: skip
-SACHS_CONTEXT = (
-    "Protein signalling in human primary CD4+ T cells: single-cell measurements of "
-    "phosphorylated proteins and phospholipids (Sachs et al., 2005)."
-)
-"""Ours: the paper does not print the textual context it gave for SACHS."""
-
-
-_PAPER_ROWS = {
-    "none": "no-subgraph (LLM)",
-    "xgboost": "Subgraph Ranker (XGBoost)",
-    **{loss: f"Subgraph Ranker ({loss}-cross encoder)" for loss in ("rmse", "ranknet", "listnet")},
-}
-
-
-class GraphDiscoveryError(CausalQAError):
-    """A graph cannot be discovered as asked (too few variables, duplicates, ...)."""
 
 
 def decide_directions(prob: np.ndarray, causal: np.ndarray) -> np.ndarray:
@@ -371,86 +337,4 @@ def discover_graph(
     return found if decision == default else found.decided(decision)
 
 
-def benchmark_sachs_kg(
-    *,
-    kg,
-    llm,
-    rankers: Sequence[Any] = ("none", "similarity"),
-    top_k: int = 1,
-    context: str | None = SACHS_CONTEXT,
-    truth: str = "cdt",
-    methods: Sequence[str] | None = None,
-    root=None,
-    seed: int = 0,
-    on_progress: Callable[[str], None] | None = None,
-    calibrate: bool = True,
-    decisions: Sequence[str] | None = None,
-):
-    """Table 3 in one run: the statistical baselines of `sachs.benchmark_sachs` plus one
-    "ours" row per ranker — a name of `pair.RANKERS` ("none" is the paper's no-subgraph
-    LLM baseline) or a fitted `Ranker`. Returns the `SachsBenchmark` with the extra rows,
-    and the discovered graphs by ranker name (a cross-encoder's by its loss). With
-    `decisions` (names of `DECISIONS`), each ranker's answers give one row per rule
-    (``content-free`` needs `calibrate`); by default one row, by `calibrate`."""
-    from causalqa.discovery.sachs import PAPER_TABLE3, benchmark_sachs, load_sachs
-    from causalqa.discovery.statistical import BASELINES
-
-    bench = benchmark_sachs(
-        root,
-        truth=truth,
-        methods=tuple(methods if methods is not None else BASELINES),
-        seed=seed,
-        on_progress=on_progress,
-    )
-    sachs = load_sachs(root, truth=truth)
-    labels = [SACHS_LABELS[c] for c in sachs.names]
-    paper = {r["method"]: r for r in PAPER_TABLE3}
-    graphs: dict[str, GraphDiscovery] = {}
-    for ranker in rankers:
-        name = ranker if isinstance(ranker, str) else ranker.name.split("-")[0]
-
-        def progress(done, total, what, name=name):
-            if on_progress:
-                on_progress(f"ours ({name}) {done}/{total}: {what}")
-
-        g = discover_graph(
-            labels,
-            kg=kg,
-            llm=llm,
-            ranker=ranker,
-            top_k=top_k,
-            context=context,
-            kg_names=SACHS_KG_NAMES,
-            seed=seed,
-            on_progress=progress,
-            calibrate=calibrate,
-        )
-        g.ranker = name
-        graphs[name] = g
-        ref = paper.get(_PAPER_ROWS.get(name, ""))
-        with_paths = sum(1 for v in g.verdicts if v.paths)
-        label = (
-            "ours: no-subgraph (LLM)"
-            if name == "none"
-            else f"ours: {name} ranker (LLM+KG, a path in {with_paths}/{len(g.verdicts)})"
-            if with_paths
-            else f"ours: {name} ranker (LLM only: no KG path for any pair)"
-        )
-        for decision in decisions or [None]:
-            graph = g if decision is None else g.decided(decision)
-            bench.rows.append(
-                {
-                    "method": label if decision is None else f"{label}, {decision} verdicts",
-                    "key": f"ours-{name}" if decision is None else f"ours-{name}-{decision}",
-                    **graph_metrics(graph.adjacency, sachs.truth),
-                    "seconds": round(g.seconds, 2),
-                    "model": getattr(llm, "model", ""),
-                    "decision": decision or ("content-free" if calibrate else "argmax"),
-                    "questions_with_paths": with_paths,
-                    "questions": len(g.verdicts),
-                    "paper": {k: ref[k] for k in ("precision", "recall", "f1", "hd", "nhd")}
-                    if ref
-                    else None,
-                }
-            )
-    return bench, graphs
+__getattr__ = moved_names(__name__)  # old names, for one release

@@ -36,16 +36,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import pickle
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path as FsPath
 from typing import Any
 
+from causalqa._compat import moved_names
 from causalqa.discovery.pathdata import PathCandidate, PathRecord
-from causalqa.errors import CausalQAError
+from causalqa.discovery.rankers import get_ranker
+from causalqa.errors import CausalQAError, PairDiscoveryError
 
 __all__ = [
     "CAUSAL",
@@ -56,18 +55,13 @@ __all__ = [
     "NON_CAUSAL",
     "PairDiscoveryError",
     "PairVerdict",
-    "RANKERS",
     "candidate_from_path",
     "classify_pair",
     "content_free_logprobs",
     "discover_pair",
-    "get_ranker",
-    "load_ranker",
     "pair_prompt",
-    "ranker_file",
     "path_sentences",
     "readable_relation",
-    "save_ranker",
     "verbalise_path",
 ]
 
@@ -107,13 +101,6 @@ NO_REFERENCE = (
 )
 DECISIONS = ("reference", "content-free", "argmax")
 """Verdict rules for one pair: see `discover_pair`."""
-
-RANKERS = ("none", "random", "similarity", "llm", "xgboost", "rmse", "ranknet", "listnet")
-TRAINED = ("xgboost", "rmse", "ranknet", "listnet")
-
-
-class PairDiscoveryError(CausalQAError):
-    """A pair cannot be classified as asked (bad ranker name, missing trained ranker, ...)."""
 
 
 # -- prompt -------------------------------------------------------------------------------
@@ -174,7 +161,7 @@ def _clause(u: str, relation: str, v: str, kind_u: str = "", kind_v: str = "") -
 def path_sentences(path: Any, *, types: bool = False) -> str:
     """A path as clauses, one per hop, each with its relation as the verb and the edge's
     own subject first (ours, not the paper's Eq. 7): ``Carbamazepine causes Conjunctivitis,
-    Dasatinib causes Conjunctivitis, Dasatinib causes Lupus``. A `causalqa.kg.Path` knows
+    Dasatinib causes Conjunctivitis, Dasatinib causes Lupus``. A `causalqa.kg.KGPath` knows
     each step's direction; a `PathCandidate` gets it from Hetionet's metaedge abbreviation
     and the node types; other relations (Wikidata's) are written in walking order.
 
@@ -209,7 +196,7 @@ def path_sentences(path: Any, *, types: bool = False) -> str:
 def verbalise_path(
     path: Any, *, types: bool = False, relations: bool = False, sentences: bool = False
 ) -> str:
-    """A path as prompt text: a string as is, a `causalqa.kg.Path` or a `PathCandidate`
+    """A path as prompt text: a string as is, a `causalqa.kg.KGPath` or a `PathCandidate`
     in the simplest form of Eq. 7 by default ("FGF6 - tendon - SDRDL", App. C); with
     `types` each node has its type, with `relations` each hop its relation in words
     ("Gene FGF6 -[expresses]-> Anatomy tendon ...", Eq. 7); with `sentences` one clause per
@@ -440,67 +427,8 @@ def classify_pair(
     )
 
 
-# -- rankers ------------------------------------------------------------------------------
-
-
-def ranker_file(name: str, folder: str | os.PathLike | None = None) -> FsPath:
-    """Where a trained ranker is saved: ``$CAUSALQA_HOME/discovery/rankers/<name>.pkl``."""
-    from causalqa import config
-
-    base = FsPath(folder) if folder else config.home_dir() / "discovery" / "rankers"
-    return base / f"{name}.pkl"
-
-
-def save_ranker(ranker, name: str | None = None, folder: str | os.PathLike | None = None):
-    """Pickle a fitted ranker (its embedder is dropped and re-created on use)."""
-    path = ranker_file(name or ranker.name.split("-")[0], folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    embedder = getattr(ranker, "embedder", None)
-    try:
-        if embedder is not None:
-            ranker.embedder = None
-        path.write_bytes(pickle.dumps(ranker))
-    finally:
-        if embedder is not None:
-            ranker.embedder = embedder
-    return path
-
-
-def load_ranker(name: str, folder: str | os.PathLike | None = None):
-    """A trained ranker saved by `save_ranker`; `PairDiscoveryError` when there is none."""
-    path = ranker_file(name, folder)
-    if not path.is_file():
-        raise PairDiscoveryError(
-            f"no trained {name} ranker at {path}",
-            hint="use --ranker similarity|random|llm, or train one with causalqa bench "
-            "discovery rankers (kept under rankers/bench/full/<data set>/ beside that path) "
-            f"and copy it to {path}",
-        )
-    try:
-        return pickle.loads(path.read_bytes())
-    except Exception as e:  # a stale or foreign pickle
-        raise PairDiscoveryError(f"{path}: cannot load the ranker: {e}") from None
-
-
-def get_ranker(name: str, *, llm=None, embedder=None, seed: int = 0, folder=None):
-    """A ranker by name (see `RANKERS`); ``"none"`` gives None (no paths in the prompt)."""
-    from causalqa.discovery import rankers as R
-
-    if name == "none":
-        return None
-    if name == "random":
-        return R.RandomRanker(seed)
-    if name == "similarity":
-        return R.SimilarityRanker(embedder)
-    if name == "llm":
-        return R.LLMPermutationRanker(llm, seed=seed)
-    if name in TRAINED:
-        return load_ranker(name, folder)
-    raise PairDiscoveryError(f"unknown ranker {name!r}", hint=f"use {', '.join(RANKERS)}")
-
-
 def candidate_from_path(path, path_id: int = 0) -> PathCandidate:
-    """A `causalqa.kg.Path` as the rankers' `PathCandidate` (stops, relations, node types)."""
+    """A `causalqa.kg.KGPath` as the rankers' `PathCandidate` (stops, relations, node types)."""
     return PathCandidate(
         path_id=path_id,
         stops=tuple(n.name for n in path.nodes),
@@ -658,3 +586,6 @@ def discover_pair(
     verdict.candidates = len(candidates)
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+__getattr__ = moved_names(__name__)  # old names, for one release

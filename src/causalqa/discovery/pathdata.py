@@ -40,14 +40,15 @@ metapaths          list     candidate paths, each:
 
 from __future__ import annotations
 
-import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from causalqa.errors import CausalQAError
+from causalqa.errors import PathDataError
+from causalqa.jsonl import read_jsonl
 
 __all__ = [
     "DATASETS",
@@ -70,12 +71,6 @@ DATASETS: dict[str, tuple[str, str]] = {
 }
 SPLITS = ("train", "truth", "sim", "gpt")
 _SEP = " - "
-
-
-class PathDataError(CausalQAError):
-    """A path data file is missing, unreadable or has a malformed line."""
-
-    hint = "each line is one JSON record as in susantiyuni/path-to-causality (see pathdata's doc)"
 
 
 def default_data_dir() -> Path:
@@ -189,8 +184,20 @@ class PathDataset:
         return DATASETS.get(self.name, ("", self.name.upper()))[1]
 
 
+_TAG = re.compile(r"\s*</?e[12]>\s*")
+
+
+def clean_sentence(sentence: str) -> str:
+    """The record's sentence without its ``<e1>``/``<e2>`` entity tags.
+
+    >>> clean_sentence("<e1> FGF6 </e1> drives <e2> prostate cancer </e2> .")
+    'FGF6 drives prostate cancer .'
+    """
+    return " ".join(_TAG.sub(" ", sentence).split())
+
+
 def _fail(path: Path, line: int, problem: str) -> PathDataError:
-    return PathDataError(f"{path}: line {line}: {problem}")
+    return PathDataError(f"{path}:{line}: {problem}", path=str(path), line=line)
 
 
 def _str(obj: dict, key: str, path: Path, line: int, *, where: str = "") -> str:
@@ -282,21 +289,7 @@ def read_path_file(path: str | os.PathLike[str]) -> list[PathRecord]:
     p = Path(path)
     if not p.is_file():
         raise PathDataError(f"{p}: no such file")
-    records: list[PathRecord] = []
-    try:
-        with p.open(encoding="utf-8") as fh:
-            for n, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    obj = json.loads(raw)
-                except json.JSONDecodeError as e:
-                    raise _fail(p, n, f"not valid JSON ({e.msg} at column {e.colno})") from None
-                records.append(parse_record(obj, source=p, line=n))
-    except UnicodeDecodeError as e:
-        raise PathDataError(f"{p}: not UTF-8 text ({e.reason})") from None
-    except OSError as e:
-        raise PathDataError(f"{p}: cannot be read: {e.strerror}") from None
+    records = [parse_record(obj, source=p, line=n) for n, obj in read_jsonl(p, error=PathDataError)]
     if not records:
         raise PathDataError(f"{p}: the file holds no record")
     return records

@@ -43,71 +43,46 @@ paper's numbers (`PAPER_TABLE_D2`).
 from __future__ import annotations
 
 import contextlib
+import os
+import pickle
 import re
-import time
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from causalqa.discovery.metrics import (
-    expected_random_ndcg,
-    ndcg_at_k,
-    paired_bootstrap,
-    recall_at_k,
-    relevance_labels,
-)
+from causalqa import config, registry
+from causalqa._compat import moved_names
 from causalqa.discovery.pathdata import (
-    DATASETS,
     PathCandidate,
-    PathDataset,
     PathRecord,
-    load_path_dataset,
 )
-from causalqa.errors import CausalQAError
+from causalqa.errors import ConfigError, PairDiscoveryError, RankerError
+from causalqa.metrics import relevance_labels
 
 __all__ = [
-    "PAPER_TABLE_D2",
+    "RANKERS",
+    "TRAINED",
     "CrossEncoderRanker",
     "LLMPermutationRanker",
     "RandomRanker",
     "Ranker",
     "RankerError",
-    "RankerEvaluation",
     "Ranking",
     "SimilarityRanker",
     "XGBoostRanker",
-    "default_rankers",
-    "evaluate_ranking",
-    "evaluate_rankers",
-    "versus_random",
+    "get_ranker",
+    "load_ranker",
+    "ranker_file",
+    "save_ranker",
 ]
-
-# Paper 001, Table D2 (cross-encoders over roberta-base): the paper's numbers, for display.
-PAPER_TABLE_D2: dict[str, dict[str, dict[str, float]]] = {
-    "COMAGC": {"rmse": {"ndcg@5": 56.60, "recall@5": 71.43},
-               "ranknet": {"ndcg@5": 57.12, "recall@5": 71.43},
-               "listnet": {"ndcg@5": 55.38, "recall@5": 71.43}},
-    "GENEC": {"rmse": {"ndcg@5": 56.79, "recall@5": 71.77},
-              "ranknet": {"ndcg@5": 55.89, "recall@5": 71.77},
-              "listnet": {"ndcg@5": 55.52, "recall@5": 71.77}},
-    "ADE": {"rmse": {"ndcg@5": 57.61, "recall@5": 72.18},
-            "ranknet": {"ndcg@5": 55.54, "recall@5": 72.18},
-            "listnet": {"ndcg@5": 56.64, "recall@5": 72.18}},
-    "SEMEVAL": {"rmse": {"ndcg@5": 91.92, "recall@5": 100.00},
-                "ranknet": {"ndcg@5": 89.42, "recall@5": 100.00},
-                "listnet": {"ndcg@5": 88.99, "recall@5": 100.00}},
-}  # fmt: skip
 
 LOSSES = ("rmse", "ranknet", "listnet")
 _NO_PATH = "(no path)"
-
-
-class RankerError(CausalQAError):
-    """A ranker is misused (not fitted, bad parameters) or cannot produce a ranking."""
 
 
 @dataclass
@@ -122,7 +97,7 @@ class Ranking:
         return [int(i) for i in self.order[:k]]
 
 
-def _stable_seed(*parts: Any) -> int:
+def stable_seed(*parts: Any) -> int:
     return zlib.crc32("\x1f".join(str(p) for p in parts).encode())
 
 
@@ -175,7 +150,7 @@ class RandomRanker(Ranker):
         self.name = "random"
 
     def score(self, query, candidates):
-        rng = np.random.default_rng([self.seed, _stable_seed(query.qid, query.e1, query.e2)])
+        rng = np.random.default_rng([self.seed, stable_seed(query.qid, query.e1, query.e2)])
         return rng.random(len(candidates))
 
 
@@ -629,7 +604,7 @@ class CrossEncoderRanker(Ranker):
     def _fit(self, records):
         torch = _torch()
         groups = _groups(records)
-        rng = np.random.default_rng([self.seed, _stable_seed("cross-encoder-cap")])
+        rng = np.random.default_rng([self.seed, stable_seed("cross-encoder-cap")])
         data = []
         for r, labels in groups:
             keep = self._capped(labels, rng)
@@ -935,289 +910,65 @@ class XGBoostRanker(Ranker):
 # -- evaluation (Table D2) ---------------------------------------------------------------
 
 
-def default_rankers(seed: int = 0, embedder=None) -> list[Ranker]:
-    """Similarity, the three cross-encoders and XGBoost (one shared embedder); the random
-    baseline is `evaluate_rankers`' own row (a mean over many draws)."""
-    if embedder is None:
-        from causalqa.embed import Embedder
+# -- by name, and saved ------------------------------------------------------------------
 
-        embedder = Embedder()
-    return [
-        SimilarityRanker(embedder),
-        *(CrossEncoderRanker(loss, seed=seed) for loss in LOSSES),
-        XGBoostRanker(embedder=embedder, seed=seed),
-    ]
+RANKERS = ("none", "random", "similarity", "llm", "xgboost", "rmse", "ranknet", "listnet")
+"""The built-in rankers' names ("none": no paths in the prompt); `registry.names("ranker")`
+adds any a plugin registers."""
+TRAINED = ("xgboost", "rmse", "ranknet", "listnet")
 
 
-def evaluate_ranking(
-    queries: Sequence[PathRecord], orders: Sequence[Sequence[int]], *, k: int = 5
-) -> dict[str, Any]:
-    """Mean NDCG@k and Recall@k (in %) of `orders` (one per query, indices into its paths)
-    against Table D2's labels from the queries' ``rel_score``; plus Recall@k of the paths
-    with which the LLM was right (``relevant``), over queries that have one."""
-    ndcg, rec, rec_right = [], [], []
-    for q, order in zip(queries, orders):
-        labels = relevance_labels([p.rel_score for p in q.paths])
-        ndcg.append(ndcg_at_k(labels, order, k))
-        rec.append(recall_at_k(labels, order, k))
-        right = [bool(p.relevant) for p in q.paths]
-        r = recall_at_k(labels, order, k, relevant=right)
-        if r is not None:
-            rec_right.append(r)
-    return {
-        f"ndcg@{k}": round(100 * float(np.mean(ndcg)), 2) if ndcg else None,
-        f"recall@{k}": round(100 * float(np.mean(rec)), 2) if rec else None,
-        f"recall@{k}_relevant": round(100 * float(np.mean(rec_right)), 2) if rec_right else None,
-        "queries": len(ndcg),
-    }
+def ranker_file(name: str, folder: str | os.PathLike | None = None) -> Path:
+    """Where a trained ranker is saved: ``<folder>/<name>.pkl``, by default in
+    `config.rankers_dir()` (``$CAUSALQA_HOME/discovery/rankers``)."""
+    return Path(folder or config.rankers_dir()) / f"{name}.pkl"
 
 
-def versus_random(
-    queries: Sequence[PathRecord], orders: Sequence[Sequence[int]], *, k: int = 5, seed: int = 0
-) -> dict[str, float]:
-    """How far `orders` are above a random ranking, in NDCG@k points: the mean per-query
-    difference from the exact random expectation (`metrics.expected_random_ndcg`) with a
-    95% bootstrap interval over queries and a one-sided bootstrap p-value; and the mean
-    difference on causal and on non-causal pairs apart (``by_label``). Eq. 1 makes a path
-    relevant when it moves the relevance LLM towards the *gold* label, so a ranker that
-    cannot tell the label gains on one class what it loses on the other."""
-    got, expected, gold = [], [], []
-    for q, order in zip(queries, orders):
-        labels = relevance_labels([p.rel_score for p in q.paths])
-        got.append(ndcg_at_k(labels, order, k))
-        expected.append(expected_random_ndcg(labels, k))
-        gold.append(q.label)
-    r = paired_bootstrap(got, expected, seed=seed)
-    diff = 100 * (np.asarray(got) - np.asarray(expected))
-    by_label = {
-        name: round(float(diff[np.asarray(gold) == y].mean()), 2)
-        for y, name in ((1, "causal"), (0, "non-causal"))
-        if (np.asarray(gold) == y).any()
-    }
-    return {
-        "mean": round(100 * r["mean"], 2),
-        "low": round(100 * r["low"], 2),
-        "high": round(100 * r["high"], 2),
-        "p": round(r["p_not_better"], 4),
-        "by_label": by_label,
-    }
+def save_ranker(
+    ranker: Ranker, name: str | None = None, folder: str | os.PathLike | None = None
+) -> Path:
+    """Pickle a fitted ranker (its embedder is dropped and re-created on use)."""
+    path = ranker_file(name or ranker.name.split("-")[0], folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    embedder = getattr(ranker, "embedder", None)
+    try:
+        if embedder is not None:
+            ranker.embedder = None
+        path.write_bytes(pickle.dumps(ranker))
+    finally:
+        if embedder is not None:
+            ranker.embedder = embedder
+    return path
 
 
-@dataclass
-class RankerEvaluation:
-    """Table D2-shaped results for one data set."""
-
-    dataset: str
-    rows: list[dict[str, Any]]
-    k: int = 5
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def paper(self) -> dict[str, dict[str, float]]:
-        return PAPER_TABLE_D2.get(self.dataset, {})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "k": self.k,
-            "rows": self.rows,
-            "paper_table_d2": self.paper,
-            "notes": self.notes,
-        }
-
-    def to_markdown(self) -> str:
-        k = self.k
-        lines = [
-            f"| ranker | NDCG@{k} | vs random (95% CI; p) | vs random on causal / non-causal "
-            f"pairs | Recall@{k} | Recall@{k} (LLM-right paths) | queries | fit s | rank s "
-            f"| paper NDCG@{k} | paper Recall@{k} |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for r in self.rows:
-            if "error" in r:
-                lines.append(f"| {r['ranker']} | error: {r['error']} |" + " |" * 9)
-                continue
-            loss = r["ranker"].split("-")[0]
-            p = self.paper.get(loss, {}) if r["ranker"].endswith("cross-encoder") else {}
-            ndcg = r[f"ndcg@{k}"]
-            if r.get(f"ndcg@{k}_sd") is not None:
-                ndcg = f"{ndcg} ± {r[f'ndcg@{k}_sd']}"
-            vs = r.get("vs_random")
-            vs_cell = (
-                f"{vs['mean']:+.2f} ({vs['low']:+.2f} to {vs['high']:+.2f}; p = {vs['p']:.3f})"
-                if vs
-                else ""
-            )
-            by = (vs or {}).get("by_label", {})
-            by_cell = " / ".join(
-                f"{by[name]:+.2f}" if name in by else "–" for name in ("causal", "non-causal")
-            )
-            cells = [
-                r["ranker"], ndcg, vs_cell, by_cell if by else "", r[f"recall@{k}"],
-                r[f"recall@{k}_relevant"],
-                r["queries"], r.get("fit_seconds", ""), r.get("rank_seconds", ""),
-                p.get("ndcg@5", ""), p.get("recall@5", ""),
-            ]  # fmt: skip
-            lines.append("| " + " | ".join("" if c is None else str(c) for c in cells) + " |")
-        return "\n".join(lines)
+def load_ranker(name: str, folder: str | os.PathLike | None = None) -> Ranker:
+    """A trained ranker saved by `save_ranker`; `PairDiscoveryError` when there is none."""
+    path = ranker_file(name, folder)
+    if not path.is_file():
+        raise PairDiscoveryError(
+            f"no trained {name} ranker at {path}",
+            hint="use --ranker similarity|random|llm, or train one with causalqa bench "
+            "discovery rankers (kept under rankers/bench/full/<data set>/ beside that path) "
+            f"and copy it to {path}",
+        )
+    try:
+        return pickle.loads(path.read_bytes())
+    except Exception as e:  # a stale or foreign pickle
+        raise PairDiscoveryError(f"{path}: cannot load the ranker: {e}") from None
 
 
-def _shuffled(query: PathRecord, seed: int) -> np.ndarray:
-    # test_truth lists paths sorted by relevance: rankers must not see that order.
-    rng = np.random.default_rng([seed, _stable_seed("shuffle", query.qid, query.e1, query.e2)])
-    return rng.permutation(len(query.paths))
+def get_ranker(name: str, *, llm=None, embedder=None, seed: int = 0, folder=None):
+    """A ranker by name (`registry.names("ranker")`); ``"none"`` gives None (no paths in
+    the prompt). A trained ranker is loaded from `folder` (see `ranker_file`)."""
+    if name == "none":
+        return None
+    try:
+        factory = registry.get("ranker", name)
+    except ConfigError as e:
+        raise PairDiscoveryError(e.message, hint=e.hint) from None
+    if getattr(factory, "trained", False):
+        return load_ranker(name, folder)
+    return registry.create("ranker", name, llm=llm, embedder=embedder, seed=seed)
 
 
-def _gpt_orders(truth: Sequence[PathRecord], gpt: Sequence[PathRecord]):
-    """The paper's gpt-3.5 permutation (test_gpt file) as orders over test_truth's paths,
-    matched by qid and (pathid, stops); queries whose paths do not all match are skipped."""
-    by_qid = {r.qid: r for r in gpt}
-    queries, orders = [], []
-    for q in truth:
-        g = by_qid.get(q.qid)
-        if g is None or len(g.paths) != len(q.paths):
-            continue
-        where = {(p.path_id, p.stops): i for i, p in enumerate(q.paths)}
-        order = [where.get((p.path_id, p.stops)) for p in g.paths]
-        if None in order or len(set(order)) != len(order):
-            continue
-        queries.append(q)
-        orders.append(order)
-    return queries, orders
-
-
-def _random_row(queries: Sequence[PathRecord], seed: int, draws: int, k: int) -> dict[str, Any]:
-    rng = np.random.default_rng([seed, _stable_seed("random-draws")])
-    runs = [
-        evaluate_ranking(queries, [rng.permutation(len(q.paths)) for q in queries], k=k)
-        for _ in range(draws)
-    ]
-    row: dict[str, Any] = {"ranker": f"random (mean of {draws} draws)"}
-    for key in (f"ndcg@{k}", f"recall@{k}", f"recall@{k}_relevant"):
-        vals = [r[key] for r in runs if r[key] is not None]
-        row[key] = round(float(np.mean(vals)), 2) if vals else None
-    row[f"ndcg@{k}_sd"] = round(float(np.std([r[f"ndcg@{k}"] for r in runs])), 2)
-    row["queries"] = len(queries)
-    return row
-
-
-def evaluate_rankers(
-    dataset: str | PathDataset,
-    *,
-    rankers: Sequence[Ranker] | None = None,
-    root=None,
-    seed: int = 0,
-    k: int = 5,
-    llm_ranker: LLMPermutationRanker | None = None,
-    llm_queries: int = 2,
-    random_draws: int = 100,
-    on_progress: Callable[[str], None] | None = None,
-    on_fit_step: Callable[[int, int], None] | None = None,
-    save_dir=None,
-    refit: bool = True,
-) -> RankerEvaluation:
-    """Fit each trained ranker on ``train_full`` and rank every ``test_truth`` query.
-
-    Candidates reach each ranker in a seeded shuffled order. Rows: random ranking as the
-    mean over `random_draws` seeded draws (one draw over ~35 queries varies by ±3–5 NDCG
-    points), one row per ranker, the paper's own gpt-3.5 permutation from ``test_gpt_*``
-    where its paths match, and `llm_ranker` on the first `llm_queries` queries only when
-    given (an LLM call per query). `on_fit_step(done, total)` reports training steps of
-    rankers that have them (the cross-encoders). With `save_dir`, every fitted trained
-    ranker is saved there as ``<loss or xgboost>.pkl`` (`pair.save_ranker`). With
-    ``refit=False`` a trained ranker that is already fitted (e.g. loaded from such a file)
-    is used as it is; its row says so.
-    """
-    data = dataset if isinstance(dataset, PathDataset) else load_path_dataset(dataset, root)
-    display = data.display_name
-    queries = [q for q in data.truth if q.paths]
-    if not queries:
-        raise RankerError(f"{display}: no test query with paths")
-    rankers = list(rankers) if rankers is not None else default_rankers(seed)
-    rows: list[dict[str, Any]] = []
-    if random_draws > 0:
-        rows.append(_random_row(queries, seed, random_draws, k))
-
-    def run(ranker: Ranker, qs: Sequence[PathRecord]) -> dict[str, Any]:
-        if on_progress:
-            on_progress(f"{display}: {ranker.name}")
-        start = time.perf_counter()
-        reused = ranker.trained and not refit and getattr(ranker, "model_", None) is not None
-        if ranker.trained and not reused:
-            if on_fit_step is not None and hasattr(ranker, "on_step"):
-                ranker.on_step = on_fit_step
-            try:
-                ranker.fit(data.train)
-            finally:
-                if hasattr(ranker, "on_step"):
-                    ranker.on_step = None
-            if save_dir is not None:
-                from causalqa.discovery.pair import save_ranker
-
-                save_ranker(ranker, ranker.name.split("-")[0], save_dir)
-        fit_s = time.perf_counter() - start
-        start = time.perf_counter()
-        orders = []
-        for q in qs:
-            perm = _shuffled(q, seed)
-            ranking = ranker.rank(q, [q.paths[i] for i in perm])
-            orders.append(perm[ranking.order])
-        rank_s = time.perf_counter() - start
-        return {
-            "ranker": ranker.name + (" (saved fit)" if reused else ""),
-            **evaluate_ranking(qs, orders, k=k),
-            "vs_random": versus_random(qs, orders, k=k, seed=seed),
-            "fit_seconds": "" if reused else round(fit_s, 2),
-            "rank_seconds": round(rank_s, 2),
-        }
-
-    for ranker in rankers:
-        try:
-            rows.append(run(ranker, queries))
-        except CausalQAError as e:
-            rows.append({"ranker": ranker.name, "error": e.message})
-    notes = [
-        f"{len(queries)} test queries, {sum(len(q.paths) for q in queries)} paths; "
-        f"{len(data.train)} training records.",
-        "Labels: Table D2's graded relevance from rel_score (best of k gets k); "
-        "NDCG gain 2^label - 1. Recall@k counts every candidate relevant, as Table D2 does "
-        "(hence min(k, n)/n for every ranker); 'LLM-right paths' counts only the paths with "
-        "which the relevance LLM was right.",
-        "Cross-encoders: all-MiniLM-L6-v2 fine-tuned end to end with a linear head, the "
-        "backbone being MiniLM because roberta-base (the paper's) cannot be obtained here; "
-        "input: pair and sentence [SEP] typed path; training queries weighted by gold label "
-        "(settings chosen on a by-query validation split of train_full, never on test_truth).",
-        "The gpt-3.5 row re-scores the paper's test_gpt file. Its order agrees with the "
-        "relevance order far more than any trained ranker's; most likely the permutations "
-        "were made from lists already in test_truth's (relevance-sorted) order, so they "
-        "inherit the ground truth. Shown for reference, not as a fair comparison.",
-        "vs random: the mean per-query NDCG difference from a random order's exact "
-        "expectation, in points, with a 95% bootstrap interval over queries and the "
-        "one-sided bootstrap p-value of 'not better than random'.",
-    ]
-    if data.gpt:
-        qs, orders = _gpt_orders(queries, data.gpt)
-        if qs:
-            rows.append(
-                {
-                    "ranker": "gpt-3.5 permutation (paper's test_gpt file)",
-                    **evaluate_ranking(qs, orders, k=k),
-                    "vs_random": versus_random(qs, orders, k=k, seed=seed),
-                }
-            )
-    if llm_ranker is not None and llm_queries > 0:
-        subset = queries[:llm_queries]
-        try:
-            row = run(llm_ranker, subset)
-            row["ranker"] = f"{llm_ranker.name} (first {len(subset)} queries)"
-            rows.append(row)
-            base = run(RandomRanker(seed), subset)
-            base["ranker"] = f"random (same {len(subset)} queries)"
-            rows.append(base)
-        except CausalQAError as e:
-            rows.append({"ranker": llm_ranker.name, "error": e.message})
-    return RankerEvaluation(display, rows, k, notes)
-
-
-def dataset_names() -> list[str]:
-    return list(DATASETS)
+__getattr__ = moved_names(__name__)  # old names, for one release

@@ -25,21 +25,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from causalqa.errors import CausalQAError
+from causalqa._compat import moved_names
+from causalqa.errors import ReferenceThresholdsError
 
 __all__ = [
     "MAX_PATHS",
-    "ReferenceError",
+    "ReferenceThresholdsError",
     "ReferenceThresholds",
-    "evaluate_decisions",
-    "measure_reference",
     "reference_for",
     "save_reference",
     "shipped_file",
@@ -50,11 +46,7 @@ MAX_PATHS = 3
 """Reference prompts carry 0..MAX_PATHS paths; more paths use the MAX_PATHS threshold."""
 
 
-class ReferenceError(CausalQAError):
-    """Reference thresholds cannot be measured, read or written."""
-
-
-def _shape(context: bool) -> str:
+def shape_name(context: bool) -> str:
     return "context" if context else "no-context"
 
 
@@ -73,7 +65,7 @@ class ReferenceThresholds:
         """The reference mean for a prompt with or without context and `n_paths` paths;
         more paths than were measured use the largest measured count (paths move the prior
         most from none to one); None when this shape was not measured."""
-        table = self.means.get(_shape(context), {})
+        table = self.means.get(shape_name(context), {})
         if n_paths in table:
             return table[n_paths]
         most = max(table, default=0)
@@ -106,7 +98,7 @@ class ReferenceThresholds:
                 info=dict(obj.get("info", {})),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ReferenceError(
+            raise ReferenceThresholdsError(
                 f"{source}: not a reference-thresholds record ({e})",
                 hint="make one with: causalqa bench discovery reference",
             ) from None
@@ -132,7 +124,7 @@ def _read(path: Path) -> list[ReferenceThresholds]:
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise ReferenceError(f"{path}: cannot be read as JSON ({e})") from None
+        raise ReferenceThresholdsError(f"{path}: cannot be read as JSON ({e})") from None
     records = obj if isinstance(obj, list) else [obj]
     return [ReferenceThresholds.from_dict(r, source=str(path)) for r in records]
 
@@ -160,123 +152,4 @@ def save_reference(ref: ReferenceThresholds, path: Path | None = None) -> Path:
     return target
 
 
-def measure_reference(
-    llm,
-    *,
-    datasets: Sequence[str] = ("comagc", "gene", "ade", "semeval"),
-    per_dataset: int | None = 60,
-    max_paths: int = MAX_PATHS,
-    root=None,
-    seed: int = 0,
-    embedder=None,
-    on_step: Callable[[str, int], None] | None = None,
-) -> ReferenceThresholds:
-    """Ask `llm` about validation pairs (a seeded sample of `per_dataset` from each data
-    set's by-query validation split of ``train_full``) in `discover_pair`'s prompt shape,
-    with and without the pair's sentence as context and with the top 0..`max_paths` paths
-    of the similarity ranker, and return the mean log-odds per shape.
-    `on_step(description, advance)` is called once per pair."""
-    from causalqa.discovery.bench_pairs import _sample, clean_sentence
-    from causalqa.discovery.pair import classify_pair, rank_paths
-    from causalqa.discovery.pathdata import load_path_dataset, validation_split
-    from causalqa.discovery.rankers import SimilarityRanker
-
-    if max_paths < 0:
-        raise ReferenceError(f"max_paths must be at least 0, got {max_paths}")
-    if embedder is None and max_paths > 0:
-        from causalqa.embed import Embedder
-
-        embedder = Embedder()
-    ranker = SimilarityRanker(embedder)
-    values: dict[str, dict[int, list[float]]] = {}
-    pairs = 0
-    for ds in datasets:
-        data = validation_split(load_path_dataset(ds, root, splits=("train",)), seed=seed)
-        for q in _sample(data.truth, per_dataset, seed):
-            top = rank_paths(ranker, q, list(q.paths), max_paths) if max_paths else []
-            for context in (True, False):
-                sentence = clean_sentence(q.sentence) if context else None
-                for n in range(min(max_paths, len(top)) + 1):
-                    v = classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence)
-                    values.setdefault(_shape(context), {}).setdefault(n, []).append(v.log_odds)
-            pairs += 1
-            if on_step:
-                on_step(f"{ds}: {q.e1} – {q.e2}", 1)
-    if not pairs:
-        raise ReferenceError("no validation pair to measure on")
-    model = getattr(llm, "model", "") or type(llm).__name__
-    return ReferenceThresholds(
-        model=model,
-        means={s: {n: float(np.mean(v)) for n, v in sorted(t.items())} for s, t in values.items()},
-        prompts={s: {n: len(v) for n, v in sorted(t.items())} for s, t in values.items()},
-        info={
-            "datasets": list(datasets),
-            "pairs": pairs,
-            "per_dataset": per_dataset,
-            "seed": seed,
-            "split": "by-query validation split of train_full (20%, seed as given)",
-            "ranker": "similarity",
-        },
-    )
-
-
-def evaluate_decisions(
-    llm,
-    ref: ReferenceThresholds | None,
-    *,
-    datasets: Sequence[str] = ("comagc", "gene", "ade", "semeval"),
-    root=None,
-    embedder=None,
-    on_step: Callable[[str, int], None] | None = None,
-) -> list[dict[str, Any]]:
-    """What `discover_pair`'s verdict rules give on the test pairs (``test_truth``): each
-    pair asked in its prompt shape with its sentence as context, without a path and with the
-    similarity ranker's top path; P/R/F1/accuracy (%) per data set, path setting and rule
-    (reference with `ref`, content-free, argmax). Thresholds are never fitted here."""
-    from causalqa.discovery.bench_pairs import clean_sentence, prf
-    from causalqa.discovery.pair import (
-        CAUSAL,
-        NON_CAUSAL,
-        classify_pair,
-        content_free_logprobs,
-        rank_paths,
-    )
-    from causalqa.discovery.pathdata import load_path_dataset
-    from causalqa.discovery.rankers import SimilarityRanker
-
-    if embedder is None:
-        from causalqa.embed import Embedder
-
-        embedder = Embedder()
-    ranker = SimilarityRanker(embedder)
-    rows: list[dict[str, Any]] = []
-    for ds in datasets:
-        queries = load_path_dataset(ds, root, splits=("truth",)).truth
-        got: dict[int, list[tuple[int, float]]] = {0: [], 1: []}
-        for q in queries:
-            top = rank_paths(ranker, q, list(q.paths), 1)
-            sentence = clean_sentence(q.sentence)
-            for n in (0, 1) if top else (0,):
-                v = classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence)
-                got[n].append((q.label, v.log_odds))
-            if on_step:
-                on_step(f"{ds}: {q.e1} – {q.e2}", 1)
-        for n, answers in got.items():
-            if not answers:
-                continue
-            gold = [g for g, _ in answers]
-            lo = np.array([x for _, x in answers])
-            cf = content_free_logprobs(llm, n_paths=n, has_context=True)
-            rules = {
-                "argmax": lo > 0,
-                "content-free": lo > cf[CAUSAL] - cf[NON_CAUSAL],
-            }
-            t = ref.threshold(context=True, n_paths=n) if ref is not None else None
-            if t is not None:
-                rules["reference"] = lo > t
-            for rule, pred in rules.items():
-                rows.append(
-                    {"dataset": ds, "paths": n, "rule": rule, "pairs": len(gold),
-                     "causal": int(sum(gold)), **prf(pred.astype(int).tolist(), gold)}
-                )  # fmt: skip
-    return rows
+__getattr__ = moved_names(__name__)  # old names, for one release

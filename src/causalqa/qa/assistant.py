@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from causalqa.causal_model import CausalModel
 from causalqa.errors import CausalQAError, LLMError
-from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage, get_llm
 from causalqa.qa.context import answer_in_context
 from causalqa.qa.cues import answer_type, asks_count

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from string import Template
 from typing import Any
 
+from causalqa.causal_model import CausalModel
 from causalqa.errors import LLMError
-from causalqa.knowledge import CausalModel
 from causalqa.llm import LLM, Usage
 
 CLASSIFY = Template("""You are a personal AI assistant that can answer causal questions about some data. You can either answer questions about the causal graph, average treatment effects (ATEs) or individual treatment effects (ITEs). Questions about the graph deal with the relationship between different variables in the graph. Questions about the ATE care about the average outcomes of interventions or engagements. Questions about the ITE deal with individual outcomes that are on the level of a specific partner.

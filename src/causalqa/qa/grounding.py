@@ -4,7 +4,7 @@ so the planner's choices can be restricted to what the question is about, and a 
 model does not have is reported instead of being silently replaced by one it has.
 
 >>> import networkx as nx, pandas as pd
->>> from causalqa.knowledge import CausalModel
+>>> from causalqa.causal_model import CausalModel
 >>> m = CausalModel.from_graph(nx.DiGraph([("Price", "Revenue"), ("Discount (%)", "Revenue")]),
 ...     pd.DataFrame({"Partner ID": [1, 2], "Tech Support": [1.0, 2.0],
 ...                   "Already Engaged": [True, False]}))
@@ -22,7 +22,7 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
-from causalqa.knowledge import CausalModel
+from causalqa.causal_model import CausalModel
 from causalqa.qa.tools import Where
 
 Kind = Literal["variable", "treatment", "subject"]

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from causalqa.knowledge import CausalModel
+from causalqa.causal_model import CausalModel
 from causalqa.llm import LLM, Usage
 from causalqa.qa.cues import (
     TOOLS_BY_TYPE,

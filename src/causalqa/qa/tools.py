@@ -17,7 +17,7 @@ and ties go to the first in that order, so every answer is deterministic.
 The examples in the docstrings run against this model (the scenario of Listing 4)::
 
     >>> import networkx as nx, pandas as pd
-    >>> from causalqa.knowledge import CausalModel
+    >>> from causalqa.causal_model import CausalModel
     >>> graph = nx.DiGraph([("Price", "Demand"), ("Discount", "Demand"),
     ...     ("Demand", "Revenue"), ("Discount", "Revenue"),
     ...     ("Tech Support", "Satisfaction"), ("Satisfaction", "Revenue")])
@@ -41,30 +41,14 @@ import networkx as nx
 import pandas as pd
 from pydantic import BaseModel
 
-from causalqa.errors import CausalQAError
-from causalqa.knowledge import CausalModel
+from causalqa.causal_model import CausalModel
+from causalqa.errors import PlanError, ToolError
 
 MAX_STEPS = 4
 """Default bound on the number of calls in a plan."""
 
 MAX_PATHS = 20
 """Default bound on the paths `paths_between` lists (the variables on them are exact)."""
-
-
-class PlanError(CausalQAError):
-    """A plan cannot be run: malformed, an unknown tool or argument, or a call that fails.
-
-    The message says which step and what is wrong in words an LLM can repair from.
-    """
-
-    hint = "fix the plan and run it again"
-
-
-class ToolError(PlanError):
-    """A tool was called with an argument the model does not have, or one that makes no
-    sense (an empty subset, k < 1, no effects table)."""
-
-    hint = "call the tool with names and values the model has"
 
 
 @dataclass(frozen=True)

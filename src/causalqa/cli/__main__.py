@@ -1,0 +1,5 @@
+"""`python -m causalqa.cli`: the same as the `causalqa` command."""
+
+from causalqa.cli import main
+
+main()

@@ -1,0 +1,591 @@
+"""``causalqa bench``: measure speed and accuracy of the LLM layer and of the three
+engines; results go to ``bench/results/`` as JSON + Markdown (and plots where results are
+compared)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from causalqa import config
+from causalqa.cli.deduce import load_event_graph
+from causalqa.cli.options import (
+    JSONOption,
+    LLMOption,
+    as_json,
+    choices,
+    emit_json,
+    err,
+    llm_spec,
+    open_kg,
+    open_llm,
+    out,
+    progress,
+    resolved_spec,
+    write_and_emit,
+)
+from causalqa.errors import ConfigError
+
+app = typer.Typer(
+    help="Measure speed and accuracy; results go to bench/results/.", no_args_is_help=True
+)
+discovery_app = typer.Typer(
+    help="Paper 001 benchmarks: SACHS statistical baselines and the subgraph rankers.",
+    no_args_is_help=True,
+)
+app.add_typer(discovery_app, name="discovery")
+
+
+# -- causalqa bench llm | qa ------------------------------------------------------------
+@app.command("llm")
+def bench_llm_command(
+    models: Annotated[
+        str, typer.Option("--models", help="Comma-separated specs to measure.")
+    ] = "local:small,local",
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Short prompts and outputs (CI smoke test).")
+    ] = False,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Where to write JSON and Markdown.")
+    ] = Path("bench/results"),
+    json_: JSONOption = False,
+) -> None:
+    """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model."""
+    from causalqa.bench.llm import run_llm_bench
+
+    specs = [s.strip() for s in models.split(",") if s.strip()]
+    report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
+    if as_json(json_):
+        emit_json(report)
+    else:
+        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+
+
+@app.command("qa")
+def bench_qa_command(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="One small size, one seed (CI smoke test).")
+    ] = False,
+    large: Annotated[
+        bool, typer.Option("--sizes-large", help="200/1,000 nodes; 1,000/10,000 subjects.")
+    ] = False,
+    graph_sizes: Annotated[
+        str | None,
+        typer.Option("--graph-sizes", help="Node counts, e.g. 5,10,20,40 ('' for none)."),
+    ] = None,
+    effect_sizes: Annotated[
+        str | None, typer.Option("--effect-sizes", help="Treatments x subjects, e.g. 5x10,40x100.")
+    ] = None,
+    seeds: Annotated[int, typer.Option("--seeds", min=1)] = 5,
+    per_template: Annotated[int, typer.Option("--per-template", min=1)] = 2,
+    modes: Annotated[
+        str,
+        typer.Option(
+            "--modes",
+            help="Comma-separated: tool, context (the paper's baseline: the whole graph or "
+            "table in the prompt, 30–140 s per answer on the 1.5B — hours at every size).",
+        ),
+    ] = "tool",
+    paraphrased: Annotated[
+        str | None,
+        typer.Option(
+            "--paraphrased",
+            help="Word questions by a paraphrase set instead of the templates: "
+            "test, test2 or test3 (held out), dev … dev5 (for development) or a (the first set).",
+        ),
+    ] = None,
+    planner: Annotated[
+        str | None,
+        typer.Option(
+            "--planner",
+            help="Ablations, e.g. cues=off,examples=none,strategy=plan,repair=off,verbaliser=llm,"
+            "intent_choice=logprob.",
+        ),
+    ] = None,
+    judge: Annotated[
+        bool, typer.Option("--judge", help="Also grade with the paper's LLM judge.")
+    ] = False,
+    judge_sample: Annotated[
+        int | None,
+        typer.Option(
+            "--judge-sample", min=1, help="Judge a seeded sample of N answers (default: all)."
+        ),
+    ] = None,
+    judge_llm: Annotated[
+        str | None,
+        typer.Option("--judge-llm", help="Backend of the judge (default: the answering LLM)."),
+    ] = None,
+    cache: Annotated[
+        bool,
+        typer.Option("--cache/--no-cache", help="Reuse cached LLM replies (reruns are cheap)."),
+    ] = True,
+    out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """The paper's QA benchmark: tool vs context mode, Tables 1–4 shape, plots."""
+    from causalqa.bench.qa import planner_options, run_qa_bench
+
+    mode_list = tuple(m.strip() for m in modes.split(",") if m.strip())
+    if not mode_list or set(mode_list) - {"tool", "context"}:
+        raise ConfigError(f"unknown modes {modes!r}", hint="use --modes tool,context")
+    try:
+        g_sizes = (
+            None if graph_sizes is None else tuple(int(x) for x in graph_sizes.split(",") if x)
+        )
+        e_sizes = (
+            None
+            if effect_sizes is None
+            else tuple(
+                tuple(int(v) for v in x.lower().split("x")) for x in effect_sizes.split(",") if x
+            )
+        )
+    except ValueError:
+        raise ConfigError(
+            "sizes must look like --graph-sizes 5,10 --effect-sizes 5x10,40x100"
+        ) from None
+    report = run_qa_bench(
+        llm_spec(llm),
+        planner=planner_options(planner),
+        graph_sizes=g_sizes,
+        effect_sizes=e_sizes,
+        quick=quick,
+        large=large,
+        seeds=seeds,
+        per_template=per_template,
+        modes=mode_list,
+        paraphrased=paraphrased or False,
+        judge=judge,
+        judge_sample=judge_sample,
+        judge_llm=judge_llm,
+        cache=cache,
+        out_dir=out_dir,
+        console=err,
+    )
+    if as_json(json_):
+        emit_json({k: v for k, v in report.items() if k != "outcomes"})
+    else:
+        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+
+
+# -- causalqa bench deduction --------------------------------------------------------------
+def _fold_line(row: dict[str, Any]) -> None:
+    """One line per fold and condition on stderr, so a long run shows where it is."""
+    cells = " · ".join(
+        f"{k} {row[k]:.1f}" for k in ("macro_f1", "micro_f1", "acc_true") if row.get(k) is not None
+    )
+    err.print(f"[dim]fold {row['fold'] + 1} {row['condition']}: {cells} (n={row['n']})[/]")
+
+
+@app.command("deduction", help="Paper 002's cross-validated deduction benchmark.")
+def bench_deduction_command(
+    data: Annotated[
+        Path, typer.Option("--data", "-d", help="Deduction data set JSONL (causalqa dataset).")
+    ],
+    kg: Annotated[
+        Path | None,
+        typer.Option("--kg", help="Causal KG directory (kg mine); without it only none runs."),
+    ] = None,
+    conditions: Annotated[
+        str,
+        typer.Option(
+            "--conditions",
+            help="Comma-separated FORMAT:RETRIEVER[+variant], e.g. V1:none,V6:semantic,V6:rotg "
+            "(variants: notrunc, noclean; RoTG also similar, causal).",
+        ),
+    ] = "V1:none,V6:semantic,V6:rotg",
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Folds grouped by report.")] = 10,
+    limit_reports: Annotated[
+        int | None, typer.Option("--limit-reports", min=2, help="Use this many reports.")
+    ] = None,
+    kg_reports_only: Annotated[
+        bool,
+        typer.Option(
+            "--kg-reports-only", help="Evaluate only the reports mined into --kg (e.g. a sample)."
+        ),
+    ] = False,
+    method: Annotated[
+        str, typer.Option("--method", help="logprobs (fast), text (the paper's), or both.")
+    ] = "logprobs",
+    k: Annotated[int, typer.Option("-k", min=1, help="Top-E nodes whose chains are shown.")] = 3,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="RoTG epochs (cap).")] = 4,
+    max_train: Annotated[
+        int, typer.Option("--max-train", min=8, help="RoTG examples per epoch (cap).")
+    ] = 2000,
+    rotg_aux: Annotated[
+        str,
+        typer.Option(
+            "--rotg-aux",
+            help="Also train RoTG on all edge types or on these alone and score only its "
+            "classifier (Table 2; no LLM calls): all, similar, causal.",
+        ),
+    ] = "",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
+    ] = Path("bench/results/deduction"),
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Cross-validate no / semantic / RoTG retrieval; tables beside the paper's (§5)."""
+    from causalqa.bench.deduction import run_deduction_bench
+
+    report = run_deduction_bench(
+        data,
+        kg=load_event_graph(kg) if kg is not None else None,
+        llm_spec=resolved_spec(llm)[0],
+        conditions=[c for c in conditions.split(",") if c.strip()],
+        folds=folds,
+        limit=limit_reports,
+        kg_reports_only=kg_reports_only,
+        method=method,
+        k=k,
+        seed=seed,
+        rotg_params={"epochs": epochs, "max_train": max_train, "seed": seed},
+        rotg_aux_variants=[v.strip() for v in rotg_aux.split(",") if v.strip()],
+        out_dir=out_dir,
+        progress=not as_json(json_),
+        console=err,
+        on_result=_fold_line,
+    )
+    if as_json(json_):
+        emit_json({k_: v for k_, v in report.items() if k_ not in ("markdown", "predictions")})
+    else:
+        sys.stdout.write(report["markdown"] + "\n")  # unwrapped, pipeable Markdown
+        err.print(f"[dim]written to {out_dir}/deduction-latest.{{json,md}}[/]")
+
+
+# -- causalqa bench discovery ------------------------------------------------------------
+DEFAULT_OUT = Path("bench/results/discovery")
+OutOption = Annotated[Path, typer.Option("--out", help="Where to write JSON and Markdown.")]
+DatasetsOption = Annotated[
+    str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
+]
+PathDataOption = Annotated[
+    Path | None,
+    typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
+]
+CacheOption = Annotated[
+    bool | None, typer.Option("--cache/--no-cache", help="LLM response cache (default: on).")
+]
+SeedOption = Annotated[int, typer.Option("--seed")]
+
+
+@discovery_app.command("sachs")
+def bench_sachs_command(
+    data: Annotated[
+        Path | None, typer.Option("--data", help="The sachs folder (default: shared data).")
+    ] = None,
+    truth: Annotated[
+        str, typer.Option("--truth", help="Reference graph: cdt (18 edges) or bnlearn (17).")
+    ] = "cdt",
+    methods: Annotated[
+        str, typer.Option("--methods", help="Comma-separated: pc,exact_search,direct_lingam.")
+    ] = "pc,exact_search,direct_lingam",
+    ours: Annotated[
+        str | None,
+        typer.Option(
+            "--ours",
+            help="Also our LLM(+KG) discovery in the same run, one row per ranker, "
+            "comma-separated: none (LLM only), random, similarity, xgboost, rmse, ranknet, "
+            "listnet (trained ones as saved by bench discovery rankers).",
+        ),
+    ] = None,
+    ranker_data: Annotated[
+        str,
+        typer.Option(
+            "--ranker-data", help="Which data set's trained rankers --ours uses (default gene)."
+        ),
+    ] = "gene",
+    kg_path: Annotated[
+        Path | None,
+        typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
+    ] = None,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Paths in each prompt.")] = 1,
+    calibrate: Annotated[
+        bool,
+        typer.Option("--calibrate/--no-calibrate", help="Contextual calibration of verdicts."),
+    ] = True,
+    llm: LLMOption = None,
+    seed: SeedOption = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """PC, ExactSearch (A*) and DirectLiNGAM on SACHS in one run (and, with --ours, our
+    LLM+KG discovery): P, R, F1, SHD, HD, NHD."""
+    from causalqa.bench.discovery_rankers import saved_rankers_dir
+    from causalqa.bench.discovery_sachs import SACHS_CONTEXT, run_sachs, sachs_report
+    from causalqa.discovery.graph import DECISIONS
+    from causalqa.discovery.pathdata import DATASETS
+    from causalqa.discovery.rankers import RANKERS, TRAINED, load_ranker
+    from causalqa.discovery.statistical import BASELINES
+
+    chosen = choices(methods, tuple(BASELINES), "methods")
+    names = choices(ours, tuple(r for r in RANKERS if r != "llm"), "rankers") if ours else []
+    if ranker_data not in DATASETS:
+        raise ConfigError(f"unknown data set {ranker_data!r}", hint=f"use {', '.join(DATASETS)}")
+    rankers = [
+        load_ranker(n, saved_rankers_dir() / "full" / ranker_data) if n in TRAINED else n
+        for n in names
+    ]
+    kg = open_kg(kg_path) if any(n != "none" for n in names) else None
+    model = open_llm(llm, cache=config.resolve_cache(None, default=True)) if names else None
+    try:
+        with err.status("SACHS …") as status:
+            bench, graphs = run_sachs(
+                root=data,
+                truth=truth,
+                methods=chosen,
+                seed=seed,
+                ours=rankers,
+                kg=kg,
+                llm=model,
+                top_k=top_k,
+                calibrate=calibrate,
+                decisions=DECISIONS if calibrate else ("argmax", "batch"),
+                on_progress=lambda m: status.update(
+                    f"SACHS: {m}" if names else f"SACHS: running {m} …"
+                ),
+            )
+    finally:
+        if kg is not None:
+            kg.close()
+    fields: dict[str, Any] = {"benchmark": "sachs", "seed": seed}
+    note = None
+    if names:
+        fields.update(
+            model=getattr(model, "model", ""),
+            context=SACHS_CONTEXT,
+            top_k=top_k,
+            calibrated=calibrate,
+            trained_rankers_from=ranker_data,
+        )
+        note = (
+            f"Ours: {getattr(model, 'model', '')}, every ordered pair of the 11 proteins "
+            f"asked (110 questions per row), top-{top_k} path(s) from the knowledge graph, "
+            "each ranker's answers turned into a graph by three verdict rules (content-free "
+            "calibration, the paper's argmax, batch calibration: log-odds minus their mean "
+            "over the run's questions with the same number of paths — label-free); trained "
+            f"rankers fitted on {DATASETS[ranker_data][1]}'s train_full (gene–gene pairs)."
+        )
+    report, md = sachs_report(bench, graphs, name=f"sachs-{truth}", note=note, **fields)
+    write_and_emit(out_dir, f"sachs-{truth}", report, md, json_)
+
+
+@discovery_app.command("rankers")
+def bench_rankers_command(
+    datasets: DatasetsOption = "comagc,gene,ade,semeval",
+    rankers: Annotated[
+        str,
+        typer.Option("--rankers", help="Comma-separated: similarity,rmse,ranknet,listnet,xgboost."),
+    ] = "similarity,rmse,ranknet,listnet,xgboost",
+    validation: Annotated[
+        bool,
+        typer.Option(
+            "--validation",
+            help="Evaluate on a by-query validation split of train_full (20%), fitting on "
+            "the rest: for choosing settings without the test set.",
+        ),
+    ] = False,
+    save_rankers: Annotated[
+        bool,
+        typer.Option(
+            "--save-rankers/--no-save-rankers",
+            help="Keep the fitted rankers for bench discovery pairs (under "
+            "$CAUSALQA_HOME/discovery/rankers/bench).",
+        ),
+    ] = True,
+    reuse: Annotated[
+        bool,
+        typer.Option(
+            "--reuse-rankers",
+            help="Score the rankers saved by an earlier run (same parameters) instead of "
+            "fitting them again.",
+        ),
+    ] = False,
+    data: PathDataOption = None,
+    llm_queries: Annotated[
+        int,
+        typer.Option(
+            "--llm-queries", min=0, help="Also run the LLM permutation ranker on N queries."
+        ),
+    ] = 0,
+    llm: LLMOption = None,
+    seed: SeedOption = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """Subgraph rankers on the four path data sets: NDCG@5 and Recall@5 (Table D2)."""
+    from causalqa.bench.discovery_rankers import RANKER_NAMES, run_rankers_bench
+    from causalqa.discovery.pathdata import DATASETS
+    from causalqa.discovery.rankers import LLMPermutationRanker
+
+    names = choices(datasets, tuple(DATASETS), "data sets")
+    chosen = choices(rankers, RANKER_NAMES, "rankers")
+    llm_ranker = LLMPermutationRanker(open_llm(llm)) if llm_queries else None
+    with progress() as bar:
+        task = bar.add_task("rankers", total=None)
+        report, md, name = run_rankers_bench(
+            names,
+            chosen,
+            validation=validation,
+            save=save_rankers,
+            reuse=reuse,
+            root=data,
+            llm_ranker=llm_ranker,
+            llm_queries=llm_queries,
+            seed=seed,
+            on_progress=lambda m: bar.update(
+                task, description=f"rankers: {m}", completed=0, total=None
+            ),
+            on_fit_step=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    write_and_emit(out_dir, name, report, md, json_)
+
+
+@discovery_app.command("pairs")
+def bench_pairs_command(
+    datasets: DatasetsOption = "comagc,gene,ade,semeval",
+    methods: Annotated[
+        str,
+        typer.Option(
+            "--methods",
+            help="Comma-separated: none,random,similarity,gpt,xgboost,rmse,ranknet,listnet,"
+            "oracle (and llm).",
+        ),
+    ] = "none,random,similarity,gpt,xgboost,rmse,ranknet,listnet,oracle",
+    with_llm_ranker: Annotated[
+        bool, typer.Option("--llm-ranker", help="Add the LLM permutation ranker (slow).")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="A seeded sample of N pairs per set.")
+    ] = None,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Paths in the prompt.")] = 1,
+    path_format: Annotated[
+        str,
+        typer.Option(
+            "--path-format",
+            help="Paths in the prompt: plain (App. C), types, relations, full (Eq. 7) or "
+            "sentences (one clause per hop).",
+        ),
+    ] = "plain",
+    validation: Annotated[
+        bool,
+        typer.Option(
+            "--validation",
+            help="Classify a by-query validation split of train_full instead of the test "
+            "pairs (rankers fitted on the rest): for choosing settings.",
+        ),
+    ] = False,
+    thresholds_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--thresholds-from",
+            help="A --validation run's JSON: adds batch-calibrated verdicts (thresholds = "
+            "its mean log-odds per data set and number of paths).",
+        ),
+    ] = None,
+    data: PathDataOption = None,
+    llm: LLMOption = None,
+    cache: CacheOption = None,
+    seed: SeedOption = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2)."""
+    from causalqa.bench.discovery_pairs import (
+        METHODS,
+        PATH_FORMATS,
+        benchmark_pairs,
+        count_pairs,
+        pairs_report,
+        read_thresholds,
+    )
+    from causalqa.bench.discovery_rankers import saved_rankers_dir
+    from causalqa.discovery.pathdata import DATASETS
+
+    names = choices(datasets, tuple(DATASETS), "data sets")
+    chosen = choices(methods, METHODS, "methods")
+    if path_format not in PATH_FORMATS:
+        raise ConfigError(
+            f"unknown path format {path_format!r}", hint=f"use {', '.join(PATH_FORMATS)}"
+        )
+    if with_llm_ranker and "llm" not in chosen:
+        chosen.append("llm")
+    thresholds = read_thresholds(thresholds_from) if thresholds_from else None
+    total = len(chosen) * count_pairs(
+        names, validation=validation, limit=limit, root=data, seed=seed
+    )
+    model = open_llm(llm, cache=config.resolve_cache(cache, default=True))
+    with progress() as bar:
+        task = bar.add_task("pairs", total=total)
+        bench = benchmark_pairs(
+            model,
+            datasets=names,
+            methods=chosen,
+            limit=limit,
+            top_k=top_k,
+            path_format=path_format,
+            split="validation" if validation else "test",
+            root=data,
+            seed=seed,
+            ranker_dir=saved_rankers_dir(),
+            thresholds=thresholds,
+            on_step=lambda what, n: bar.update(task, advance=n, description=what),
+        )
+    report, md, name = pairs_report(bench, out_dir, seed=seed, validation=validation)
+    write_and_emit(out_dir, name, report, md, json_)
+
+
+@discovery_app.command("reference")
+def bench_reference_command(
+    datasets: DatasetsOption = "comagc,gene,ade,semeval",
+    per_dataset: Annotated[
+        int, typer.Option("--per-dataset", min=1, help="Validation pairs asked per data set.")
+    ] = 60,
+    evaluate: Annotated[
+        bool,
+        typer.Option(
+            "--evaluate/--no-evaluate",
+            help="Also score the verdict rules (reference, content-free, argmax) on the "
+            "test pairs, with and without the top path.",
+        ),
+    ] = True,
+    reuse: Annotated[
+        bool,
+        typer.Option("--reuse", help="Use the thresholds already saved for this model."),
+    ] = False,
+    data: PathDataOption = None,
+    llm: LLMOption = None,
+    cache: CacheOption = None,
+    seed: SeedOption = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """Reference thresholds for `discover pair`: the model's mean log-odds of "causal" on
+    validation pairs, per prompt shape (with/without context, 0–3 paths). Saved where
+    `discover pair --decision reference` finds them for this model."""
+    from causalqa.bench.discovery_reference import count_reference_pairs, run_reference_bench
+    from causalqa.discovery.pathdata import DATASETS
+
+    names = choices(datasets, tuple(DATASETS), "data sets")
+    model = open_llm(llm, cache=config.resolve_cache(cache, default=True))
+    total = count_reference_pairs(
+        names, per_dataset=per_dataset, measure=not reuse, evaluate=evaluate, root=data, seed=seed
+    )
+    with progress() as bar:
+        task = bar.add_task("reference", total=total)
+        report, md = run_reference_bench(
+            model,
+            names,
+            per_dataset=per_dataset,
+            evaluate=evaluate,
+            reuse=reuse,
+            root=data,
+            seed=seed,
+            on_step=lambda what, n: bar.update(task, advance=n, description=what),
+        )
+    write_and_emit(out_dir, "reference", report, md, json_)

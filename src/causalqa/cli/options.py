@@ -1,0 +1,111 @@
+"""What every command shares: the global options given before the command (``--llm``,
+``--json``, ``--verbose``), each command's own ``--llm``/``--json``, the one place that
+reads them, and how results reach the terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from causalqa import config
+from causalqa.errors import ConfigError
+
+out = Console()
+err = Console(stderr=True)
+
+state: dict[str, Any] = {"llm": None, "json": False, "verbose": False}
+"""The global options, set by the main callback before any command runs."""
+
+LLMOption = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="Backend: local, local:small, local:/path.gguf, openai:MODEL, "
+        "openai:http://HOST:PORT/v1#MODEL (else $CAUSALQA_LLM, config file, 'local').",
+    ),
+]
+JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def llm_spec(local: str | None) -> str | None:
+    """The command's ``--llm``, else the global one (None: resolved from env/config)."""
+    return local if local is not None else state["llm"]
+
+
+def resolved_spec(local: str | None) -> tuple[str, str]:
+    """The backend spec to use and where it came from (flag, env var, config, default)."""
+    return config.resolve_llm_spec(llm_spec(local))
+
+
+def as_json(local: bool) -> bool:
+    """Whether to print JSON: the command's ``--json`` or the global one."""
+    return local or state["json"]
+
+
+def open_llm(local: str | None, **options: Any):
+    """The LLM the options name (`causalqa.llm.get_llm`, looked up at call time)."""
+    import causalqa.llm
+
+    spec, _ = resolved_spec(local)
+    return causalqa.llm.get_llm(spec, **options)
+
+
+def emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def emit(report: dict[str, Any], markdown: str, json_: bool) -> None:
+    """A benchmark's or a command's result: its JSON, or its Markdown as it is."""
+    if as_json(json_):
+        emit_json(report)
+    else:
+        out.print(markdown, markup=False, highlight=False, soft_wrap=True)
+
+
+def choices(value: str, allowed: Sequence[str], what: str) -> list[str]:
+    """A comma-separated option as a list of names, each one of `allowed`."""
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    bad = [v for v in items if v not in allowed]
+    if not items or bad:
+        raise ConfigError(
+            f"unknown {what}: {', '.join(bad) or repr(value)}", hint=f"use {', '.join(allowed)}"
+        )
+    return items
+
+
+def progress():
+    """A progress display on stderr: description, bar, done/total, elapsed time."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = (
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    return Progress(*columns, console=err, transient=False)
+
+
+def open_kg(path: Path | None):
+    """The knowledge-graph store at `path` (default: ``$CAUSALQA_HOME/kg/default``)."""
+    from causalqa.kg import KnowledgeGraph
+
+    return KnowledgeGraph.open(path)
+
+
+def write_and_emit(out_dir: Path, name: str, report: dict, body: str, json_: bool) -> None:
+    """Write a discovery benchmark's report (JSON + Markdown under a header naming the
+    run's environment), then print its JSON or its Markdown body."""
+    from causalqa.bench.report import document, write_report
+
+    path = write_report(
+        out_dir, name, report, document(f"causalqa bench discovery {name}", report, body)
+    )
+    err.print(f"[dim]wrote {path}[/dim]")
+    emit(report, body, json_)

@@ -1,0 +1,76 @@
+"""JSON Lines files: one reader that names the file and line of a bad record, and writers
+that never leave half a file behind."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from causalqa.errors import DataFileError
+
+
+def read_jsonl(
+    path: str | os.PathLike[str],
+    *,
+    error: type[DataFileError] = DataFileError,
+    torn_tail: bool = False,
+) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for every non-blank line of `path`, numbered from 1.
+
+    A missing or unreadable file, text that is not UTF-8 or a line that is not JSON raises
+    `error` (a `DataFileError` subclass) naming the file and line. With `torn_tail`, a
+    malformed *last* line is skipped instead: what a writer killed mid-line leaves behind.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise error(f"{p}: no such file", path=str(p))
+    try:
+        with p.open(encoding="utf-8") as f:
+            for n, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as e:
+                    if torn_tail and not f.readline():
+                        return
+                    raise error(
+                        f"{p}:{n}: not valid JSON ({e.msg} at column {e.colno})",
+                        hint="each line must be one JSON value",
+                        path=str(p),
+                        line=n,
+                    ) from None
+                yield n, value
+    except UnicodeDecodeError as e:
+        raise error(f"{p}: not UTF-8 text ({e.reason})", path=str(p)) from None
+    except OSError as e:
+        raise error(f"{p}: cannot be read: {e.strerror}", path=str(p)) from None
+
+
+def dumps(value: Any) -> str:
+    """One JSON line (no newline inside, unicode kept; other objects as their text)."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> Path:
+    """Write `rows` as JSON Lines through a temporary file renamed into place, so a reader
+    sees the old file or the new one, never a part."""
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(dumps(row) + "\n")
+    tmp.replace(p)
+    return p
+
+
+def append_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> None:
+    """Append `rows`, each as one line flushed to disk (a kill tears at most the last)."""
+    with Path(path).open("a", encoding="utf-8") as f:
+        for row in rows:
+            f.write(dumps(row) + "\n")
+        f.flush()
+        os.fsync(f.fileno())

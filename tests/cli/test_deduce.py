@@ -1,0 +1,213 @@
+"""The deduction sub-app: deduce, mine, stats, dataset (scripted LLM)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from causalqa.cli import deduce as cli
+from causalqa.errors import ContextError, DatasetError
+from causalqa.llm.testing import ScriptedLLM
+
+CTX = (
+    "The pilot did not remove frost from the wings before takeoff. During rotation the "
+    "airplane exceeded its critical angle of attack, stalled, and impacted the runway."
+)
+
+
+def _reply(messages):
+    content = messages[-1]["content"]
+    if content.startswith("Extract all"):
+        return "1. Frost on the wings --> Reduced lift --> Aerodynamic stall"
+    if content.startswith("Based on your knowledge"):
+        return "- Haste --> Frost not removed --> Aerodynamic stall (Accident)"
+    return "The statement is True."
+
+
+@pytest.fixture
+def llm(monkeypatch):
+    model = ScriptedLLM(_reply, label_scores={"True": -0.2, "False": -1.7})
+    monkeypatch.setattr("causalqa.llm.get_llm", lambda *a, **k: model)
+    return model
+
+
+@pytest.fixture
+def fast_embedder(monkeypatch, embedder):
+    monkeypatch.setattr("causalqa.embed.Embedder", lambda *a, **k: embedder)
+    return embedder
+
+
+runner = CliRunner()
+
+
+def test_deduce_json(llm, tmp_path):
+    f = tmp_path / "r.txt"
+    f.write_text(CTX, encoding="utf-8")
+    res = runner.invoke(
+        cli.app, ["deduce", "--context", str(f), "--statement", "Frost on the wings.", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["label"] == "True" and out["fmt"] == "V1"
+    assert out["probability"] == pytest.approx(0.82, abs=0.01)
+
+
+def test_deduce_text_method_human_output(llm):
+    res = runner.invoke(
+        cli.app,
+        ["deduce", "-c", CTX, "-s", "Frost on the wings.", "--method", "text"],
+    )
+    assert res.exit_code == 0, res.output
+    assert "True" in res.stdout and "The statement is True." in res.stdout
+
+
+def test_deduce_garbled_context_raises_a_clear_error(llm):
+    res = runner.invoke(cli.app, ["deduce", "-c", "zzkt qxwv brrk", "-s", "Frost."])
+    assert isinstance(res.exception, ContextError)
+    res = runner.invoke(cli.app, ["deduce", "-c", "", "-s", "Frost."])
+    assert isinstance(res.exception, ContextError)
+    assert "empty" in res.exception.message
+
+
+def test_semantic_retriever_needs_a_kg(llm):
+    res = runner.invoke(cli.app, ["deduce", "-c", CTX, "-s", "Frost.", "-r", "semantic"])
+    assert isinstance(res.exception, DatasetError)
+    assert "--kg" in res.exception.hint
+
+
+def test_mine_then_deduce_with_the_kg(llm, fast_embedder, tmp_path):
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "frost.txt").write_text(CTX, encoding="utf-8")
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps(
+            {
+                "report_id": "ice",
+                "context": CTX.replace("frost", "ice"),
+                "statement": "Haste",
+                "label": False,
+                "source": "false-rules",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    kg_dir = tmp_path / "kg"
+    res = runner.invoke(
+        cli.app, ["mine", str(tmp_path / "reports"), str(data), "--out", str(kg_dir), "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["run"]["calls"] == 3  # two extractions, one inference
+    assert out["stats"]["reports"] == 2
+    assert out["stats"]["edges_by_type"]["extracted"] == 2
+    assert out["stats"]["edges_by_type"]["inferred"] == 2
+    # Again: nothing left to mine.
+    res = runner.invoke(
+        cli.app, ["mine", str(tmp_path / "reports"), "--out", str(kg_dir), "--json"]
+    )
+    assert json.loads(res.stdout)["run"]["calls"] == 0
+    res = runner.invoke(cli.app, ["stats", str(kg_dir), "--json"])
+    assert json.loads(res.stdout)["nodes"] == out["stats"]["nodes"]
+    # Deduce on a new report with semantic retrieval from the mined KG.
+    res = runner.invoke(
+        cli.app,
+        [
+            "deduce",
+            "-c",
+            CTX + " New.",
+            "-s",
+            "Frost on the wings.",
+            "-r",
+            "semantic",
+            "--kg",
+            str(kg_dir),
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["fmt"] == "V6" and d["chains"]
+
+
+def test_mine_errors(llm, tmp_path):
+    res = runner.invoke(cli.app, ["mine", str(tmp_path / "nope.txt"), "--out", str(tmp_path)])
+    assert isinstance(res.exception, DatasetError)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"context": "x"}\n', encoding="utf-8")
+    res = runner.invoke(cli.app, ["mine", str(bad), "--out", str(tmp_path / "kg")])
+    assert isinstance(res.exception, DatasetError) and ":1:" in res.exception.message
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  ", encoding="utf-8")
+    res = runner.invoke(cli.app, ["mine", str(empty), "--out", str(tmp_path / "kg")])
+    assert isinstance(res.exception, ContextError)
+
+
+def test_dataset_command_on_tiny_files(tmp_path, fast_embedder):
+    (tmp_path / "ntsb").mkdir()
+    (tmp_path / "ntsb" / "narratives-2021.csv").write_text(
+        "ev_id,aircraft_key,narr_accp,narr_accf,narr_cause\n"
+        '1,1,,"Frost on the wings.","The pilot’s failure to remove frost."\n'
+        '2,1,,"Ice in the carburetor.","The pilot’s failure to use carburetor heat."\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "ntsb" / "fatal.json").write_text("[]", encoding="utf-8")
+    res = runner.invoke(
+        cli.app, ["dataset", "--data", str(tmp_path), "--out", str(tmp_path / "d.jsonl"), "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["true"] == 2
+
+
+@pytest.mark.parametrize(
+    "context, problem",
+    [
+        ("", "the context is empty"),
+        ("dGhlIHBpbG90IGRpZCBub3QgcmVtb3ZlIGZyb3N0IGZyb20gdGhlIHdpbmdzIGJlZm9yZQ" * 8, "garbled"),
+        (" ".join(["kelavo musiru tapeno dirafu goleni basuke"] * 5), "English"),
+    ],
+)
+def test_causalqa_deduce_refuses_bad_context_in_one_line_before_any_model(
+    context, problem, tmp_path
+):
+    """The installed command: one error line and a hint, exit 1 — and the model is never
+    touched (the LLM spec points at a file that does not exist)."""
+    import os
+    import subprocess
+    import sys
+
+    f = tmp_path / "report.txt"
+    f.write_text(context, encoding="utf-8")
+    env = {**os.environ, "CAUSALQA_LLM": f"local:{tmp_path / 'no-such-model.gguf'}"}
+    res = subprocess.run(
+        [sys.executable, "-m", "causalqa.cli", "deduce", "-c", str(f), "-s", "Frost."],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 1, res.stderr
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert lines[0].startswith("error:") and problem in lines[0]
+    assert lines[1].startswith("hint:") and len(lines) == 2
+    assert "no-such-model" not in res.stderr and not res.stdout
+
+
+def test_reparse_command(fast_embedder, tmp_path):
+    from causalqa.deduction.event_graph import CausalKG, MiningRecord
+
+    kg = CausalKG.open(tmp_path / "kg")
+    raw = (
+        "1. Icing --> Stall --> Stall\n"
+        "2. Lack of positive train control system --> Train B not stopped before red signal"
+    )
+    kg.add_record(MiningRecord(report_id="A", task="extract", raw=raw))
+    kg.save()
+    res = runner.invoke(cli.app, ["reparse", str(tmp_path / "kg"), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["before"]["chains_by_kind"]["extracted"] == 0
+    assert out["after"]["chains_by_kind"]["extracted"] == 1  # the echoed example dropped
+    assert CausalKG.load(tmp_path / "kg").chains[0].nodes == ("Icing", "Stall")

@@ -1,0 +1,134 @@
+"""`causalqa discover pair|graph` and `bench discovery pairs` with scripted LLMs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from tests.discovery.test_discovery_pair import PromptLLM, tiny_graph, write_path_data
+from typer.testing import CliRunner
+
+from causalqa.cli.bench import discovery_app
+from causalqa.cli.discover import app
+from causalqa.errors import CausalQAError, DiscoveryError, KGStoreError
+from causalqa.kg import KnowledgeGraph
+
+
+@pytest.fixture
+def store(tmp_path):
+    KnowledgeGraph.build(tiny_graph(), tmp_path / "store").close()
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    llm = PromptLLM(lambda text: 0.8 if "[Relation Paths]" in text else 0.3)
+    monkeypatch.setattr("causalqa.llm.get_llm", lambda *a, **k: llm)
+    return llm
+
+
+def test_missing_store_names_the_load_command(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+    result = CliRunner().invoke(app, ["pair", "a", "b"])
+    assert isinstance(result.exception, KGStoreError)
+    assert "no knowledge graph store" in result.exception.message
+    assert "causalqa kg load hetionet ../shared/data/hetionet" in result.exception.hint
+    result = CliRunner().invoke(app, ["pair", "a", "b", "--kg", str(tmp_path / "nope")])
+    assert f"--store {tmp_path / 'nope'}" in result.exception.hint
+
+
+def test_pair_json(store, scripted):
+    args = ["pair", "Raloxifene", "breast cancer", "--kg", str(store), "--ranker", "random"]
+    args.append("--no-calibrate")  # the scripted scores are the verdict as they stand
+    result = CliRunner().invoke(app, [*args, "--context", "A trial.", "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["verdict"] == "causal" and d["probability"] == pytest.approx(0.8)
+    assert len(d["paths"]) == 1 and d["context"] == "A trial." and d["ranker"] == "random"
+    text = CliRunner().invoke(app, args)
+    assert text.exit_code == 0 and "causal" in text.stdout and "path:" in text.stdout
+
+
+def test_pair_unknown_entity_is_an_answer_not_a_crash(store, scripted, monkeypatch):
+    from causalqa.kg.linking import Linker
+
+    monkeypatch.setattr(Linker, "_embedding", lambda self, q, allowed, limit: [])
+    args = ["pair", "Raloxifene", "qqzz", "--kg", str(store), "--ranker", "random", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["verdict"] == "non-causal" and d["paths"] == []
+    assert "entity not found; decided from the pair alone" in d["notes"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["pair", "a", "b", "--ranker", "bm25"],
+        ["pair", "a", "b", "--decision", "vote"],
+        ["graph", "--variables", "a"],
+        ["graph"],
+        ["graph", "--variables", "a,b", "--ranker", "nope"],
+        ["graph", "--variables", "a,b", "--decision", "vote"],
+    ],
+)
+def test_bad_options_raise_causalqa_errors(args):
+    result = CliRunner().invoke(app, args)
+    assert isinstance(result.exception, CausalQAError), result.output
+
+
+def test_graph_with_data(store, scripted, tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300)
+    csv = tmp_path / "d.csv"
+    csv.write_text(
+        "Raloxifene,ERBB2\n"
+        + "\n".join(f"{a},{2 * a + b}" for a, b in zip(x, rng.normal(size=300)))
+    )
+    args = ["graph", "--variables", "Raloxifene,ERBB2", "--kg", str(store), "--ranker", "random"]
+    result = CliRunner().invoke(app, [*args, "--data", str(csv), "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["variables"] == ["Raloxifene", "ERBB2"] and len(d["pairs"]) == 2
+    assert {r["method"] for r in d["statistical"]} >= {"PC Algorithm"}
+    bad = CliRunner().invoke(app, [*args, "--data", str(tmp_path / "missing.csv")])
+    assert isinstance(bad.exception, DiscoveryError)
+
+
+def test_bench_pairs_command(tmp_path, monkeypatch):
+    root = write_path_data(tmp_path / "p2c")
+    llm = PromptLLM(lambda text: 0.9 if "- good -" in text else 0.2)
+    monkeypatch.setattr("causalqa.llm.get_llm", lambda *a, **k: llm)
+    out = tmp_path / "out"
+    args = ["pairs", "--datasets", "comagc", "--methods", "none,oracle", "--data", str(root)]
+    result = CliRunner().invoke(discovery_app, [*args, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [r["method"] for r in report["rows"]] == ["none", "oracle"]
+    assert report["environment"]["cores"] and report["model"] == "scripted"
+    assert (out / "pairs-latest.md").exists() and (out / "pairs-latest.png").exists()
+    bad = CliRunner().invoke(discovery_app, ["pairs", "--methods", "bm25"])
+    assert isinstance(bad.exception, CausalQAError)
+
+
+def test_pair_without_a_path_or_with_a_damaged_ranker(store, scripted, monkeypatch, tmp_path):
+    args = ["pair", "Raloxifene", "lonely", "--kg", str(store), "--ranker", "random", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["paths"] == [] and d["paths_found"] == 0
+    assert any(n.startswith("no path found; decided from the pair alone") for n in d["notes"])
+    result = CliRunner().invoke(app, [*args[:-1], "--hops", "1"])
+    assert result.exit_code == 0 and "within 1 hops" in result.stdout
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+    saved = tmp_path / "home" / "discovery" / "rankers"
+    saved.mkdir(parents=True)
+    (saved / "ranknet.pkl").write_bytes(b"not a pickle")
+    args = ["pair", "Raloxifene", "ERBB2", "--kg", str(store), "--ranker", "ranknet"]
+    result = CliRunner().invoke(app, args)
+    assert isinstance(result.exception, CausalQAError) and "cannot load" in str(result.exception)
+    result = CliRunner().invoke(app, [*args[:-1], "xgboost"])
+    assert isinstance(result.exception, CausalQAError) and "no trained xgboost" in str(
+        result.exception
+    )
