@@ -143,6 +143,12 @@ class EntityNotFoundError(KGError):
         self.candidates = list(candidates or [])
 
 
+# -- evidence models (shared by the engines) ------------------------------------------------
+class EvidenceModelError(CausalQAError):
+    """An evidence model is misused (not fitted, features that do not match) or cannot be
+    trained on the data given."""
+
+
 # -- the QA engine (paper 000) ---------------------------------------------------------------
 class PlanError(CausalQAError):
     """A plan cannot be run: malformed, an unknown tool or argument, or a call that fails.

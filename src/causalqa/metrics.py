@@ -42,6 +42,8 @@ __all__ = [
     "MetricInputError",
     "binary_scores",
     "bootstrap_indices",
+    "expected_calibration_error",
+    "reliability_curve",
     "f1_difference",
     "roc_auc",
     "expected_random_ndcg",
@@ -361,3 +363,36 @@ def f1_difference(
         "high": round(float(np.quantile(diffs, 0.975)), 2),
         "p_below": round(float((diffs < 0).mean()), 4),
     }
+
+
+def reliability_curve(
+    y_true: Sequence[int], p: Sequence[float], *, bins: int = 10
+) -> list[dict[str, float]]:
+    """Equal-width bins of predicted probability: per non-empty bin its mean prediction,
+    the observed frequency of the positive class and the number of items."""
+    y, q = np.asarray(y_true, dtype=float), np.asarray(p, dtype=float)
+    if y.shape != q.shape or y.ndim != 1 or y.size == 0:
+        raise MetricInputError("labels and probabilities must be two equal, non-empty lists")
+    if bins < 1:
+        raise MetricInputError(f"bins must be at least 1, got {bins}")
+    which = np.minimum((q * bins).astype(int), bins - 1)
+    return [
+        {"mean_predicted": float(q[which == b].mean()), "observed": float(y[which == b].mean()),
+         "count": int((which == b).sum())}
+        for b in range(bins)
+        if (which == b).any()
+    ]  # fmt: skip
+
+
+def expected_calibration_error(
+    y_true: Sequence[int], p: Sequence[float], *, bins: int = 10
+) -> float:
+    """ECE: the count-weighted mean gap between predicted probability and observed
+    frequency over equal-width bins (0 = perfectly calibrated).
+
+    >>> expected_calibration_error([0, 1, 1, 0], [0.1, 0.9, 0.9, 0.1])
+    0.1
+    """
+    curve = reliability_curve(y_true, p, bins=bins)
+    n = sum(c["count"] for c in curve)
+    return round(sum(c["count"] * abs(c["mean_predicted"] - c["observed"]) for c in curve) / n, 6)
