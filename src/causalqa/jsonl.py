@@ -4,6 +4,7 @@ that never leave half a file behind."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -50,9 +51,28 @@ def read_jsonl(
         raise error(f"{p}: cannot be read: {e.strerror}", path=str(p)) from None
 
 
-def dumps(value: Any) -> str:
-    """One JSON line (no newline inside, unicode kept; other objects as their text)."""
-    return json.dumps(value, ensure_ascii=False, default=str)
+def dumps(value: Any, *, strict: bool = False) -> str:
+    """One JSON line (no newline inside, unicode kept; other objects as their text).
+
+    With `strict`, the line is standard JSON that any parser reads as one line: a NaN or
+    infinite number becomes ``null`` (Python writes ``NaN``, which is not JSON), and the
+    Unicode line and paragraph separators are escaped (some line readers split on them).
+    """
+    if not strict:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    text = json.dumps(_finite(value), ensure_ascii=False, default=str, allow_nan=False)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every non-finite float replaced by None (containers copied)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> Path:

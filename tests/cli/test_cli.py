@@ -23,8 +23,8 @@ def run(*args, stdin=None, env_extra=None, timeout=120):
     )
 
 
-def assert_one_clear_error(proc, *needles):
-    assert proc.returncode == 1, proc
+def assert_one_clear_error(proc, *needles, code=1):
+    assert proc.returncode == code, proc
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error:"), proc.stderr
     for needle in needles:
@@ -80,7 +80,7 @@ def test_local_gguf_that_is_not_a_model(tmp_path):
 
 def test_unreachable_server_cli():
     proc = run("llm", "--llm", "openai:http://127.0.0.1:9/v1#m", "--timeout", "3", "hi")
-    assert_one_clear_error(proc, "cannot reach", "127.0.0.1:9")
+    assert_one_clear_error(proc, "cannot reach", "127.0.0.1:9", code=3)  # LLM unreachable
 
 
 def test_models_json():
