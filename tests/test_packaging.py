@@ -59,7 +59,7 @@ def test_every_imported_package_is_declared():
 
 def test_the_check_sees_the_imports_it_must():
     imported = imported_top_levels()
-    assert {"scipy", "sklearn", "matplotlib", "numpy", "typer"} <= set(imported)
+    assert {"scipy", "sklearn", "matplotlib", "pydot", "numpy", "typer"} <= set(imported)
 
 
 @pytest.mark.parametrize("req", requirements(), ids=str)
