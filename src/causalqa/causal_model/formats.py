@@ -484,7 +484,8 @@ def _read_dot(path: Path) -> nx.DiGraph:
     try:
         graphs = GraphParser.parser.parse_string(text, parse_all=True)
     except pp.ParseBaseException as e:
-        expected = _PUNCT_NAMES.get(e.msg.removeprefix("Expected "), e.msg.removeprefix("Expected "))
+        expected = e.msg.removeprefix("Expected ")
+        expected = _PUNCT_NAMES.get(expected, expected)
         found = e.found if e.loc < len(text) else "the end of the file"
         raise invalid(
             source,
