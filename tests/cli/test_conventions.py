@@ -22,8 +22,8 @@ from tests.hardening.support import (
     ROOT,
     FuzzLLM,
     assert_clean_exit,
-    install_scripted_backend,
     run_cli,
+    scripted_backend,
 )
 
 from causalqa import config
@@ -34,12 +34,9 @@ EFFECTS = str(PARTNERS / "model" / "effects.csv")
 
 
 @pytest.fixture
-def backend(monkeypatch):
-    from causalqa import registry
-
-    backend = install_scripted_backend(FuzzLLM(seed=1, text="The frost caused the stall."))
-    yield backend
-    registry._added["llm"].pop("scripted", None)
+def backend():
+    with scripted_backend(FuzzLLM(seed=1, text="The frost caused the stall.")) as backend:
+        yield backend
 
 
 @pytest.fixture

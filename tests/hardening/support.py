@@ -145,13 +145,22 @@ class ScriptedBackend:
         return cls.llm
 
 
-def install_scripted_backend(llm: FuzzLLM | None = None) -> type[ScriptedBackend]:
-    """Register ``scripted`` as an LLM backend serving `llm` (a fresh `FuzzLLM` by
-    default); returns the backend class, whose `asked` lists the specs requested."""
+@contextlib.contextmanager
+def scripted_backend(llm: FuzzLLM | None = None):
+    """``scripted`` registered as an LLM backend serving `llm` (a fresh `FuzzLLM` by
+    default) for the duration; yields the backend class, whose `asked` lists the specs
+    requested."""
     ScriptedBackend.llm = llm or FuzzLLM()
     ScriptedBackend.asked = []
+    before = registry._added["llm"].get("scripted")
     registry.register("llm", "scripted", ScriptedBackend)
-    return ScriptedBackend
+    try:
+        yield ScriptedBackend
+    finally:
+        if before is None:
+            registry._added["llm"].pop("scripted", None)
+        else:
+            registry._added["llm"]["scripted"] = before
 
 
 def files_under(path: Path) -> set[str]:

@@ -344,7 +344,11 @@ def _read_graphml(path: Path) -> nx.DiGraph:
 DOT_HINT = "write a digraph: 'digraph { cause -> effect; }' (quote names with spaces)"
 _DOT_KEYWORDS = {"node", "edge", "graph"}  # pydot's pseudo-nodes for default attributes
 _PUNCT_NAMES = {"rbrace": "'}'", "lbrace": "'{'", "rbrack": "']'", "lbrack": "'['"}
-_QUOTED = pp.QuotedString('"', esc_char="\\", multiline=True, unquote_results=False)
+# Every expression here keeps tabs: pyparsing expands them to spaces by default, which
+# would turn a name with a tab into one with spaces (and shift columns).
+_QUOTED = pp.QuotedString(
+    '"', esc_char="\\", multiline=True, unquote_results=False
+).parse_with_tabs()
 _COMMENT = pp.Suppress(pp.cStyleComment | pp.dbl_slash_comment | ("#" + pp.rest_of_line))
 
 
@@ -410,7 +414,7 @@ class _DotPlaces:
             | G.assignment
             | G.node_stmt
             | pp.Suppress(G.attr_list | G.ID)
-        )
+        ).parse_with_tabs()
         for tokens, start, _ in statements.scan_string(self.text):
             place = (pp.lineno(start, self.text), pp.col(start, self.text))
             for tok in tokens:
@@ -460,7 +464,7 @@ def _dot_undirected_op(text: str) -> _Loc | None:
     """Where the first '--' edge operator is (outside comments and strings), if any."""
     if "--" not in text:
         return None
-    ops = _COMMENT | pp.Suppress(_QUOTED) | pp.Literal("--")
+    ops = (_COMMENT | pp.Suppress(_QUOTED) | pp.Literal("--")).parse_with_tabs()
     for tokens, start, _ in ops.scan_string(text):
         if list(tokens) == ["--"]:
             return _Loc(pp.lineno(start, text), pp.col(start, text))
@@ -527,7 +531,7 @@ def _where_keyword(text: str):
     G = _dot_grammar()  # noqa: N806
 
     head = pp.Optional(G.strict_) + G.graph_type
-    for _, start, _ in (_COMMENT | head).scan_string(text):
+    for _, start, _ in (_COMMENT | head).parse_with_tabs().scan_string(text):
         if not text.startswith(("/", "#"), start):
             yield pp.lineno(start, text), pp.col(start, text)
     yield 1, 1
