@@ -1,14 +1,16 @@
 """JSON Lines files: one reader that names the file and line of a bad record, and writers
-that never leave half a file behind."""
+that never leave half a file behind (`atomic_file`, also for other text files)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from causalqa.errors import DataFileError
 
@@ -75,15 +77,33 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> Path:
-    """Write `rows` as JSON Lines through a temporary file renamed into place, so a reader
-    sees the old file or the new one, never a part."""
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A text file to write that replaces `path` only when the block ends without an
+    error: a reader (or a process killed mid-write) sees the old file or the new one,
+    never a part. The temporary file beside it has a unique name, so two writers never
+    share one, and it is removed when the block fails."""
     p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> Path:
+    """Write `rows` as JSON Lines through `atomic_file`: the old file or the new one,
+    never a part."""
+    p = Path(path)
+    with atomic_file(p) as f:
         for row in rows:
             f.write(dumps(row) + "\n")
-    tmp.replace(p)
     return p
 
 
