@@ -57,8 +57,9 @@ def cli(argv: list[str], scripted: bool = False, slow: float = 0.0, bag_of_words
         stack = scripted_backend(Slow(text="1. Frost on the wings -> the stall -> impact"))
         stack.__enter__()
     if bag_of_words:
-        import causalqa.embed
         from tests.deduction.conftest import BagOfWordsEmbedder
+
+        import causalqa.embed
 
         causalqa.embed.Embedder = lambda *a, **k: BagOfWordsEmbedder()
     from causalqa.cli import main

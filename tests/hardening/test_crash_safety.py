@@ -207,8 +207,17 @@ def test_kg_mine_killed_then_resumed_mines_every_report_once(tmp_path):
     for i in range(12):
         (reports / f"r{i:02d}.txt").write_text((REPORT_A if i % 2 else REPORT_B) + f" Case {i}.")
     out = tmp_path / "ckg"
-    argv = ["--llm", "scripted:x", "kg", "mine", str(reports), "--out", str(out), "--no-infer",
-            "--json"]
+    argv = [
+        "--llm",
+        "scripted:x",
+        "kg",
+        "mine",
+        str(reports),
+        "--out",
+        str(out),
+        "--no-infer",
+        "--json",
+    ]
     rng = random.Random(3)
     for _ in range(3):
         proc = start("cli", argv=argv, scripted=True, slow=0.1, bag_of_words=True)
