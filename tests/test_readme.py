@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import requires_llama
+from tests.conftest import requires_default_model
 
 ROOT = Path(__file__).resolve().parents[1]
 READMES = [ROOT / "README.md", ROOT / "examples" / "partners" / "README.md"]
@@ -48,7 +48,7 @@ def params():
         if skip:
             marks.append(pytest.mark.skip(reason=f"marked in the README: {skip['why']}"))
         elif NEEDS_LLM.search(body):
-            marks += [pytest.mark.model, requires_llama]
+            marks += [pytest.mark.model, requires_default_model]
         yield pytest.param(lang, body, id=f"{readme}:{line}", marks=marks)
 
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.conftest import requires_small_model
 
 from causalqa import __version__
 
@@ -157,6 +158,7 @@ def test_ask_with_a_cyclic_graph(tmp_path):
 
 
 @pytest.mark.model
+@requires_small_model
 def test_ask_json_on_the_bundled_example():
     proc = run(
         "ask",
@@ -179,6 +181,7 @@ def test_ask_json_on_the_bundled_example():
 
 
 @pytest.mark.model
+@requires_small_model
 def test_chat_session_with_a_follow_up():
     questions = "Which engagement works best for partner P007?\nand for partner P042?\n"
     proc = run(
