@@ -32,9 +32,15 @@ def test_two_processes_writing_one_response_cache_lose_no_entry(tmp_path, rep):
     path = tmp_path / "responses.sqlite"
     n = 60
     procs = [spawn("cache", path=str(path), start=0, count=n, tag=tag, size=500) for tag in "ab"]
-    for p in procs:
-        _, err = p.communicate(timeout=120)
-        assert p.returncode == 0, err[-2000:]
+    try:
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err[-2000:]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     cache = ResponseCache(path)
     assert len(cache) == 2 * n
     for tag in "ab":

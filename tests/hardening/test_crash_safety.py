@@ -57,7 +57,12 @@ def kill_after(proc: subprocess.Popen, seconds: float) -> bool:
 
 def run_to_end(job: str, timeout: float = 120, **args) -> subprocess.CompletedProcess:
     proc = start(job, **args)
-    out, err = proc.communicate(timeout=timeout)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:  # timed out: never leave it running
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 0, err[-3000:]
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
