@@ -27,6 +27,7 @@ from tests.hardening.support import (
 )
 
 from causalqa import config
+from causalqa.causal_model import CausalModel
 from causalqa.kg import KnowledgeGraph
 
 GRAPH = str(PARTNERS / "model" / "graph.graphml")
@@ -297,3 +298,21 @@ def test_every_engine_finds_its_data_through_config_data_dir(module, monkeypatch
     monkeypatch.setenv("CAUSALQA_DATA_DIR", str(tmp_path / "b"))
     with pytest.warns(FutureWarning):
         assert importlib.import_module(module).default_data_dir() == tmp_path / "b"
+
+
+# -- discover graph → ask --graph ---------------------------------------------------------
+@pytest.mark.xfail(
+    strict=True,
+    reason="owned by helper A (cli/discover.py): `discover graph --out x.graphml` does not "
+    "write a graph that `ask --graph` loads (--out is only the --sachs results folder)",
+)
+def test_a_discovered_graph_round_trips_into_ask(tmp_path, backend):
+    out = tmp_path / "g.graphml"
+    run = run_cli("--llm", "scripted:x", "discover", "graph", "--variables",
+                  "Smoking,Tar,Cancer", "--ranker", "none", "--out", str(out))  # fmt: skip
+    assert run.code == 0 and out.is_file(), (run.code, run.stderr)
+    graph = CausalModel.load(out).graph
+    assert set(graph.nodes) == {"Smoking", "Tar", "Cancer"}
+    asked = run_cli("--llm", "scripted:x", "--json", "ask", "Does Smoking cause Cancer?",
+                    "--graph", str(out))  # fmt: skip
+    assert asked.code == 0 and len(asked.json_lines()) == 1
