@@ -50,7 +50,8 @@ _META = "meta.json"
 def slug(name: str) -> str:
     """A model id made from a display name ("Partners (2025)" → "partners-2025"), or
     `ServiceError` when nothing usable is left."""
-    text = unicodedata.normalize("NFKD", str(name)).encode("ascii", "ignore").decode()
+    text = unicodedata.normalize("NFKD", str(name).replace("ß", "ss"))
+    text = text.encode("ascii", "ignore").decode()
     text = re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-_")[:64].strip("-_")
     if not MODEL_ID.match(text):
         raise ServiceError(
