@@ -61,7 +61,7 @@ UPLOAD_PATHS = ("/v1/models", "/v1/models/fit")
 """Paths whose bodies may be as large as ``max_upload`` (others: ``max_body``)."""
 
 _DESCRIPTIONS = {
-    400: "An option or input the engine cannot use.",
+    400: "A malformed request, or an option or input the engine cannot use.",
     401: "The bearer token is missing or wrong.",
     404: "No such model, session, job or page.",
     409: "A model of that name exists, or it may not be deleted.",
@@ -78,8 +78,8 @@ def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorResponse, "description": _DESCRIPTIONS[s]} for s in statuses}
 
 
-BASE = (401, 413, 422, 504)
-MODEL_CALL = (*BASE, 400, 429, 502, 503)
+BASE = (400, 401, 413, 422, 504)
+MODEL_CALL = (*BASE, 429, 502, 503)
 
 
 def _json_error(status: int, payload: dict, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -261,7 +261,7 @@ def create_app(
         return _json_error(500, {"error": error_body(exc)})
 
     # -- status
-    @public.get("/health", response_model=Health, tags=["status"])
+    @public.get("/health", response_model=Health, tags=["status"], responses=_errors(400, 413))
     def health() -> dict:
         """The process is up (always 200 while it answers)."""
         return svc.health()
@@ -288,7 +288,7 @@ def create_app(
         status_code=201,
         response_model=ModelInfo,
         tags=["models"],
-        responses=_errors(*BASE, 400, 409),
+        responses=_errors(*BASE, 409),
     )
     async def upload_model(
         name: Annotated[str, Form(min_length=1, max_length=200, description="Display name.")],
@@ -335,7 +335,7 @@ def create_app(
         status_code=202,
         response_model=JobRecord,
         tags=["models"],
-        responses=_errors(*BASE, 400, 409, 429, 503),
+        responses=_errors(*BASE, 409, 429, 503),
     )
     async def fit_model(
         name: Annotated[str, Form(min_length=1, max_length=200)],
@@ -473,7 +473,7 @@ def create_app(
         status_code=202,
         response_model=JobRecord,
         tags=["discovery"],
-        responses=_errors(*BASE, 400, 429, 503),
+        responses=_errors(*BASE, 429, 503),
     )
     def discover_graph(request: GraphRequest) -> dict:
         """A directed graph among variables (every ordered pair asked): a job whose result
