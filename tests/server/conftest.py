@@ -4,7 +4,6 @@ and errors, over a scripted LLM."""
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ REPORT = (
 STATEMENT = "The pilot's failure to remove frost from the wings before takeoff."
 
 requires_chromium = pytest.mark.skipif(
-    shutil.which("chromium") is None or not have("playwright"),
+    not Path("/usr/bin/chromium").exists() or not have("playwright"),
     reason="browser tests need Debian's chromium (bash scripts/setup.sh --dev installs it) "
     "and the playwright package",
 )
