@@ -9,7 +9,8 @@ against a queue of ``--queue``) shows the designed refusals (429) arriving fast.
 
 Measured: latency p50/p95/max, throughput, errors by kind (HTTP status and error code),
 and the server's resident memory sampled every second (peak; growth from the second tenth
-of the run, after warm-up, to the last). Writes ``bench/results/server/serve-load-latest.{json,md,png}``.
+of the run, after warm-up, to the last).
+Writes ``bench/results/server/serve-load-latest.{json,md,png}``.
 
     .venv/bin/python bench/serve_load.py --llm local:small
     .venv/bin/python bench/serve_load.py --llm local --questions 200 --clients 8
@@ -124,8 +125,13 @@ async def run_clients(url: str, qs: list[str], clients: int, deadline: float, ti
                     kind = f"client {type(e).__name__}"
                 end = time.monotonic()
                 records.append(
-                    {"client": i, "start": start - t0, "seconds": end - start, "kind": kind,
-                     "answered": answered}  # fmt: skip
+                    {
+                        "client": i,
+                        "start": start - t0,
+                        "seconds": end - start,
+                        "kind": kind,
+                        "answered": answered,
+                    }  # fmt: skip
                 )
 
     await asyncio.gather(*(client(i) for i in range(clients)))
@@ -291,11 +297,14 @@ def main(argv: list[str] | None = None) -> int:
         "environment": environment(),
     }  # fmt: skip
     rss = report["rss_mb"]
-    growth = None if rss["peak"] is None else round(rss["last_tenth_mean"] - rss["second_tenth_mean"], 1)
+    growth = (
+        None if rss["peak"] is None else round(rss["last_tenth_mean"] - rss["second_tenth_mean"], 1)
+    )
     report["rss_mb"]["growth_second_to_last_tenth"] = growth
     rows = [
         {"what": "questions asked / answered 200", "value": f"{len(records)} / {len(ok)}"},
-        {"what": "answered from the model (not refusals)", "value": report["answered_by_the_model"]},
+        {"what": "answered from the model (not refusals)",
+         "value": report["answered_by_the_model"]},
         {"what": "latency p50 / p95 / max (s)", "value": " / ".join(
             str(report["latency_seconds"][k]) for k in ("p50", "p95", "max"))},
         {"what": "first question (s)", "value": report["latency_seconds"]["first"]},
@@ -307,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
          "value": f"{rss['second_tenth_mean']} → {rss['last_tenth_mean']} ({growth:+})"},
         {"what": f"burst of {args.burst} at once (queue {args.queue})",
          "value": dict(burst_kinds)},
-        {"what": "slowest 429 in the burst (s)", "value": report["burst"]["slowest_refusal_seconds"]},
+        {"what": "slowest 429 in the burst (s)",
+         "value": report["burst"]["slowest_refusal_seconds"]},
     ]  # fmt: skip
     body = "\n".join(
         [

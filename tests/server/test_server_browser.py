@@ -190,3 +190,23 @@ def test_upload_a_model_and_pick_it(page, shots, tmp_path):
     page.click("#model-delete")
     page.wait_for_function("() => window.causalqa.model === 'partners'")
     assert page.problems == []
+
+
+def test_fit_a_model_from_data_follows_the_job(page):
+    from tests.server.conftest import PARTNERS_DATA
+
+    page.click("button[data-tab=models]")
+    page.fill("#fit-name", "Fitted in the page")
+    page.set_input_files("#fit-data", str(PARTNERS_DATA))
+    page.fill("#fit-treatments", "Tech Support, Discount")
+    page.fill("#fit-outcome", "Revenue")
+    page.fill("#fit-subject", "Partner ID")
+    page.fill("#fit-filters", "Already Engaged")
+    page.click("#fit-form button[type=submit]")
+    page.wait_for_function(
+        "() => window.causalqa.model === 'fitted-in-the-page'", timeout=300_000
+    )  # the job's events were streamed, then the stored model picked
+    assert "Fitted and stored as fitted-in-the-page" in page.inner_text("#models-result")
+    assert page.evaluate("window.causalqa.cy.nodes().length") == 9
+    assert "Tech Support, Discount" in page.inner_text("#model-info")
+    assert page.problems == []

@@ -11,6 +11,7 @@ the knowledge graphs are the operator's (`ServerSettings.kg`, `deduction_kg`).
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import time
 import warnings
@@ -223,7 +224,7 @@ class Service:
         nodes and edges it used (``highlight``)."""
         from causalqa.qa.assistant import Assistant
 
-        model = self.store.get(model_id)
+        model = await asyncio.to_thread(self.store.get, model_id)  # may read files
         options = _given(mode=mode)
         answer = await self.worker.run(lambda llm: Assistant(model, llm, **options).ask(question))
         return self._answer(model, answer, None)
@@ -251,6 +252,7 @@ class Service:
         answer = await self.worker.run(lambda _llm: assistant.ask(question))
         session.turns.append({"question": question, "answer": answer.answer})
         del session.turns[:-MAX_TURNS]
+        del assistant.history[:-MAX_TURNS]  # the planner looks back two; keep memory flat
         return self._answer(assistant.model, answer, sid)
 
     # -- discovery ------------------------------------------------------------------------
