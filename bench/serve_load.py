@@ -10,7 +10,7 @@ against a queue of ``--queue``) shows the designed refusals (429) arriving fast.
 Measured: latency p50/p95/max, throughput, errors by kind (HTTP status and error code),
 and the server's resident memory sampled every second (peak; growth from the second tenth
 of the run, after warm-up, to the last).
-Writes ``bench/results/server/serve-load-latest.{json,md,png}``.
+Writes ``bench/results/server/serve-load-<llm>-latest.{json,md,png}``.
 
     .venv/bin/python bench/serve_load.py --llm local:small
     .venv/bin/python bench/serve_load.py --llm local --questions 200 --clients 8
@@ -331,8 +331,10 @@ def main(argv: list[str] | None = None) -> int:
         ]
     )
     md = document("causalqa serve: load test (bench/serve_load.py)", report, body)
-    path = write_report(args.out, "serve-load", report, md)
-    plot(records, memory, args.out / "serve-load-latest.png")
+    name = "serve-load-" + args.llm.replace(":", "-").replace("/", "-")
+    md = md.replace("serve-load-latest.png", f"{name}-latest.png")
+    path = write_report(args.out, name, report, md)
+    plot(records, memory, args.out / f"{name}-latest.png")
     print(md)
     print(f"wrote {path}", file=sys.stderr)
     return 0 if report["errors_not_designed"] == 0 else 1

@@ -101,6 +101,17 @@ class ModelDetail(ModelInfo):
 
 # -- questions --------------------------------------------------------------------------------
 class AskRequest(_Request):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "model": "partners",
+                    "question": "Does a change in Discount lead to a change in Revenue?",
+                }
+            ]
+        },
+    )
     model: ModelId
     question: Question
     mode: Mode | None = Field(
@@ -121,6 +132,9 @@ class AskResponse(Answer):
 
 
 class SessionCreate(_Request):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"model": "partners"}]}
+    )
     model: ModelId
     mode: Mode | None = None
 
@@ -139,12 +153,22 @@ class SessionRecord(BaseModel):
 
 
 class SessionAsk(_Request):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"question": "and for partner P042?"}]}
+    )
     question: Question
 
 
 # -- discovery --------------------------------------------------------------------------------
 class PairRequest(_Request):
     """Options left out take the engine's defaults (`discover_pair`)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"a": "Raloxifene", "b": "breast cancer", "ranker": "random"}]
+        },
+    )
 
     a: Name
     b: Name
@@ -159,6 +183,15 @@ class PairRequest(_Request):
 
 class GraphRequest(_Request):
     """Options left out take the engine's defaults (`discover_graph`)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"variables": ["Raloxifene", "ERBB2", "breast cancer"], "ranker": "random"}
+            ]
+        },
+    )
 
     variables: Annotated[list[Name], Field(min_length=2, max_length=64)]
     context: Annotated[str, Field(max_length=20_000)] | None = None
@@ -188,6 +221,19 @@ class JobList(BaseModel):
 # -- deduction --------------------------------------------------------------------------------
 class DeduceRequest(_Request):
     """Options left out take the engine's defaults (`deduce`)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "context": "The pilot did not remove the frost from the wings before takeoff. "
+                    "Shortly after liftoff the airplane stalled and hit the ground.",
+                    "statement": "Frost on the wings.",
+                }
+            ]
+        },
+    )
 
     context: Annotated[str, Field(min_length=1, max_length=200_000)] = Field(
         description="The accident report's text."
