@@ -37,37 +37,44 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, tiny_kg):
-    """`causalqa serve` as a user starts it, on a free loopback port."""
+def serve(data: Path, *options: str, token: str | None = None):
+    """Start `causalqa serve` as a user does, on a free loopback port; (process, url)
+    once it is ready."""
     port = _free_port()
-    data = tmp_path_factory.mktemp("browser-srv")
     log = open(data / "serve.log", "w")
     cmd = [
         sys.executable, "-m", "causalqa.cli", "--llm", "local:small", "serve",
-        "--port", str(port), "--load", f"partners={PARTNERS}", "--kg", str(tiny_kg),
-        "--data-dir", str(data),
+        "--port", str(port), "--load", f"partners={PARTNERS}", "--data-dir", str(data),
+        *options,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    if token:
+        env["CAUSALQA_TOKEN"] = token
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 600
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/v1/ready", timeout=5) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError((data / "serve.log").read_text())
-            time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
+    deadline = time.monotonic() + 600
+    while True:
+        request = urllib.request.Request(f"{url}/v1/ready")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=5) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError((data / "serve.log").read_text())
+        time.sleep(0.3)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, tiny_kg):
+    proc, url = serve(tmp_path_factory.mktemp("browser-srv"), "--kg", str(tiny_kg))
+    yield url
+    proc.terminate()
+    proc.wait(30)
 
 
 @pytest.fixture(scope="module")
@@ -210,3 +217,25 @@ def test_fit_a_model_from_data_follows_the_job(page):
     assert page.evaluate("window.causalqa.cy.nodes().length") == 9
     assert "Tech Support, Discount" in page.inner_text("#model-info")
     assert page.problems == []
+
+
+def test_a_server_with_a_token_asks_the_page_for_it(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    proc, url = serve(tmp_path, token="page-test-token")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            page.goto(url + "/")
+            page.wait_for_selector("#token-dialog[open]")
+            page.fill("#token-input", "page-test-token")
+            page.click("#token-form button[type=submit]")
+            page.wait_for_function(
+                "() => window.causalqa.cy && window.causalqa.cy.nodes().length === 9"
+            )
+            page.wait_for_selector("#status.ready")
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
