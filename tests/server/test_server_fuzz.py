@@ -62,14 +62,19 @@ if have("schemathesis"):
         if report:
             by_status = collections.Counter(s for (_, s), n in SENT.items() for _ in range(n))
             by_operation = collections.Counter(op for (op, _), n in SENT.items() for _ in range(n))
+            from causalqa.bench.report import environment
+
             Path(report).write_text(
                 json.dumps(
                     {
+                        "benchmark": "schemathesis fuzzing of every operation",
+                        "llm": "local:small",
                         "examples_per_operation": EXAMPLES,
                         "requests": sum(SENT.values()),
                         "operations": len(by_operation),
                         "by_status": dict(sorted(by_status.items())),
                         "by_operation": dict(sorted(by_operation.items())),
+                        "environment": environment(),
                     },
                     indent=2,
                 )
