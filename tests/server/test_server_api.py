@@ -227,7 +227,7 @@ def test_full_queue_answers_429_with_the_real_model(real_client):
     worker = real_client.app.state.service.worker
     gate = threading.Event()
     held = [worker.submit(lambda llm: gate.wait(60))]
-    while not worker.running:
+    while worker.waiting or not worker.running:  # the worker has taken it
         time.sleep(0.01)
     held += [worker.submit(lambda llm: gate.wait(60)) for _ in range(worker.queue_size)]
     try:

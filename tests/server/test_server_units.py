@@ -138,7 +138,7 @@ def test_worker_refuses_when_loading_and_when_full():
     assert worker.wait_ready(10)
     hold = threading.Event()
     running = worker.submit(lambda llm: hold.wait(10))
-    while not worker.running:
+    while worker.waiting or not worker.running:
         time.sleep(0.01)
     queued = worker.submit(lambda llm: llm)
     with pytest.raises(QueueFullError):

@@ -116,16 +116,19 @@ class ModelWorker:
             if not future.set_running_or_notify_cancel():
                 continue  # its caller gave up before it started
             self.running = True
+            result, error = None, None
             try:
                 result = job(self.llm)
             except BaseException as e:  # handed to the caller, who maps it to a reply
-                future.set_exception(e)
+                error = e
+            # The worker is free before anyone hears of the result.
+            self.running = False
+            self.done += 1
+            _trim_diagnostics(self.llm)
+            if error is not None:
+                future.set_exception(error)
             else:
                 future.set_result(result)
-            finally:
-                self.running = False
-                self.done += 1
-                _trim_diagnostics(self.llm)
 
     # -- jobs
     def submit(self, job: Callable[[Any], T]) -> Future[T]:
