@@ -395,3 +395,23 @@ def test_uploaded_csv_effects_parse_with_pandas_types(scripted):
         assert d["treatments"] == ["Tech Support"] and d["filters"] == ["Already Engaged"]
         assert d["ate"] == {"Tech Support": 2.0} and d["outcome"] == "Revenue"
         assert d["effects_preview"]["rows"][0] == ["P1", 1.5, True]
+
+
+def test_hostile_graphml_is_refused(scripted):
+    laughs = "".join(f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10}">' for i in range(1, 10))
+    bomb = (
+        f'<?xml version="1.0"?><!DOCTYPE g [<!ENTITY l0 "lol">{laughs}]>'
+        '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="directed">'
+        '<node id="&l9;"/></graph></graphml>'
+    ).encode()
+    xxe = (
+        b'<?xml version="1.0"?><!DOCTYPE g [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        b'<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="directed">'
+        b'<node id="&x;"/><node id="b"/><edge source="&x;" target="b"/></graph></graphml>'
+    )
+    client, _, _ = scripted()
+    with client:
+        for name, data in (("bomb", bomb), ("xxe", xxe)):
+            r = client.post("/v1/models", data={"name": name}, files={"graph": ("g.graphml", data)})
+            assert r.status_code == 422, r.text
+            assert "root:" not in r.text  # nothing of /etc/passwd comes back
