@@ -83,6 +83,8 @@ def stem(word: str) -> str:
     """A light suffix stripper: plural, -ing, -ed, -ly, possessive (no dictionary)."""
     w = word.replace("'s", "")
     for suf in ("ingly", "ing", "edly", "ed", "ies", "es", "ly", "s"):
+        if suf.startswith("ed") and w.endswith("e" + suf) or w.endswith("ss"):
+            continue  # airspeed, loss
         if len(w) > len(suf) + 3 and w.endswith(suf):
             return w[: -len(suf)] + ("y" if suf == "ies" else "")
     return w
@@ -202,6 +204,10 @@ class TextFeatures:
             }
             rows.append(Row(values, [(ps[int(i)], float(sims[i])) for i in order]))
         return rows
+
+    def tfidf_cos(self, context: str, statement: str) -> float:
+        """TF-IDF cosine between a statement and a whole report (the fitted IDF)."""
+        return self._tfidf_cos(terms(statement), Counter(terms(context)))
 
     def _tfidf_cos(self, st: list[str], ct: Counter[str]) -> float:
         q = Counter(st)

@@ -206,6 +206,7 @@ class RoTGRetriever:
         dedupe: float | None = 0.8,
         per_kind: int | None = 10,
         edge_types: Sequence[str] = (EXTRACTED, INFERRED, SIMILAR),
+        neighbourhood: int | None = 2,
         seed: int = 0,
         threads: int | None = 1,
         progress: bool = False,
@@ -228,6 +229,7 @@ class RoTGRetriever:
         self.dedupe = dedupe
         self.per_kind = per_kind
         self.edge_types = tuple(edge_types)
+        self.neighbourhood = neighbourhood
         self.seed = seed
         self.threads = threads
         self.progress = progress
@@ -251,6 +253,7 @@ class RoTGRetriever:
         if not kg.nodes:
             raise EventGraphError("the causal KG is empty", hint="mine one with `causalqa kg mine`")
         self.kg_ = kg
+        self.__dict__.pop("adjacency_", None)
         self.R_np_ = self._encode([n.text for n in kg.nodes])
         self.R_ = torch.from_numpy(self.R_np_)
         src, dst, attr = [], [], []
@@ -455,7 +458,42 @@ class RoTGRetriever:
             ow = self.module_.node_weights(R, flags, r, ei, ea).numpy()
         ids = np.arange(len(ow)) if subset is None else subset.numpy()
         order = np.argsort(-ow, kind="stable")
-        return [(int(ids[i]), float(ow[i])) for i in order]
+        scored = [(int(ids[i]), float(ow[i])) for i in order]
+        if getattr(self, "neighbourhood", None) is None:
+            return scored
+        near = self.neighbourhood_of(
+            self._report_ids_for(report_id, context), statement, r_vec, self.neighbourhood
+        )
+        return [(n, w) for n, w in scored if n in near]
+
+    def neighbourhood_of(
+        self, report_ids: Sequence[str], statement: str, r_vec, hops: int
+    ) -> set[int]:
+        """The KG nodes within `hops` edges (any type, either direction) of the report's
+        own nodes — those on its extracted chains and on the chains inferred for this
+        statement — or, for a report never mined, of the `seed_nodes` nodes nearest the
+        statement. RoTG ranks only these, so a statement gets chains near its report
+        rather than the graph's hubs."""
+        seeds: set[int] = set()
+        skey = node_key(statement)
+        for rid in report_ids:
+            seeds |= self.extracted_nodes_.get(rid, set())
+            seeds |= self.inferred_nodes_.get((rid, skey), set())
+        if not seeds:
+            sims = self.R_np_ @ np.asarray(r_vec, dtype=np.float32)
+            seeds = set(np.argsort(-sims, kind="stable")[: self.seed_nodes].tolist())
+        if not hasattr(self, "adjacency_"):
+            adj: dict[int, set[int]] = {}
+            ei = self.edge_index_.numpy()
+            for a, b in zip(ei[0].tolist(), ei[1].tolist()):
+                adj.setdefault(a, set()).add(b)
+                adj.setdefault(b, set()).add(a)
+            self.adjacency_ = adj
+        seen, frontier = set(seeds), set(seeds)
+        for _ in range(hops):
+            frontier = {m for n in frontier for m in self.adjacency_.get(n, ())} - seen
+            seen |= frontier
+        return seen
 
     def predict_proba(self, examples: Sequence[Any]) -> np.ndarray:
         """P(True) of the auxiliary classifier for each example."""
