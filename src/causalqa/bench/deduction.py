@@ -257,6 +257,7 @@ def run_deduction_bench(
     rotg_aux_variants: Sequence[str] = (),
     verifier_pool: str | Path | Sequence[Example] | None = None,
     ce_params: dict[str, Any] | None = None,
+    verifier_params: dict[str, Any] | None = None,
     embedder=None,
     out_dir: Path | None = Path("bench/results/deduction"),
     progress: bool = True,
@@ -449,6 +450,7 @@ def run_deduction_bench(
                     seed=seed,
                     embedder=embedder,
                     ce_params=ce_params,
+                    verifier_params=verifier_params,
                     say=say,
                 )
                 audits.append(
@@ -578,7 +580,7 @@ def _add_pooled(results: list[dict[str, Any]], predictions: list[dict[str, Any]]
         labels = [bool(p["label"]) for p in preds]
         if all(v is not None for v in probs) and 0 < sum(labels) < len(labels):
             row["auc"] = round(100 * float(roc_auc_score(labels, probs)), 2)
-        row["prompt_tokens"] = round(float(np.mean([p["prompt_tokens"] for p in preds])), 1)
+        row["prompt_tokens"] = round(float(np.mean([p.get("prompt_tokens", 0) for p in preds])), 1)
         row["p_true_by_source"] = {
             src: round(float(np.mean([p["p_true"] for p in group])), 4)
             for src, group in _group(preds, "source").items()

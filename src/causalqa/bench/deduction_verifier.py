@@ -24,11 +24,17 @@ from typing import Any
 import numpy as np
 
 VERIFIER_CONDITIONS = ("verifier", "verifier+noce", "verifier+kg", "tfidf", "statement-only")
+"""Named here; ``verifier`` takes any of the flags ``+noce`` (no cross-encoder) and
+``+kg`` (causal-KG features), e.g. ``verifier+noce+kg``."""
 KINDS = ("false-rules", "false-llm")
+VERIFIER_FLAGS = {"noce", "kg"}
 
 
 def is_verifier_condition(spec: str) -> bool:
-    return spec.strip().lower() in VERIFIER_CONDITIONS
+    head, *flags = spec.strip().lower().split("+")
+    if head == "verifier":
+        return set(flags) <= VERIFIER_FLAGS
+    return not flags and head in ("tfidf", "statement-only")
 
 
 def run_fold(
@@ -41,6 +47,7 @@ def run_fold(
     seed: int = 0,
     embedder=None,
     ce_params: dict[str, Any] | None = None,
+    verifier_params: dict[str, Any] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Test predictions of one verifier condition on one fold, and what the fold used
@@ -50,10 +57,20 @@ def run_fold(
     cond = condition.strip().lower()
     t0 = time.perf_counter()
     audit: dict[str, Any] = {"train_reports": sorted({e.report_id for e in train})}
-    if cond in ("verifier", "verifier+noce", "verifier+kg"):
-        v = Verifier(cross_encoder=cond != "verifier+noce", ce_params=ce_params, seed=seed)
+    head, *flags = cond.split("+")
+    if head == "verifier":
+        if "kg" in flags and kg is None:
+            from causalqa.errors import DatasetError
+
+            raise DatasetError(f"{cond} needs a causal KG", hint="pass --kg DIR")
+        v = Verifier(
+            cross_encoder="noce" not in flags,
+            ce_params=ce_params,
+            seed=seed,
+            **(verifier_params or {}),
+        )
         v.embedder = embedder
-        v.fit(train, kg=kg if cond == "verifier+kg" else None, progress=say)
+        v.fit(train, kg=kg if "kg" in flags else None, progress=say)
         p = v.predict_proba([(e.context, e.statement) for e in test], kg=kg)
         t = v.threshold_
         audit["verifier_reports"] = v.train_reports_
@@ -114,9 +131,15 @@ def _subset(preds: Sequence[dict[str, Any]], kind: str | None) -> list[dict[str,
 
 
 def _macro_f1(y: np.ndarray, v: np.ndarray) -> float:
-    from sklearn.metrics import f1_score
-
-    return 100 * float(f1_score(y, v, average="macro", labels=[True, False], zero_division=0))
+    """Macro F1 (in %) over the labels True and False (numpy: the bootstrap calls it
+    thousands of times; equal to scikit-learn's with zero_division=0)."""
+    y, v = np.asarray(y, dtype=bool), np.asarray(v, dtype=bool)
+    f1s = []
+    for yy, vv in ((y, v), (~y, ~v)):
+        tp = float(np.sum(yy & vv))
+        denom = float(np.sum(yy) + np.sum(vv))
+        f1s.append(2 * tp / denom if denom else 0.0)
+    return 100 * float(np.mean(f1s))
 
 
 def cluster_bootstrap(
