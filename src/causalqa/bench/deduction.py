@@ -258,6 +258,7 @@ def run_deduction_bench(
     verifier_pool: str | Path | Sequence[Example] | None = None,
     ce_params: dict[str, Any] | None = None,
     verifier_params: dict[str, Any] | None = None,
+    stored_predictions: str | Path | None = None,
     embedder=None,
     out_dir: Path | None = Path("bench/results/deduction"),
     progress: bool = True,
@@ -476,8 +477,22 @@ def run_deduction_bench(
                 if on_result:
                     on_result({"condition": f"{tkey} (auxiliary)", **aux})
     summary = _summarize(per_fold, rotg_aux, retrieval_stats, notes)
+    stored: list[dict[str, Any]] = []
+    if stored_predictions is not None:
+        # Predictions of an earlier run (e.g. the LLM prompts, hours of compute), compared
+        # with the verifier statement by statement on the statements both scored.
+        from causalqa.jsonl import read_jsonl
+
+        wanted = {(e.report_id, e.statement) for e in examples}
+        for _, p in read_jsonl(Path(stored_predictions), error=DatasetError):
+            if p.get("condition") in run_keys or (p["report_id"], p["statement"]) not in wanted:
+                continue
+            stored.append({**p, "condition": f"{p['condition']} (stored)"})
+    stored_conds = list(dict.fromkeys(p["condition"] for p in stored))
     verifier_summary = (
-        dv.summarize(predictions, verifier_conds + run_keys) if verifier_conds else None
+        dv.summarize(predictions + stored, verifier_conds + run_keys + stored_conds)
+        if verifier_conds
+        else None
     )
     _add_pooled(summary["results"], predictions)
     summary["notes"] += _shift_notes(summary["results"])
@@ -511,6 +526,7 @@ def run_deduction_bench(
             "rotg_aux_variants": list(rotg_aux_variants),
             "encoder": "all-MiniLM-L6-v2 (stands in for the paper's RoBERTa / mpnet)",
             "verifier_conditions": verifier_conds,
+            "stored_predictions": str(stored_predictions) if stored_predictions else None,
             "verifier_pool": len({e.report_id for e in pool}) if verifier_conds else None,
             "ce_params": ce_params or {},
         },

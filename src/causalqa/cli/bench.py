@@ -233,6 +233,14 @@ def bench_deduction_command(
             "(default: --data's).",
         ),
     ] = None,
+    stored: Annotated[
+        Path | None,
+        typer.Option(
+            "--stored-predictions",
+            help="Predictions JSONL of an earlier run (e.g. the LLM prompts) to compare the "
+            "verifier with, statement by statement.",
+        ),
+    ] = None,
     mining: Annotated[
         bool,
         typer.Option(
@@ -286,6 +294,7 @@ def bench_deduction_command(
         rotg_params={"epochs": epochs, "max_train": max_train, "seed": seed},
         rotg_aux_variants=[v.strip() for v in rotg_aux.split(",") if v.strip()],
         verifier_pool=verifier_pool,
+        stored_predictions=stored,
         out_dir=out_dir,
         progress=not as_json(json_),
         console=err,

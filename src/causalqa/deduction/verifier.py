@@ -22,15 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from causalqa.deduction.features import DESCRIPTIONS, FEATURES, TextFeatures
+from causalqa.deduction.features import DESCRIPTIONS, FEATURES, TermPairs, TextFeatures
 from causalqa.errors import DataFileError, DeductionError
 
 CE_FEATURE = "cross_encoder"
+PAIRS_FEATURE = "term_pairs"
 KG_FEATURES = ("kg_chains", "kg_best", "kg_hops", "kg_report_link")
 LLM_FEATURES = ("llm_v1",)
 ALL_DESCRIPTIONS = {
     **DESCRIPTIONS,
     CE_FEATURE: "fine-tuned cross-encoder's logit for (statement, the report's passages)",
+    PAIRS_FEATURE: "learned logit of which statement words go with which report words",
     "kg_chains": "chains of the causal KG through the nodes nearest the statement",
     "kg_best": "cosine of the KG node nearest the statement",
     "kg_hops": "cause → effect hops of the best such chain",
@@ -117,7 +119,7 @@ class Verifier:
 
     # -- features ------------------------------------------------------------------------
     def _names(self, with_kg: bool) -> list[str]:
-        names = list(FEATURES)
+        names = list(FEATURES) + [PAIRS_FEATURE]
         if self.cross_encoder:
             names.append(CE_FEATURE)
         if with_kg:
@@ -128,11 +130,19 @@ class Verifier:
         return self.text_.transform(pairs)
 
     def _matrix(
-        self, pairs, rows, ce: np.ndarray | None, kg_fn, llm: Mapping[str, Sequence[float]]
+        self,
+        pairs,
+        rows,
+        ce: np.ndarray | None,
+        kg_fn,
+        llm: Mapping[str, Sequence[float]],
+        term_pairs: np.ndarray | None = None,
     ):
         cols = [[r.values[f] for f in FEATURES] for r in rows]
         X = np.asarray(cols, dtype=float)
-        parts = [X]
+        if term_pairs is None:
+            term_pairs = self.pairs_.decision_function([c for c, _ in pairs], [s for _, s in pairs])
+        parts = [X, np.asarray(term_pairs, dtype=float).reshape(-1, 1)]
         if self.cross_encoder:
             parts.append(np.asarray(ce, dtype=float).reshape(-1, 1))
         if kg_fn is not None:
@@ -175,6 +185,17 @@ class Verifier:
         say("text features")
         self.text_ = TextFeatures(self.embedder).fit([e.context for e in examples])
         rows = self._text_rows(pairs)
+        say("term pairs")
+        contexts = [e.context for e in examples]
+        statements = [e.statement for e in examples]
+        # Out-of-fold logits for the combiner's training rows; one model on all for new rows.
+        tp = np.zeros(len(y))
+        for a, b in grouped_folds(groups, min(5, len(self.train_reports_)), seed=self.seed + 2):
+            if y[a].all() or not y[a].any():
+                continue
+            m = TermPairs().fit([contexts[i] for i in a], [statements[i] for i in a], y[a])
+            tp[b] = m.decision_function([contexts[i] for i in b], [statements[i] for i in b])
+        self.pairs_ = TermPairs().fit(contexts, statements, y)
         ce = None
         if self.cross_encoder:
             ce = self._fit_cross_encoder(examples, rows, y, groups, say)
@@ -184,7 +205,7 @@ class Verifier:
         self.kg_reports_ = list(self.kg_fn_.reports) if self.kg_fn_ is not None else []  # type: ignore[attr-defined]
         self.with_kg_ = kg is not None
         say("combiner")
-        X = self._matrix(pairs, rows, ce, self.kg_fn_, llm or {})
+        X = self._matrix(pairs, rows, ce, self.kg_fn_, llm or {}, term_pairs=tp)
         self.feature_names_ = self._names(self.with_kg_)
         params = {"n_estimators": 300, "max_depth": 3} if self.kind == "xgboost" else None
         make = lambda: EvidenceModel(  # noqa: E731
