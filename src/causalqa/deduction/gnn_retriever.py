@@ -1,40 +1,11 @@
 """RoTG: the paper's graph neural retriever over the causal KG (§4.2, Appendix A, C.1).
 
-Node selection is trained through an auxiliary task — is the statement True or False? —
-and at inference the classification head is dropped: the top-E nodes by their learned
-weight ``ow`` point at the chains shown to the LLM.
-
-The model (one example = one statement about one report):
-
-- ``R``: frozen text embeddings of the KG's nodes, ``r``: the statement's. The paper used
-  RoBERTa-base (768-d [CLS]); RoBERTa is not obtainable here, so the offline MiniLM
-  sentence encoder (``causalqa.embed.Embedder``, 384-d) stands in for both.
-- ``Q' = [R, oh_extr, oh_inf]``: one-hot flags, 1 where the node lies on a chain extracted
-  from this report or inferred for this (report, statement) — read from the mined KG.
-- ``Q = Attention(Q', r, r)``: cross-attention of each node with the statement. With one
-  sentence vector as the only key, a softmax over keys is identically 1, so each head's
-  weight is a sigmoid of the scaled query·key score instead (a gated attention).
-- ``ow = TransformerGCN(G(Q, E))``: `torch_geometric.nn.TransformerConv` layers whose
-  attention sees the edge features (one-hot extracted/inferred/similar + weight), ending
-  in one score per node.
-- ``ow' = topKGating(ow)``: sigmoid(ow) on the top-K nodes, 0 elsewhere;
-  ``Q2 = ow' · R``; ``nw = TransformerGCN(G(Q2, E))``, pooled over the gated nodes;
-  ``o = LayerNorm(Dropout([r, nw]))`` → Linear 128 → LeakyReLU → Linear 64 → LeakyReLU →
-  Linear 2 (the paper's head).
-- Training: True examples oversampled to 1:2 True:False, cross-entropy weighted by the
-  post-oversampling class frequencies, Adam, effective batch 8 (gradient accumulation).
-
-Sizes are scaled to 2 CPU cores (the paper: 4 GNN layers, K = 4096 of 16.7K nodes, 8
-epochs on a GPU). Caps, all constructor parameters: ``epochs`` (default 4),
-``max_train`` examples per epoch (default 2000, after oversampling), ``hidden`` 64,
-``layers`` 2 per GNN stage, ``top_k`` 0.25 of the graph's nodes (≈ 4096/16675). Graphs up
-to ``full_graph_nodes`` (1000) run full batch; larger ones on the ``hops``-hop subgraph
-(`torch_geometric.utils.k_hop_subgraph`) around the flagged nodes and the
-``seed_nodes`` nodes nearest to the statement, at most ``max_subgraph_nodes``.
-``edge_types`` restricts message passing to some edge types (the paper's Table 2
-ablations: similar only, causal only). Everything is seeded (``seed``); ``threads``
-(default 1 — on a shared 2-core machine two torch threads ran 6× slower) is passed to
-`torch.set_num_threads`.
+Node selection is trained through an auxiliary task (is the statement True or False?):
+a statement-attended node encoding, TransformerConv layers over the typed edges, top-K
+gating and the paper's classification head; at inference the head is dropped and the
+top-E nodes by learned weight — among the report's own neighbourhood of the KG, not the
+whole graph's hubs — point at the chains shown to the LLM. MiniLM (384-d) stands in for
+RoBERTa; sizes are scaled to 2 CPU cores (see `RoTGRetriever`'s parameters).
 """
 
 from __future__ import annotations
