@@ -6,7 +6,7 @@ chains into a KG (`mine`, `CausalKG`), **retrieve** chains for a statement
 evidence verifier (`verify`, `Verifier`), or **deduce** it with the paper's prompts V1–V9.
 
 >>> from causalqa.deduction import load_verifier, verify             # doctest: +SKIP
->>> d = verify(report_text, "The pilot's failure to remove frost.", load_verifier())  # doctest: +SKIP
+>>> d = verify(report_text, "Frost on the wings.", load_verifier())      # doctest: +SKIP
 >>> d.verdict, d.probability                                          # doctest: +SKIP
 (True, 0.91)
 """
