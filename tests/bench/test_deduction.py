@@ -343,3 +343,32 @@ def test_no_test_fold_report_reaches_training_thresholds_or_the_index(kg, embedd
     by_kind = report["verifier"]["by_kind"]["verifier+noce+kg"]
     assert set(by_kind) == {"all", "false-rules", "false-llm"}
     assert "The evidence verifier, per negative kind" in report["markdown"]
+
+
+def test_every_prompt_format_of_table_8_runs(kg, embedder):
+    """V1–V9 and the cleaning variants run end to end (extracted and inferred chains from
+    the KG, mined live with Prompts 3/4 where the KG has none)."""
+    conditions = [
+        "V2:none",
+        "V3:none",
+        "V4:none",
+        "V5:none",
+        "V7:semantic",
+        "V8:semantic",
+        "V9:semantic",
+        "V6:semantic+notrunc",
+        "V7:semantic+noclean",
+    ]
+
+    def reply(messages):
+        return "1. Frost on the wings --> Stall"
+
+    llm = ScriptedLLM(reply, label_scores={"True": -1.0, "False": -0.5})
+    report = run_deduction_bench(
+        _examples(), kg=kg, llm=llm, conditions=conditions, folds=2, embedder=embedder,
+        out_dir=None, progress=False,
+    )  # fmt: skip
+    ran = [r["condition"] for r in report["results"]]
+    assert ran == ["V1:none", *conditions]
+    assert all(r["n"] == len(_examples()) for r in report["results"])
+    assert "Table 8" in report["markdown"]
