@@ -133,3 +133,71 @@ def run_mining_bench(
     if out_dir is not None:
         write_report(Path(out_dir), f"mining-{mode}", report, report["markdown"])
     return report
+
+
+def run_speed_bench(
+    data: str | Path,
+    *,
+    verifier_path: str | Path | None = None,
+    n: int = 20,
+    seed: int = 0,
+    out_dir: Path | None = Path("bench/results/deduction"),
+) -> dict[str, Any]:
+    """`deduce`'s cost with the verifier and no LLM: loading, the first (cold) call, warm
+    single calls (mean, p90, max over `n` statements) and per item in one batch."""
+    import numpy as np
+
+    from causalqa.deduction.dataset import load_jsonl
+    from causalqa.deduction.deduce import verify, verify_batch
+    from causalqa.deduction.verifier import load_verifier
+
+    examples = load_jsonl(data)
+    rng = np.random.default_rng(seed)
+    pick = [
+        examples[i] for i in rng.choice(len(examples), size=min(n, len(examples)), replace=False)
+    ]
+    t0 = time.perf_counter()
+    v = load_verifier(verifier_path)
+    load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    verify(pick[0].context, pick[0].statement + " (first call)", v)  # loads MiniLM
+    cold = time.perf_counter() - t0
+    warm = []
+    for e in pick:
+        # A statement not seen before in this process: nothing of it is cached in memory.
+        s = e.statement.rstrip(".") + " (again)."
+        t0 = time.perf_counter()
+        verify(e.context, s, v)
+        warm.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    verify_batch([(e.context, e.statement + " ") for e in pick], v)
+    batch = (time.perf_counter() - t0) / len(pick)
+    report = {
+        "benchmark": "deduction-speed",
+        "environment": environment(),
+        "config": {"data": str(data), "n": len(pick), "verifier": str(verifier_path or "default")},
+        "load_average": round(os.getloadavg()[0], 2),
+        "load_seconds": round(load, 3),
+        "cold_seconds": round(cold, 3),
+        "warm_seconds": {
+            "mean": round(float(np.mean(warm)), 3),
+            "p90": round(float(np.quantile(warm, 0.9)), 3),
+            "max": round(float(np.max(warm)), 3),
+        },
+        "batch_seconds_per_item": round(batch, 3),
+    }
+    w = report["warm_seconds"]
+    lines = header("causalqa bench deduction --speed", report["environment"])
+    lines += [
+        f"- verifier: {report['config']['verifier']} (no LLM feature), {len(pick)} statements "
+        f"of {data}; load average {report['load_average']} on 2 cores",
+        "",
+        f"load {report['load_seconds']} s · first call {report['cold_seconds']} s (loads "
+        f"MiniLM) · **warm {w['mean']} s per statement** (p90 {w['p90']}, max {w['max']}; "
+        f"target ≤ 1) · batch {report['batch_seconds_per_item']} s per item",
+        "",
+    ]
+    report["markdown"] = "\n".join(lines)
+    if out_dir is not None:
+        write_report(Path(out_dir), "speed", report, report["markdown"])
+    return report

@@ -249,6 +249,10 @@ def bench_deduction_command(
             "reports, --mining-mode fast|paper).",
         ),
     ] = False,
+    speed: Annotated[
+        bool,
+        typer.Option("--speed", help="Measure deduce's cost with the verifier (no LLM)."),
+    ] = False,
     mining_mode: Annotated[
         str, typer.Option("--mining-mode", help="fast (one schema call) or paper (P3 + P4s).")
     ] = "fast",
@@ -263,6 +267,15 @@ def bench_deduction_command(
     beside the paper's (§5); with --mining, the cost of mining."""
     from causalqa.bench.deduction import run_deduction_bench
 
+    if speed:
+        from causalqa.bench.deduction_mining import run_speed_bench
+
+        report = run_speed_bench(data, seed=seed, out_dir=out_dir)
+        if as_json(json_):
+            emit_json({k_: v for k_, v in report.items() if k_ != "markdown"})
+        else:
+            sys.stdout.write(report["markdown"] + "\n")
+        return
     if mining:
         from causalqa.bench.deduction_mining import run_mining_bench
 
