@@ -78,8 +78,9 @@ class Verifier:
     feature), `ce_params` (its `CrossEncoder` parameters), `llm_features` (names of
     precomputed LLM features to expect, e.g. ``("llm_v1",)``), `kind` and `calibration`
     of the `EvidenceModel`, `inner_folds` (grouped folds of the training data whose
-    out-of-fold predictions choose the threshold), `seed`, `threads` (torch threads for MiniLM: one is fastest on a
-    shared 2-core machine; None leaves torch alone), `embedder`.
+    out-of-fold predictions choose the threshold), `seed`, `threads` (torch threads for
+    MiniLM: one is fastest on a shared 2-core machine; None leaves torch alone),
+    `embedder`.
 
     Learned: `text_` (IDF), `ce_halves_` (two cross-encoders, each trained on half the
     training reports: each scores the other half's rows for the combiner, their mean
