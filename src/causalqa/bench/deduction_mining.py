@@ -109,13 +109,13 @@ def run_mining_bench(
         f"- load average (1 min) before / after: {report['load_average']['before']} / "
         f"{report['load_average']['after']} (2 cores; above 2 the machine was shared)",
         "",
-        "| report | statements | s | calls | prompt tok | completion tok | extracted | "
-        "inferred | cut off |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| report | statements | s | calls | failed (e.g. timed out) | prompt tok | "
+        "completion tok | extracted | inferred | cut off |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for rid, v in per_report.items():
         lines.append(
-            f"| {rid} | {v['statements']} | {v['seconds']} | {v['calls']} | "
+            f"| {rid} | {v['statements']} | {v['seconds']} | {v['calls']} | {v['failed']} | "
             f"{v['prompt_tokens']} | {v['completion_tokens']} | {v['extracted']} | "
             f"{v['inferred']} | {v['cut_off']} |"
         )
