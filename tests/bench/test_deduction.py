@@ -291,7 +291,18 @@ def test_bench_cli(monkeypatch, tmp_path, embedder):
     data = save_jsonl(_examples(), tmp_path / "data.jsonl")
     res = CliRunner().invoke(
         cli.app,
-        ["bench", "--data", str(data), "--folds", "2", "--out", str(tmp_path / "out"), "--json"],
+        [
+            "bench",
+            "--data",
+            str(data),
+            "--folds",
+            "2",
+            "--conditions",
+            "V1:none,tfidf",
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ],
     )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)

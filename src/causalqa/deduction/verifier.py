@@ -221,7 +221,17 @@ class Verifier:
         make = lambda: EvidenceModel(  # noqa: E731
             kind=self.kind, calibration=self.calibration, seed=self.seed, params=params
         )
-        self.model_ = make().fit(X, y, feature_names=self.feature_names_, groups=groups)
+        from causalqa.errors import EvidenceModelError
+
+        try:
+            self.model_ = make().fit(X, y, feature_names=self.feature_names_, groups=groups)
+        except EvidenceModelError as e:
+            raise DeductionError(
+                f"too few training reports to train and calibrate the verifier "
+                f"({len(self.train_reports_)} reports): {e.message}",
+                hint="train on more reports (each calibration fold needs True and False "
+                "statements)",
+            ) from None
         # The threshold: macro F1 on out-of-fold predictions of the training reports.
         n_groups = len(self.train_reports_)
         folds = min(self.inner_folds, n_groups)
