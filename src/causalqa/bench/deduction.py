@@ -481,10 +481,11 @@ def run_deduction_bench(
     if stored_predictions is not None:
         # Predictions of an earlier run (e.g. the LLM prompts, hours of compute), compared
         # with the verifier statement by statement on the statements both scored.
+        from causalqa.errors import DatasetError as _DatasetError
         from causalqa.jsonl import read_jsonl
 
         wanted = {(e.report_id, e.statement) for e in examples}
-        for _, p in read_jsonl(Path(stored_predictions), error=DatasetError):
+        for _, p in read_jsonl(Path(stored_predictions), error=_DatasetError):
             if p.get("condition") in run_keys or (p["report_id"], p["statement"]) not in wanted:
                 continue
             stored.append({**p, "condition": f"{p['condition']} (stored)"})

@@ -289,7 +289,8 @@ def summarize(
             for s_ in out["by_kind"][c].values():
                 if s_:
                     s_["ece"] = None
-    main = "verifier" if any(p["condition"] == "verifier" for p in preds) else None
+    # The first verifier condition asked for is compared with every other condition.
+    main = next((c for c in conditions if c.startswith("verifier")), None)
     if main:
         for b in list(conditions) + list(against):
             if b == main:
