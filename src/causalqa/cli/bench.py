@@ -198,7 +198,7 @@ def bench_deduction_command(
             "verifier and its controls: verifier, verifier+noce, verifier+kg, tfidf, "
             "statement-only.",
         ),
-    ] = "verifier,tfidf,statement-only,V1:none,V6:semantic,V6:rotg",
+    ] = "verifier+noce,tfidf,statement-only,V1:none,V6:semantic,V6:rotg",
     folds: Annotated[int, typer.Option("--folds", min=2, help="Folds grouped by report.")] = 10,
     limit_reports: Annotated[
         int | None, typer.Option("--limit-reports", min=2, help="Use this many reports.")
