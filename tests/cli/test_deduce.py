@@ -284,7 +284,7 @@ def test_deduce_defaults_to_the_verifier_and_shows_its_evidence(verifier_file, m
         ["deduce", "-c", ctx, "-s", "Wire strike.", "--verifier", str(verifier_file), "--no-llm"],
     )
     assert res.exit_code == 0, res.output
-    assert "False" in res.stdout and "evidence" in res.stdout
+    assert "P(True)" in res.stdout and "threshold" in res.stdout and "evidence" in res.stdout
 
 
 def test_deduce_batch_keeps_input_order(verifier_file, tmp_path):
