@@ -208,12 +208,24 @@ def test_discover_graph_is_a_job_whose_result_is_the_cli_json(real_client, tiny_
 
 
 def test_deduce_returns_what_the_cli_prints(real_client):
+    # the default method, as in the CLI: the evidence verifier
     r = real_client.post("/v1/deduce", json={"context": REPORT, "statement": STATEMENT})
     assert r.status_code == 200, r.text
     api = r.json()
-    assert api["label"] in ("True", "False") and 0 <= api["probability"] <= 1
-    assert set(api["logprobs"]) == {"True", "False"} and api["fmt"] == "V1"
+    assert api["method"] == "verifier" and 0 <= api["probability"] <= 1
+    assert api["threshold"] is not None and api["contributions"]
     cli = cli_json("deduce", "--context", REPORT, "--statement", STATEMENT)
+    for d in (api, cli):
+        d.pop("seconds")
+    assert api == cli
+    # the paper's prompt-only method, by name
+    r = real_client.post(
+        "/v1/deduce", json={"context": REPORT, "statement": STATEMENT, "method": "logprobs"}
+    )
+    assert r.status_code == 200, r.text
+    api = r.json()
+    assert set(api["logprobs"]) == {"True", "False"} and api["fmt"] == "V1"
+    cli = cli_json("deduce", "--context", REPORT, "--statement", STATEMENT, "--method", "logprobs")
     for d in (api, cli):
         d.pop("seconds")
     assert api == cli

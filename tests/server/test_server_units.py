@@ -295,7 +295,7 @@ def test_a_full_queue_answers_429_and_loading_503(scripted):
         service.worker.wait_ready(10)
         llm.gate.clear()  # the model "thinks" until the gate opens
         results = []
-        body = {"context": REPORT, "statement": STATEMENT}
+        body = {"context": REPORT, "statement": STATEMENT, "method": "logprobs"}
         threads = [
             threading.Thread(target=lambda: results.append(client.post("/v1/deduce", json=body)))
             for _ in range(2)
@@ -320,7 +320,8 @@ def test_a_request_past_the_time_limit_answers_504(scripted):
     with client:
         service.worker.wait_ready(10)
         llm.gate.clear()
-        r = client.post("/v1/deduce", json={"context": REPORT, "statement": STATEMENT})
+        body = {"context": REPORT, "statement": STATEMENT, "method": "logprobs"}
+        r = client.post("/v1/deduce", json=body)
         assert r.status_code == 504 and r.json()["error"]["code"] == "timeout"
         llm.gate.set()
 

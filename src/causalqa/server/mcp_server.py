@@ -11,7 +11,7 @@ from pydantic import Field
 from causalqa import __version__
 from causalqa.errors import CausalQAError
 from causalqa.server.problems import status_of
-from causalqa.server.schemas import Format, Method, Mode, PairDecision, Ranker, Retriever
+from causalqa.server.schemas import DeduceMethod, Format, Mode, PairDecision, Ranker, Retriever
 from causalqa.server.service import Service
 from causalqa.server.store import MODEL_ID
 
@@ -101,7 +101,7 @@ def build_mcp(service: Service, *, name: str = "causalqa") -> Any:
         statement: Annotated[
             str, Field(min_length=1, max_length=2000, description="A candidate probable cause.")
         ],
-        method: Method | None = None,
+        method: DeduceMethod | None = None,
         format: Format | None = None,
         retriever: Retriever | None = None,
     ) -> dict[str, Any]:

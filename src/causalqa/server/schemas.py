@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from causalqa import registry
 from causalqa.causal_model.fit import LEARNERS, METHODS
-from causalqa.deduction.deduce import Method
+from causalqa.deduction.deduce import METHODS as DEDUCE_METHODS
 from causalqa.deduction.prompts import FORMATS
 from causalqa.discovery.graph import DECISIONS as GRAPH_DECISIONS
 from causalqa.discovery.pair import DECISIONS as PAIR_DECISIONS
@@ -25,6 +25,7 @@ GraphDecision = Literal[GRAPH_DECISIONS]  # type: ignore[valid-type]
 Format = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
 FitMethod = Literal[METHODS]  # type: ignore[valid-type]
 FitLearner = Literal[LEARNERS]  # type: ignore[valid-type]
+DeduceMethod = Literal[DEDUCE_METHODS]  # type: ignore[valid-type]
 Retriever = Literal[tuple(registry.names("retriever"))]  # type: ignore[valid-type]
 
 ModelId = Annotated[
@@ -241,5 +242,5 @@ class DeduceRequest(_Request):
     statement: Annotated[str, Field(min_length=1, max_length=2000)]
     retriever: Retriever | None = None
     format: Format | None = None
-    method: Method | None = None
+    method: DeduceMethod | None = None
     k: Annotated[int, Field(ge=1, le=20)] | None = None

@@ -61,6 +61,7 @@ class Service:
         self._kg: Any = None
         self._deduction_kg: Any = None
         self._retrievers: dict[str, Any] = {}
+        self._verifier_model: Any = None
         self.started = time.monotonic()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -347,6 +348,13 @@ class Service:
             self._deduction_kg = kg
         return self._deduction_kg
 
+    def _verifier(self) -> Any:
+        if self._verifier_model is None:
+            from causalqa.deduction.verifier import load_verifier
+
+            self._verifier_model = load_verifier()
+        return self._verifier_model
+
     def _retriever(self, name: str) -> Any:
         from causalqa.deduction.retrieve import get_retriever
 
@@ -372,11 +380,23 @@ class Service:
         k: int | None = None,
     ) -> dict[str, Any]:
         """Is `statement` a probable cause of the accident in `context` (the report's
-        text)? `Deduction.model_dump()`."""
-        from causalqa.deduction.deduce import check_text, deduce
+        text)? `Deduction.model_dump()`. The method defaults to the CLI's: the evidence
+        verifier; "logprobs", "text" and "both" are the paper's prompt-only methods."""
+        from causalqa.deduction.deduce import check_text, deduce, verify_batch
 
         text = check_text(context, what="context")
         check_text(statement, what="statement", min_words=1)
+        if (method or "verifier") == "verifier":
+
+            def verify(llm: Any) -> dict[str, Any]:
+                v = self._verifier()
+                graph = self._deduction_graph()
+                (found,) = verify_batch(
+                    [(text, statement)], v, llm=llm if v.llm_features else None, kg=graph
+                )
+                return found.model_dump()
+
+            return await self.worker.run(verify)
         options = _given(method=method, k=k)
 
         def work(llm: Any) -> dict[str, Any]:
