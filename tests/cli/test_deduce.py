@@ -89,6 +89,13 @@ def test_semantic_retriever_needs_a_kg(llm):
     assert "--kg" in res.exception.hint
 
 
+def test_retriever_or_format_with_the_verifier_is_refused_not_ignored(llm):
+    for extra in (["-r", "semantic"], ["--format", "V3"]):
+        res = runner.invoke(cli.app, ["deduce", "-c", CTX, "-s", "Frost.", *extra])
+        assert isinstance(res.exception, DatasetError), res.output
+        assert "--method logprobs" in res.exception.hint
+
+
 def test_mine_then_deduce_with_the_kg(llm, fast_embedder, tmp_path):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "frost.txt").write_text(CTX, encoding="utf-8")

@@ -232,6 +232,11 @@ def test_deduce_returns_what_the_cli_prints(real_client):
     r = real_client.post(
         "/v1/deduce", json={"context": REPORT, "statement": STATEMENT, "retriever": "semantic"}
     )
+    assert r.status_code == 400 and "method 'logprobs'" in r.json()["error"]["hint"]
+    r = real_client.post(
+        "/v1/deduce",
+        json={"context": REPORT, "statement": STATEMENT, "retriever": "semantic", "method": "logprobs"},
+    )
     assert r.status_code == 400 and "--deduction-kg" in r.json()["error"]["hint"]
 
 

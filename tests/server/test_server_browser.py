@@ -170,8 +170,18 @@ def test_deduction_shows_its_verdict_and_evidence(page, shots):
     page.click("#deduce-form button[type=submit]")
     page.wait_for_selector("#deduce-result .verdict", timeout=300_000)
     text = page.inner_text("#deduce-result")
-    assert "probable cause" in text and "P(True) =" in text and "Log-probs" in text
+    # the default is the evidence verifier: its threshold, its evidence in words, no raw JSON
+    assert "probable cause" in text and "P(True) =" in text and "threshold" in text
+    assert "Evidence that moved the verdict most" in text and '"contribution"' not in text
+    assert page.locator("#deduce-result table.contributions tr").count() >= 2
     page.screenshot(path=str(shots / "page-deduce.png"))
+    # the paper's prompt-only method, by name
+    page.select_option("#deduce-method", "logprobs")
+    page.click("#deduce-form button[type=submit]")
+    page.wait_for_function(
+        "document.querySelector('#deduce-result').innerText.includes('Log-probs')", timeout=300_000
+    )
+    assert "logprobs" in page.inner_text("#deduce-result")
     assert page.problems == []
 
 

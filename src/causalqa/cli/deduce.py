@@ -87,6 +87,12 @@ def deduce_command(
                 hint="causalqa deduce -c report.txt -s 'The pilot's failure to ...'",
             )
         items = [check_pair(read_context(context), statement)]
+    if method == "verifier" and (retriever.strip().lower() != "none" or fmt is not None):
+        raise DatasetError(
+            "--retriever and --format choose the prompt of the paper's prompt-only methods; "
+            "the verifier reads the KG's chains itself (give --kg)",
+            hint="add --method logprobs (or text, both) to prompt with retrieved chains",
+        )
     graph = load_event_graph(kg) if kg is not None else None
     if method == "verifier":
         results = _verify(items, verifier_path, graph, llm, no_llm, json_)

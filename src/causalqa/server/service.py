@@ -387,6 +387,12 @@ class Service:
         text = check_text(context, what="context")
         check_text(statement, what="statement", min_words=1)
         if (method or "verifier") == "verifier":
+            if (retriever is not None and retriever.strip().lower() != "none") or fmt is not None:
+                raise DeductionError(
+                    "retriever and fmt choose the prompt of the paper's prompt-only methods; "
+                    "the verifier reads the server's causal KG itself",
+                    hint="add method 'logprobs' (or 'text', 'both') to prompt with retrieved chains",
+                )
 
             def verify(llm: Any) -> dict[str, Any]:
                 v = self._verifier()

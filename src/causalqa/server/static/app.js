@@ -487,7 +487,8 @@
 
   // -- deduce -------------------------------------------------------------------------------
   var SHOWN = ["statement", "verdict", "label", "probability", "method", "fmt", "retriever", "reply",
-               "chains", "extracted", "inferred", "logprobs", "usage", "seconds", "model"];
+               "chains", "extracted", "inferred", "logprobs", "usage", "seconds", "model",
+               "threshold", "evidence", "contributions"];
   $("deduce-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var body = { context: $("deduce-context").value, statement: $("deduce-statement").value.trim() };
@@ -500,10 +501,12 @@
       box.appendChild(el("div", { class: "verdict " + (d.verdict ? "yes" : "no"),
         text: d.label + (d.verdict ? ": a probable cause" : ": not a probable cause") }));
       if (d.probability !== null && d.probability !== undefined) {
-        box.appendChild(el("div", { text: "P(True) = " + d.probability.toFixed(3) }));
+        var shown = "P(True) = " + d.probability.toFixed(3);
+        if (d.threshold !== null && d.threshold !== undefined) shown += " (threshold " + d.threshold.toFixed(3) + ")";
+        box.appendChild(el("div", { text: shown }));
         box.appendChild(bar(d.probability));
       }
-      box.appendChild(kv([["Format", d.fmt], ["Method", d.method], ["Retriever", d.retriever],
+      box.appendChild(kv([["Method", d.method], ["Format", d.fmt], ["Retriever", d.retriever],
                           ["Log-probs", d.logprobs && Object.keys(d.logprobs).map(function (k) {
                             return k + " " + Number(d.logprobs[k]).toFixed(3); }).join(", ")],
                           ["Reply", d.reply], ["Model", d.model],
@@ -515,6 +518,24 @@
         });
         box.appendChild(el("div", { text: "Retrieved causal chains:" }));
         box.appendChild(t);
+      }
+      if ((d.contributions || []).length) {
+        var ct = el("table", { class: "contributions" }, [el("tr", {}, [el("th", { text: "evidence" }),
+          el("th", { text: "value" }), el("th", { text: "log-odds" })])]);
+        d.contributions.forEach(function (c) {
+          ct.appendChild(el("tr", {}, [el("td", { text: c.description || c.name, title: c.name }),
+            el("td", { text: Number(c.value).toFixed(3) }),
+            el("td", { text: (c.contribution >= 0 ? "+" : "") + Number(c.contribution).toFixed(3) })]));
+        });
+        box.appendChild(el("div", { text: "Evidence that moved the verdict most:" }));
+        box.appendChild(ct);
+      }
+      if ((d.evidence || []).length) {
+        box.appendChild(el("div", { text: "The report's passages that support the statement best:" }));
+        box.appendChild(el("ul", { class: "passages" }, d.evidence.map(function (e) {
+          var score = e.cosine !== undefined ? " (cosine " + Number(e.cosine).toFixed(2) + ")" : "";
+          return el("li", { text: (e.passage || e.text || JSON.stringify(e)) + score });
+        })));
       }
       [["Chains extracted from the report", d.extracted], ["Chains inferred from the statement", d.inferred]].forEach(function (p) {
         if ((p[1] || []).length) {
