@@ -235,7 +235,12 @@ def test_deduce_returns_what_the_cli_prints(real_client):
     assert r.status_code == 400 and "method 'logprobs'" in r.json()["error"]["hint"]
     r = real_client.post(
         "/v1/deduce",
-        json={"context": REPORT, "statement": STATEMENT, "retriever": "semantic", "method": "logprobs"},
+        json={
+            "context": REPORT,
+            "statement": STATEMENT,
+            "retriever": "semantic",
+            "method": "logprobs",
+        },  # fmt: skip
     )
     assert r.status_code == 400 and "--deduction-kg" in r.json()["error"]["hint"]
 

@@ -391,7 +391,7 @@ class Service:
                 raise DeductionError(
                     "retriever and fmt choose the prompt of the paper's prompt-only methods; "
                     "the verifier reads the server's causal KG itself",
-                    hint="add method 'logprobs' (or 'text', 'both') to prompt with retrieved chains",
+                    hint="add method 'logprobs' (or 'text', 'both') to prompt with chains",
                 )
 
             def verify(llm: Any) -> dict[str, Any]:
