@@ -29,7 +29,7 @@ def test_tool_mode_answers_with_the_executed_result(partners):
     assert a.result == {"arg": "2", "value": 40.0}
     assert a.answered and a.mode == "tool"
     assert "2" in a.answer and "40.00" in a.answer
-    assert set(a.step_seconds) == {"ground", "plan", "execute", "verbalise"}
+    assert set(a.step_seconds) == {"ground", "plan", "check", "execute", "verbalise"}
     # The planner decoded under the grounded schema.
     schema = llm.calls[0]["schema"]
     assert schema["$defs"]["treatment"] == {"enum": ["Tech Support"]}
@@ -172,11 +172,20 @@ def test_how_many_counts_what_the_tool_lists(partners):
     assert a.answer.startswith("3 variables directly influence 'Revenue'")
 
 
-def test_how_many_of_something_no_tool_counts_is_refused(partners):
+def test_how_many_subjects_gain_is_counted_by_condition(partners):
     llm = ScriptedLLM([])
     a = Assistant(partners, llm).ask("How many partners gain from Tech Support?")
-    assert not a.answered and a.result is None and "cannot count" in a.answer
-    assert llm.calls == []
+    expected = int((partners.effects["Tech Support"] > 0).sum())
+    assert a.answered and a.result == expected
+    assert a.plan["steps"][0]["tool"] == "count_subjects"
+    assert "Tech Support" in a.computed and llm.calls == []
+
+
+def test_how_many_of_something_no_tool_counts_is_refused(partners):
+    llm = ScriptedLLM([])
+    a = Assistant(partners, llm).ask("How many treatments does partner 2 gain from?")
+    assert not a.answered and a.result is None
+    assert "cannot" in a.answer
 
 
 def test_how_many_subjects_match_a_filter(partners):

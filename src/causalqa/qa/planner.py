@@ -32,7 +32,7 @@ from causalqa.qa.cues import (
 from causalqa.qa.direction import cause_and_effect, orient
 from causalqa.qa.examples import EXAMPLES, Example, mentioned_text
 from causalqa.qa.grounding import Grounding
-from causalqa.qa.tools import TOOLS, PlanError, plan_schema
+from causalqa.qa.tools import PAPER_TOOLS, TOOLS, PlanError, plan_schema
 
 ExampleMode = Literal["all", "retrieve", "none"]
 Strategy = Literal["intent", "plan"]
@@ -63,7 +63,7 @@ Use only the names listed after "Mentioned". Reply with JSON only."""
 
 
 def _tool_lines() -> str:
-    return "\n".join(f"- {t.signature}: {t.description}" for t in TOOLS.values())
+    return "\n".join(f"- {TOOLS[t].signature}: {TOOLS[t].description}" for t in PAPER_TOOLS)
 
 
 def _user_turn(question: str, mentioned: dict[str, Any]) -> str:
@@ -81,7 +81,7 @@ def grounded_schema(
 
     Raises `PlanError` when no tool can be called with what the question supplies.
     """
-    schema = copy.deepcopy(plan_schema(model, max_steps=max_steps))
+    schema = copy.deepcopy(plan_schema(model, max_steps=max_steps, tools=PAPER_TOOLS))
     defs = schema["$defs"]
     supplied = {
         "variable": grounding.names("variable"),
