@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from causalqa.causal_model import CausalModel
+from causalqa.qa.cues import answer_type
 from causalqa.qa.frame import numbers, slotted
 from causalqa.qa.grounding import Grounding
 
@@ -301,8 +302,9 @@ _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
     ),  # fmt: skip
     (
         re.compile(
-            r"\bif\s+(?:we|i|you)\s+(?:double|halve|triple|raise|lower|increase|decrease|cut"
-            r"|set)\b|\bwould\s+\w+\s+(?:be|have\s+been)\s+if\b"
+            r"\bif\s+(?:we|i|you|they)\s+(?:doubl\w*|halv\w*|tripl\w*|rais\w*|lower\w*|increas\w*"
+            r"|decreas\w*|cut|set|fix\w*|chang\w*\s+\S+\s+to)\b|\bwould\s+(?:\w+\s+|⟦\d+⟧\s+)(?:be|become"
+            r"|reach|have\s+been)\s+(?:if|after|when|under)\b|\bwhat\s+(?:would|will)\s+⟦\d+⟧\s+(?:be|become|reach)\b"
         ),
         "the level of a variable under an intervention",
     ),  # fmt: skip
@@ -362,6 +364,9 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         hits = [m for m in demand.pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]
         if hits and not demand.satisfied(plan):
             found.append(f"the question asks for {demand.says}, which the plan does not compute")
+    asked = answer_type(grounding.masked(question))
+    if asked in ("number", "subject", "treatment", "variables") and _tool(plan) in _BOOL_TOOLS:
+        found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
     used = _plan_names(plan)
     outcome = model.outcome
     for m in grounding.mentions:
@@ -386,6 +391,14 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         found.append(f"the plan does not use the number(s) {shown} the question states")
     return list(dict.fromkeys(found))
 
+
+_BOOL_TOOLS = {"is_cause", "is_parent", "on_path", "d_separated", "d_connected"}
+_ASKED = {
+    "number": "a number",
+    "subject": "a subject",
+    "treatment": "a treatment",
+    "variables": "variables",
+}
 
 _TABLE_TOOLS = {
     "ate", "ite", "best_treatment", "best_subject", "top_k_subjects", "top_k_treatments",
