@@ -642,6 +642,7 @@ def run_open_bench(
     cache: bool = True,
     out_dir: Path = Path("bench/results"),
     quick: bool = False,
+    cold_samples: int = 0,
     console=None,
 ) -> dict[str, Any]:
     """Ask every open question of `wording` about models of `sizes` × `seeds`; grade each
@@ -698,6 +699,11 @@ def run_open_bench(
                 )  # fmt: skip
                 progress.advance(task)
     rows = _open_rows(outcomes)
+    cold = (
+        _cold_process_seconds(jobs[0][2], jobs[0][3], llm_spec, cold_samples)
+        if cold_samples
+        else []
+    )
     report = {
         "benchmark": "qa-open",
         "llm": f"{llm.backend}:{llm.model}",
@@ -708,6 +714,7 @@ def run_open_bench(
         "quick": quick,
         "environment": environment(),
         "rows": rows,
+        "cold_seconds": cold,
         "outcomes": outcomes,
     }
     columns_md = [
@@ -722,6 +729,11 @@ def run_open_bench(
         f"median {total['median_s']} s per question. Wording set: {wording}. A refused question "
         "of an unsupported kind counts as right; any other refusal as refused."
     )
+    if cold:
+        extra += (
+            f" Cold process (`causalqa ask` started afresh, {len(cold)} questions of the first "
+            f"model, one per kind): median {sorted(cold)[len(cold) // 2]:.2f} s, max {max(cold):.2f} s."
+        )
     png = _plot_open(rows[:-1], out_dir / "qa-open-latest.png")
     if png is not None:
         extra += f"\n\n![right/refused/wrong per kind]({png.name})"
@@ -729,6 +741,31 @@ def run_open_bench(
     write_report(out_dir, "qa-open", report, markdown)
     report["markdown"] = markdown
     return report
+
+
+def _cold_process_seconds(
+    model: CausalModel, items: list[OpenItem], llm_spec: str | None, n: int
+) -> list[float]:
+    """Wall seconds of `causalqa ask` in a fresh process for the first question of up to `n`
+    kinds: imports, loading the model files (and the LLM, when the question needs it)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    seen: set[str] = set()
+    chosen = [i for i in items if not (i.kind in seen or seen.add(i.kind))][:n]
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save(tmp)
+        for item in chosen:
+            cmd = [sys.executable, "-m", "causalqa.cli", "ask", item.question, "--graph",
+                   f"{tmp}/graph.graphml", "--effects", f"{tmp}/effects.csv", "--json"]  # fmt: skip
+            if llm_spec:
+                cmd[3:3] = ["--llm", llm_spec]
+            start = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            out.append(round(time.perf_counter() - start, 2))
+    return out
 
 
 def _open_rows(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -140,6 +140,12 @@ def bench_qa_command(
     open_sizes: Annotated[
         str, typer.Option("--open-sizes", help="With --open: small,medium,large.")
     ] = "small,medium,large",
+    cold: Annotated[
+        int,
+        typer.Option(
+            "--cold", min=0, help="With --open: also time N questions in fresh processes."
+        ),
+    ] = 0,
     out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
     llm: LLMOption = None,
     json_: JSONOption = False,
@@ -160,6 +166,7 @@ def bench_qa_command(
             cache=cache,
             out_dir=out_dir,
             quick=quick,
+            cold_samples=cold,
             console=err,
         )
         if as_json(json_):

@@ -205,41 +205,37 @@ def llm_sentence(
 # -- the open-question tools --------------------------------------------------------------
 
 _STAT_WORDS = {
-    "mean": "average", "median": "median", "min": "smallest", "max": "largest",
-    "std": "standard deviation of the", "var": "variance of the", "sum": "total",
+    "mean": "average", "median": "median", "min": "smallest value", "max": "largest value",
+    "std": "standard deviation", "var": "variance", "sum": "sum",
 }  # fmt: skip
-_OP_WORDS = {
-    ">": "more than", ">=": "at least", "<": "less than", "<=": "at most", "==": "exactly",
-    "!=": "other than",
-}  # fmt: skip
+_OP_WORDS = {">": "above", ">=": "at least", "<": "below", "<=": "at most", "==": "equal to",
+             "!=": "other than"}  # fmt: skip
 
 
 def value_text(value: dict[str, Any]) -> str:
-    """A value in words: "'Discount''s effect", "'A''s effect minus 'B''s"."""
+    """A value in words: "the effect of 'Discount'", "the effect of 'A' minus that of 'B'"."""
     if "difference" in value:
         a, b = value["difference"]
-        return f"'{a}''s effect minus '{b}''s"
-    return f"'{value['treatment']}''s effect"
+        return f"the effect of '{a}' minus that of '{b}'"
+    return f"the effect of '{value['treatment']}'"
 
 
 def condition_text(c: dict[str, Any]) -> str:
-    """A condition in words: "'Discount''s effect more than 10"."""
+    """A condition in words: "the effect of 'Discount' above 10"."""
     than = c["than"]
-    other = (
-        value_text(than) if isinstance(than, dict) else _num(float(than)).rstrip("0").rstrip(".")
-    )
+    other = value_text(than) if isinstance(than, dict) else f"{float(than):g}"
     return f"{value_text(c['value'])} {_OP_WORDS.get(c['op'], c['op'])} {other}"
 
 
 def _stat_text(stat: str, q: float | None = None) -> str:
     if stat == "quantile" and q is not None:
-        return f"{100 * q:g}th percentile of the"
+        return f"{100 * q:g}th percentile"
     return _STAT_WORDS.get(stat, stat)
 
 
 def scope_text(args: dict[str, Any], count: int | None = None, noun: str = "subjects") -> str:
-    """Which subjects a computation ran over: "over 1,000 subjects with Already Engaged =
-    yes and 'Discount''s effect more than 0"."""
+    """Which subjects a computation ran over: "over 1,000 partners with Already Engaged =
+    yes and the effect of 'Discount' above 0"."""
     parts = []
     w = args.get("where")
     if w:
@@ -251,7 +247,7 @@ def scope_text(args: dict[str, Any], count: int | None = None, noun: str = "subj
 
 def _summarize(a: dict[str, Any], result: float) -> str:
     stat = _stat_text(a["stat"], a.get("q"))
-    return f"The {stat} {value_text(a['value'])} {scope_text(a)} is {_num(result)}."
+    return f"The {stat} of {value_text(a['value'])} {scope_text(a)} is {_num(result)}."
 
 
 def _conds(a: dict[str, Any]) -> str:
@@ -275,7 +271,7 @@ def _values(a: dict[str, Any], result: list[dict[str, Any]]) -> str:
     items = ", ".join(f"{r['arg']}: {_num(r['value'])}" for r in result[:25])
     more = f" and {len(result) - 25:,} more" if len(result) > 25 else ""
     head = value_text(a["value"]).capitalize()
-    return f"{head} for each of {len(result):,} subjects: {items}{more}."
+    return f"{head}, for each of {len(result):,} subjects: {items}{more}."
 
 
 def _one_value(a: dict[str, Any], result: float) -> str:
@@ -295,7 +291,7 @@ def _rank_subjects(a: dict[str, Any], result: list[dict[str, Any]]) -> str:
 
 
 def _rank_treatments(a: dict[str, Any], result: list[dict[str, Any]]) -> str:
-    by = f"{_stat_text(a['stat'])} effect"
+    by = f"{_stat_text(a['stat'])} of the effect"
     return _rank(a, result, "treatment" if len(result) == 1 else "treatments").replace("{by}", by)
 
 
@@ -344,38 +340,51 @@ _OPEN_SENTENCES: dict[str, Callable[[dict[str, Any], Any], str]] = {
         f"{_names(r, empty='nothing (no back-door path needs blocking)')} (a minimal set that "
         "satisfies the back-door criterion)."
     ),
-    "effect_kind": lambda a, r: {
-        "direct": f"'{a['cause']}' affects '{a['effect']}' only directly (an edge, no other path).",
-        "indirect": f"'{a['cause']}' affects '{a['effect']}' only indirectly, through other variables.",
-        "both": f"'{a['cause']}' affects '{a['effect']}' both directly and through other variables.",
-        "none": f"'{a['cause']}' does not affect '{a['effect']}': there is no directed path.",
-    }[r],
+    "effect_kind": lambda a, r: f"'{a['cause']}' {_KIND_WORDS[r]} '{a['effect']}'.",
 }
 """Exact sentences for the open-question tools, keyed by tool name."""
 
+_KIND_WORDS = {
+    "direct": "affects, only directly (an edge and no longer path),",
+    "indirect": "affects, only indirectly (through other variables),",
+    "both": "affects, both directly and through other variables,",
+    "none": "does not affect (there is no directed path to)",
+}
+
 
 def computation(plan: dict[str, Any], model: Any) -> str:
-    """What a plan computed, in words derived from the plan: "the median of 'Tech
-    Support''s effect over 1,000 subjects"."""
+    """What a plan computed, in words derived from the plan: "the median of the effect of
+    'Tech Support' over 1,000 partners"."""
     step = plan["steps"][-1]
     tool, a = step["tool"], step["args"]
     noun = (getattr(model, "subject_column", None) or "subject").lower()
-    noun = noun[:-3].strip() if noun.endswith(" id") else noun
-    noun = f"{noun}s"
-    n = _count_over(model, a) if getattr(model, "effects", None) is not None else None
+    noun = f"{noun[:-3].strip() if noun.endswith(' id') else noun}s"
+    has_table = getattr(model, "effects", None) is not None
+    n = _count_over(model, a) if has_table and tool in _OVER_SUBJECTS else None
     if tool == "summarize":
-        return f"the {_stat_text(a['stat'], a.get('q'))} {value_text(a['value'])} {scope_text(a, n, noun)}"
+        what = f"the {_stat_text(a['stat'], a.get('q'))} of {value_text(a['value'])}"
+        return f"{what} {scope_text(a, n, noun)}"
     if tool in ("count_subjects", "share_subjects", "list_subjects"):
         kind = {"count_subjects": "the number", "share_subjects": "the share",
                 "list_subjects": "the list"}[tool]  # fmt: skip
         base = _count_over(model, {"where": a.get("where")})
-        return f"{kind} of {noun} {scope_text(a, None, '')[len('over the ') :].strip() or 'in the table'}, out of {base:,}"
+        return f"{kind} of the {base:,} {noun}{_where_text(a)} that have {_conds(a)}"
     if tool == "ate":
-        return f"the average of '{a['treatment']}''s effect {scope_text(a, n, noun)}"
+        return f"the average of the effect of '{a['treatment']}' {scope_text(a, n, noun)}"
     if tool in ("rank_treatments", "best_treatment", "top_k_treatments") and not a.get("subject"):
-        stat = a.get("stat", "mean")
-        return f"each treatment's {_stat_text(stat)} effect {scope_text(a, n, noun)}, ranked"
-    return f"{tool}({', '.join(f'{k}={json.dumps(v, ensure_ascii=False)}' for k, v in a.items())})"
+        stat = _stat_text(a.get("stat", "mean"))
+        return f"each treatment's {stat} of the effect {scope_text(a, n, noun)}, ranked"
+    if tool in ("rank_subjects", "best_subject", "top_k_subjects"):
+        value = a.get("value") or {"treatment": a.get("treatment")}
+        return f"{value_text(value)} {scope_text(a, n, noun)}, ranked"
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in a.items())
+    return f"{tool}({args})"
+
+
+_OVER_SUBJECTS = {
+    "summarize", "ate", "rank_treatments", "best_treatment", "top_k_treatments",
+    "rank_subjects", "best_subject", "top_k_subjects",
+}  # fmt: skip
 
 
 def _count_over(model: Any, args: dict[str, Any]) -> int:
