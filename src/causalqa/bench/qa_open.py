@@ -155,12 +155,9 @@ def _percentile(m: CausalModel, rng: np.random.Generator) -> Pick:
 
 def _causal_pair(m: CausalModel, rng: np.random.Generator, *, min_len: int = 1) -> Pick | None:
     g = m.graph
-    pairs = [
-        (a, b)
-        for a in g
-        for b in nx.descendants(g, a)
-        if min_len <= 1 or nx.shortest_path_length(g, a, b) >= min_len or len(_mediators(g, a, b))
-    ]
+    anc = {n: nx.ancestors(g, n) for n in g}
+    desc = {n: nx.descendants(g, n) for n in g}
+    pairs = [(a, b) for a in g for b in desc[a] if min_len <= 1 or desc[a] & anc[b]]
     if not pairs:
         return None
     a, b = pairs[rng.integers(len(pairs))]
@@ -173,16 +170,19 @@ def _mediators(g: nx.DiGraph, a: str, b: str) -> set[str]:
 
 def _confounded_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
     g = m.graph
-    pairs = [(a, b) for a in g for b in nx.descendants(g, a) if _common_causes(g, a, b)]
-    if not pairs:
-        return _causal_pair(m, rng)
-    a, b = pairs[rng.integers(len(pairs))]
-    return {"A": a, "B": b}
+    pairs = [(a, b) for a in g for b in nx.descendants(g, a)]
+    rng.shuffle(pairs)
+    for a, b in pairs[:200]:
+        if _common_causes(g, a, b):
+            return {"A": a, "B": b}
+    return _causal_pair(m, rng)
 
 
 def _on_path(m: CausalModel, rng: np.random.Generator) -> Pick | None:
     g = m.graph
-    pairs = [(a, b) for a in g for b in nx.descendants(g, a) if _mediators(g, a, b)]
+    anc = {n: nx.ancestors(g, n) for n in g}
+    desc = {n: nx.descendants(g, n) for n in g}
+    pairs = [(a, b) for a in g for b in desc[a] if desc[a] & anc[b]]
     if not pairs:
         return None
     a, b = pairs[rng.integers(len(pairs))]
@@ -218,30 +218,38 @@ def _blanket(m: CausalModel, rng: np.random.Generator) -> Pick:
 def _kind_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
     g = m.graph
     nodes = sorted(g)
+    desc = {n: nx.descendants(g, n) for n in nodes}
     by_kind: dict[str, list[tuple[str, str]]] = {}
     for a in nodes:
         for b in nodes:
-            if a != b:
-                by_kind.setdefault(_effect_kind_fast(g, a, b), []).append((a, b))
+            if a == b:
+                continue
+            direct = g.has_edge(a, b)
+            longer = any(b in desc[c] for c in g.successors(a) if c != b)
+            kind = (
+                "both"
+                if direct and longer
+                else "direct"
+                if direct
+                else "indirect"
+                if longer
+                else "none"
+            )
+            by_kind.setdefault(kind, []).append((a, b))
     kinds = sorted(by_kind)
     kind = kinds[rng.integers(len(kinds))]
     a, b = by_kind[kind][rng.integers(len(by_kind[kind]))]
     return {"A": a, "B": b}
 
 
-def _effect_kind_fast(g: nx.DiGraph, a: str, b: str) -> str:
-    direct = g.has_edge(a, b)
-    longer = bool(_mediators(g, a, b))
-    return "both" if direct and longer else "direct" if direct else "indirect" if longer else "none"
-
-
 def _common_effect_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
     g = m.graph
     nodes = sorted(g)
+    desc = {n: nx.descendants(g, n) for n in nodes}
     pairs = [
         (a, b)
         for a, b in itertools.combinations(nodes, 2)
-        if not nx.has_path(g, a, b) and not nx.has_path(g, b, a) and _common_effects(g, a, b)
+        if b not in desc[a] and a not in desc[b] and desc[a] & desc[b]
     ]
     if not pairs:
         return None
@@ -534,14 +542,20 @@ WORDING_SETS: dict[str, dict[str, list[str]]] = {"dev": DEV}
 
 
 def wordings(name: str) -> dict[str, list[str]]:
-    """A wording set by name: ``dev``, or a held-out set (`causalqa.bench.qa_open_test`)."""
+    """A wording set by name: ``dev`` (ours) and ``dev2`` (a second writer's) for
+    development; ``test`` and ``test2`` held out (`causalqa.bench.qa_open_test`, written by
+    an independent writer and never read while developing)."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
+    if name == "dev2":
+        from causalqa.bench.qa_open_dev2 import DEV2
+
+        return DEV2
     from causalqa.bench import qa_open_test
 
     sets = qa_open_test.SETS
     if name not in sets:
-        raise ValueError(f"unknown wording set {name!r}: use dev or {', '.join(sets)}")
+        raise ValueError(f"unknown wording set {name!r}: use dev, dev2 or {', '.join(sets)}")
     return sets[name]
 
 
