@@ -623,6 +623,8 @@ def _matches(item: OpenItem, result: Any, model: CausalModel) -> bool:
             value = float(result)
             return math.isclose(value, float(exp), rel_tol=1e-6, abs_tol=1e-6)
         if item.compare == "set":
+            if isinstance(result, dict) and "variables" in result:  # paths_between's answer
+                result = result["variables"]
             return isinstance(result, list) and {str(x) for x in result} == {str(x) for x in exp}
         if item.compare == "bool":
             return isinstance(result, bool) and result == exp

@@ -19,7 +19,7 @@ from typing import Any
 
 from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
-from causalqa.qa.frame import numbers, slotted
+from causalqa.qa.frame import numbers, slotted, stated_direction
 from causalqa.qa.grounding import Grounding
 
 Plan = dict[str, Any]
@@ -117,6 +117,10 @@ def _is_high(plan: Plan) -> bool:
     )
 
 
+def _named_statistic(plan: Plan) -> bool:
+    return _tool(plan) in ("summarize", "rank_treatments") and _args(plan).get("stat") != "mean"
+
+
 def _compares_two(plan: Plan) -> bool:
     tool, args = _tool(plan), _args(plan)
     if tool == "compare_treatments":
@@ -178,8 +182,11 @@ DEMANDS: list[Demand] = [
         re.compile(
             rf"\b(?:(?:for|on|to|with|by)\s+|list\s+(?:\w+\s+){{0,4}}?)(?:each|every)\s+(?:single\s+)?"
             rf"{_SUBJ}\b(?!\s+into\s+account)|\bper\s+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b"
+            rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)"
         ),
-        _uses("subject_values", "list_subjects"),
+        # "the 10th percentile of T's effect per partner" is a statistic of per-subject
+        # values: a summarize whose statistic the question names honours it too
+        _either(_uses("subject_values", "list_subjects"), _named_statistic),
         "a value for each subject",
     ),  # fmt: skip
     Demand(
@@ -270,6 +277,12 @@ DEMANDS: list[Demand] = [
         "an adjustment set",
     ),  # fmt: skip
     Demand(
+        "as well as",
+        re.compile(r"⟦\d+⟧\s+as\s+well\s+as\s+(?:by\s+|from\s+|on\s+)?⟦\d+⟧"),
+        lambda plan: _tool(plan) not in _ONE_WAY,
+        "something true of both",
+    ),  # fmt: skip
+    Demand(
         "blanket",
         re.compile(r"\bmarkov\s+blanket\b"),
         _uses("markov_blanket"),
@@ -295,7 +308,10 @@ _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
         ),
         "a correlation coefficient",
     ),  # fmt: skip
-    (re.compile(r"\bprobabilit\w*|\blikelihood\b|\bodds\b|\bchance\s+that\b"), "a probability"),
+    (
+        re.compile(r"\bprobabilit\w*|\blikelihood\b|\blikely\b|\bodds\b|\bchances?\b"),
+        "a probability",
+    ),
     (
         re.compile(r"\bconfidence\s+interval\b|\bp-?value\b|\bsignifican\w*"),
         "statistical uncertainty",
@@ -358,7 +374,7 @@ def unanswerable(question: str, grounding: Grounding) -> list[str]:
 
 def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel) -> list[str]:
     """What `plan` fails to do that `question` asks (empty when it answers it), in words."""
-    text, _ = slotted(question, grounding)
+    text, slots = slotted(question, grounding)
     found = unanswerable(question, grounding)
     for demand in DEMANDS:
         hits = [m for m in demand.pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]
@@ -384,6 +400,15 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         if any(o.name in used and (o.start, o.end) == (m.start, m.end) for o in grounding.mentions):
             continue  # the same words named as another kind, and that one is used
         found.append(f"the plan does not use {m.name!r}, which the question names")
+    direction = stated_direction(text, slots)
+    if direction is not None:
+        roles = _ROLES.get(_tool(plan))
+        args = _args(plan)
+        if roles and (args.get(roles[0]), args.get(roles[1])) == (direction[1], direction[0]):
+            found.append(
+                f"the question asks about {direction[0]!r} → {direction[1]!r}, the plan about "
+                f"{direction[1]!r} → {direction[0]!r}"
+            )
     stated = {n.value for n in numbers(text) if re.fullmatch(r"-?[\d.,]+", text[n.start : n.end])}
     missing = [n for n in stated if n not in _plan_numbers(plan)]
     if missing:
@@ -391,6 +416,17 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         found.append(f"the plan does not use the number(s) {shown} the question states")
     return list(dict.fromkeys(found))
 
+
+_ROLES = {
+    "is_cause": ("cause", "effect"),
+    "is_parent": ("parent", "child"),
+    "paths_between": ("source", "target"),
+    "mediators": ("source", "target"),
+    "on_path": ("source", "target"),
+    "adjustment_set": ("treatment", "outcome"),
+    "effect_kind": ("cause", "effect"),
+}
+"""The (cause, effect) roles of the directional graph tools."""
 
 _BOOL_TOOLS = {"is_cause", "is_parent", "on_path", "d_separated", "d_connected"}
 _ASKED = {

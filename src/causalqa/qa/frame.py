@@ -67,7 +67,67 @@ def slotted(question: str, grounding: Grounding) -> tuple[str, list[Slot]]:
             parts.append(token)
         at = end
     parts.append(q[at:])
-    return "".join(parts), slots
+    return spell_out("".join(parts)), slots
+
+
+# Words that ask for a quantity or an operation, as people mistype or abbreviate them.
+QUANTITY_WORDS = (
+    "median", "minimum", "maximum", "average", "percentile", "quantile", "quartile", "decile",
+    "deviation", "variance", "standard", "fraction", "proportion", "percentage", "confound",
+    "confounds", "confounder", "confounders", "confounding", "mediator", "mediators",
+    "mediate", "mediates", "independent", "independence", "dependent", "adjust", "adjustment",
+    "control", "correlation", "correlated", "probability", "likelihood", "interquartile",
+    "markov", "blanket", "common", "effects", "smallest", "largest", "highest", "lowest",
+    "which", "partners", "partner", "treatment", "treatments", "individual", "separated",
+    "exceed", "exceeds", "exceeding", "greater", "higher", "positive", "negative", "benefit",
+    "difference", "relative", "compared", "covariates", "threshold", "spread",
+)  # fmt: skip
+_ABBREVIATIONS = [
+    (re.compile(r"\bavg\b\.?"), "average"),
+    (re.compile(r"\bmed\b\.?(?=\s+(?:effect|uplift|impact|of))"), "median"),
+    (re.compile(r"\bstd\.?\s*dev\w*\b|\bstdev\b|\bsd\b"), "standard deviation"),
+    (re.compile(r"\bvar\b\.?(?=\s+(?:of|in)\b)"), "variance"),
+    (re.compile(r"\bpct\b\.?|\bper\s*cent\b"), "percent"),
+    (re.compile(r"\bpctls?\b\.?|\bptile\b"), "percentile"),
+    (re.compile(r"\bp(\d{1,2})\b"), r"\1th percentile"),
+    (re.compile(r"\bq([1-3])\b"), r"quartile \1"),
+    (re.compile(r"\bconf\.?(?=\s)"), "confounders"),
+    (re.compile(r"\bindep\.?(?=\s|$)"), "independent"),
+    (re.compile(r"\bcorr\b\.?|\bcorrel\b"), "correlation"),
+    (re.compile(r"\bprob\b\.?|\bprobab\b\.?"), "probability"),
+    (re.compile(r"\bp\(\s*(?=\w)"), "probability of ("),
+    (
+        re.compile(r"\bhow\s+likely\b|\bwhat\s+(?:are\s+the\s+)?(?:odds|chances?)\b"),
+        "what probability",
+    ),
+    (re.compile(r"\bmodal\b"), "mode"),
+    (re.compile(r"\bmin\b\.?"), "minimum"),
+    (re.compile(r"\bmax\b\.?"), "maximum"),
+    (re.compile(r"\bw/o\b"), "without"),
+    (re.compile(r"\bw/(?=\s)"), "with"),
+    (re.compile(r"\bno\.\s+of\b|#\s*of\b"), "number of"),
+]
+
+
+def spell_out(text: str) -> str:
+    """`text` with abbreviations written out ("avg" → "average", "p90" → "90th
+    percentile", "std dev" → "standard deviation") and mistyped quantity words corrected
+    ("minimun" → "minimum", "confunds" → "confounds"): so a typo cannot hide what a
+    question asks from the frame or from the check."""
+    from rapidfuzz import fuzz, process
+
+    for pattern, repl in _ABBREVIATIONS:
+        text = pattern.sub(repl, text)
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if len(word) < 5 or word in QUANTITY_WORDS:
+            return word
+        same_start = [w for w in QUANTITY_WORDS if w[0] == word[0]]
+        hit = process.extractOne(word, same_start, scorer=fuzz.ratio, score_cutoff=85)
+        return hit[0] if hit else word
+
+    return re.sub(r"(?<![⟦\w])[a-z]+(?![\w⟧])", fix, text)
 
 
 _SLOT = r"⟦(\d+)⟧"
@@ -135,7 +195,7 @@ _QUANTILES = [
     (re.compile(r"\b(?:upper|third|top)\s+quartile\b"), 0.75),
     (re.compile(r"\b(?:lower|first|bottom)\s+quartile\b"), 0.25),
     (re.compile(r"\b(?:second\s+quartile)\b"), 0.5),
-    (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\s+percentile\b"), None),
+    (re.compile(r"\b(\d{1,2})-?(?:st|nd|rd|th)\s+percentile\b"), None),
     (re.compile(r"\bpercentile\s+(\d{1,2})\b"), None),
     (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:%|percent)\s*(?:quantile|percentile)\b"), None),
     (re.compile(r"\bquantile\s+(?:of\s+)?(0?\.\d+)\b"), None),
@@ -152,12 +212,13 @@ _SHARE = re.compile(
     r"\b(?:what|which)\s+(?:\w+\s+)?(?:fraction|share|proportion|percentage|percent|part|portion"
     r"|ratio)\b|\bwhat\s+%|\bhow\s+many\s+percent\b|\b(?:the\s+)?(?:fraction|share|proportion"
     rf"|percentage|portion)\s+of\s+(?:(?:all|the)\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
-    r"|\bpercentage\b|\bfraction\b|\bproportion\b"
+    r"|\bpercentage\b|\bfraction\b|\bproportion\b|\bpercent\s+of\b|%\s*of\b"
 )
 _ALL_OF = r"(?<!\bover\s)(?<!\bacross\s)(?<!\bamong\s)(?<!\btaking\s)(?<!\bconsidering\s)(?<!\bof\s)(?<!\band\s)"
 _EACH = re.compile(
     rf"\b(?:for|on|to|with|by)\s+(?:each|every|every\s+single|each\s+individual)\s+(?:\w+\s+)?{_SUBJ}\b(?!\s+into\s+account)"
-    rf"|\bper\s+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b|{_ALL_OF}\beach\s+{_SUBJ}(?:'s)?\b(?!\s+into\s+account)"
+    rf"|\bper[\s-]+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b|{_ALL_OF}\beach\s+{_SUBJ}(?:'s)?\b(?!\s+into\s+account)"
+    rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)|\b{_SUBJ}[\s-]+by[\s-]+{_SUBJ}\b"
     rf"|\b(?:all|the)\s+individual\s+{_EFFECT}\b(?!.*\b(?:smallest|largest|lowest|highest|minimum|maximum)\b)"
     rf"|\blist\s+(?:the\s+)?{_EFFECT}\b"
 )
@@ -197,10 +258,35 @@ _BETWEEN = [
         "<",
     ),  # fmt: skip
     (re.compile(r"\bprefer\w*\s+⟦(\d+)⟧\s+(?:over|to)\s+⟦(\d+)⟧"), ">"),
+    (
+        re.compile(
+            rf"\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|over|than\s+(?:of|from|for|with)?)\s*⟦(\d+)⟧"
+        ),
+        ">",
+    ),
+    (
+        re.compile(
+            rf"\b{_LESS}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|than\s+(?:of|from|for|with)?)\s*⟦(\d+)⟧"
+        ),
+        "<",
+    ),
+    (
+        re.compile(
+            rf"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:for|with|from|under)\s+the\s+first\b"
+        ),
+        ">",
+    ),
+    (
+        re.compile(
+            rf"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:for|with|from|under)\s+the\s+second\b"
+        ),
+        "<",
+    ),
 ]
 # A comparison with a number: "an effect of ⟦1⟧ above 10", "gain at least 5 from ⟦1⟧".
 _OPS = [
-    (r"at\s+least|no\s+less\s+than|not\s+less\s+than|greater\s+than\s+or\s+equal\s+to|>=|≥|or\s+more", ">="),
+    (r"at\s+least|no\s+less\s+than|not\s+less\s+than|greater\s+than\s+or\s+equal\s+to|>=|≥|or\s+more"
+     r"|reach(?:es|ing)?|hits?|meets?(?:\s+or\s+beats?)?", ">="),
     (r"at\s+most|no\s+more\s+than|not\s+more\s+than|up\s+to|less\s+than\s+or\s+equal\s+to|<=|≤|or\s+less", "<="),
     (r"more\s+than|greater\s+than|higher\s+than|larger\s+than|bigger\s+than|above|over|exceed\w*"
      r"|beyond|in\s+excess\s+of|>", ">"),
@@ -210,10 +296,24 @@ _OPS = [
 _OP_RE = "|".join(f"(?P<o{i}>{p})" for i, (p, _) in enumerate(_OPS))
 _THRESHOLD = [
     # "⟦1⟧ … above 10", "⟦1⟧'s effect is at least 5"
-    re.compile(rf"⟦(?P<slot>\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,4}}?(?:{_OP_RE})\s+{_NUM}(?P<trail>\s+or\s+(?:more|less))?"),
+    re.compile(rf"⟦(?P<slot>\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,4}}?(?:{_OP_RE})\s*{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?"),
     # "above 10 from ⟦1⟧", "at least 5 points of uplift from ⟦1⟧"
-    re.compile(rf"(?:{_OP_RE})\s+{_NUM}\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to)\s+⟦(?P<slot>\d+)⟧"),
+    re.compile(rf"(?:{_OP_RE})\s*{_NUM}\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to)\s+⟦(?P<slot>\d+)⟧"),
+    # "an uplift of 20 or more from ⟦1⟧"
+    re.compile(rf"(?P<ormore>){_NUM}\s+or\s+(?:more|higher|greater|above|better)\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to)\s+⟦(?P<slot>\d+)⟧"),
 ]  # fmt: skip
+# A comparison that names no treatment ("# of partners with effect > 20"), for a question
+# about one treatment only.
+_LOOSE_THRESHOLD = re.compile(
+    rf"(?:{_OP_RE})\s*{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?(?P<inclusive>\s*\(?inclusive\)?)?"
+)
+_LOOSE_OR_MORE = re.compile(
+    rf"{_NUM}\s+(?:\(inclusive\)|or\s+(?:more|higher|greater|above|better))"
+)
+_LOOSE_SIGN = re.compile(
+    rf"\b(?:positive|negative)\s+(?:\w+\s+)?{_EFFECT}\b(?!\s+(?:of|from|for)\s+⟦)"
+    rf"|\b(?:benefit|gain|profit)s?\b(?!\s+(?:\w+\s+){{0,2}}?(?:from|by|with|of)\s+⟦)(?=[^⟦]*$)"
+)
 # The sign of one treatment's effect: "benefit from ⟦1⟧", "are hurt by ⟦1⟧".
 _POSITIVE = re.compile(
     rf"\b(?:benefit\w*|gain\w*|profit\w*|helped|better\s+off|respond\w*\s+(?:positively|well)"
@@ -221,12 +321,14 @@ _POSITIVE = re.compile(
     rf"(?!(?:the\s+)?(?:most|more|least|less|best|worst)\b)(?:\w+\s+){{0,2}}?(?:from|by|with|to|under|of)?\s*⟦(\d+)⟧"
     rf"|⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were|be)\s+positive\b"
     rf"|⟦(\d+)⟧\s+(?:helps?|benefits?|pays\s+off)\b"
+    rf"|⟦(\d+)⟧\s+(?:has|have|had|shows?|gives?|yields?|produces?)\s+(?:a\s+)?positive\b"
 )
 _NEGATIVE = re.compile(
     rf"\b(?:hurt|harmed|damaged|worse\s+off|los\w+|suffer\w*|negative\s+{_EFFECT}?|negatively"
     rf"|downside|backfire\w*)\s+(?:\w+\s+){{0,2}}?(?:from|by|with|to|under|of)?\s*⟦(\d+)⟧"
     rf"|⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were|be)\s+negative\b"
     rf"|⟦(\d+)⟧\s+(?:hurts?|harms?|backfires?)\b"
+    rf"|⟦(\d+)⟧\s+(?:has|have|had|shows?|gives?|yields?|produces?)\s+(?:a\s+)?negative\b"
 )
 _NOT = re.compile(r"\b(?:not|never|n't|no|fail\s+to|fails\s+to|without)\s+(?:\w+\s+)?$")
 
@@ -253,7 +355,26 @@ _DIFFERENCE = [
         ),
         False,
     ),  # fmt: skip
-    (re.compile(r"⟦(\d+)⟧\s+minus\s+⟦(\d+)⟧"), False),
+    (re.compile(r"⟦(\d+)⟧(?:'s)?\s+minus\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧"), False),
+    (
+        re.compile(
+            r"\bby\s+how\s+much\s+(?:does|do|did|would|will)\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceeds?|beats?|outperforms?|tops|surpass\w*)\s+(?:that\s+of\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?by\b"
+        ),
+        False,
+    ),
+    (re.compile(r"\bmoving\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
+    (
+        re.compile(
+            r"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b(?:difference|gap|first\s+minus\s+second)\b"
+        ),
+        False,
+    ),
     (re.compile(r"\b(?:advantage|edge|lead|margin)\s+of\s+⟦(\d+)⟧\s+over\s+⟦(\d+)⟧"), False),
     # "switching from ⟦1⟧ to ⟦2⟧" gains ⟦2⟧ − ⟦1⟧
     (re.compile(r"\bswitch\w*\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
@@ -270,20 +391,21 @@ _DIFFERENCE = [
 # Graph questions beyond the paper's.
 _CONFOUND = re.compile(
     r"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+(?:causes?|parents?|ancestors?)\b"
-    r"|\bcommon\s+(?:parents?|ancestors?)\b|\bcauses?\s+both\b|\binfluences?\s+both\b"
-    r"|\baffects?\s+both\b(?=.*⟦\d+⟧.*⟦\d+⟧)|\bback-?door\s+paths?\b"
+    r"|\bcommon\s+(?:parents?|ancestors?)\b|\b(?:causes?|influences?|drives?|affects?)\s+both\b"
+    r"|\bback-?door\s+paths?\b|\bupstream\s+of\s+both\b"
 )
 _COMMON_EFFECT = re.compile(
     r"\bcommon\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b|\bcollider\w*"
-    r"|\bshared\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b"
-    r"|\bboth\s+(?:\w+\s+)?(?:affect|influence|cause|lead\s+to|drive|feed\s+into|point\s+to)\b"
-    r"|\b(?:affected|influenced|caused|driven)\s+by\s+both\b"
+    r"|\bshared\s+(?:downstream\s+)?(?:effects?|consequences?|descendants?|children|outcomes?)\b"
+    r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+both\b"
     r"|\bboth\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+(?:\w+\s+)?(?:affect|influence|cause|lead\s+to|drive|change"
-    r"|impact|feed\s+into)\b"
+    r"|impact|feed\s+into|point\s+to)\b|\bdownstream\s+of\s+both\b"
+    r"|\bhave\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+as\s+(?:causes|parents|ancestors|inputs|drivers)\b"
+    r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+⟦\d+⟧\s+(?:as\s+well\s+as|and(?:\s+also)?)\s+(?:by\s+)?⟦\d+⟧"
 )
 _ON_PATH = re.compile(
-    r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are)\s+on\s+(?:a|the|any|some|every)\s+"
-    r"(?:causal\s+|directed\s+)?(?:path|route|chain|pathway)\b|\bon\s+the\s+(?:causal\s+)?"
+    r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+on\s+(?:a|the|any|some|every)\s+"
+    r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b|\bon\s+the\s+(?:causal\s+)?"
     r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
 )
@@ -304,7 +426,7 @@ _GIVEN = re.compile(
 )
 _ADJUST = re.compile(
     r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
-    r"|\bdeconfound\w*|\bcondition\s+on\b"
+    r"|\bdeconfound\w*|\bcondition\s+on\b|\bcovariates?\b|\bunbiased\s+estimate\b"
     r"|\bblock\w*\s+(?:the\s+|all\s+)?(?:confounding|back-?door|spurious)"
 )
 _BLANKET = re.compile(r"\bmarkov\s+blanket\b")
@@ -312,6 +434,9 @@ _KIND = re.compile(
     r"\bdirect(?:ly)?\s*,?\s*(?:or\s+)?(?:only\s+)?indirect(?:ly)?\s*,?\s*(?:or\s+)?both\b"
     r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effect|influence|link|relation\w*"
     r"|connection|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
+    r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effect|link|influence|relationship)\b"
+    r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to)\s*⟦\d+⟧\s*:\s*direct\s+or\s+indirect\b"
+    r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
 )
 
 _SUPERLATIVE = re.compile(
@@ -376,9 +501,33 @@ def _stats(text: str) -> list[str]:
     return [name for name, pattern in _STAT_WORDS if pattern.search(text)]
 
 
+def _number_text(match: re.Match[str]) -> str:
+    """The number a comparison states: its one unnamed group that reads as a number."""
+    named = {match.start(g) for g in match.groupdict() if match.group(g) is not None}
+    for i in range(1, (match.re.groups or 0) + 1):
+        text = match.group(i)
+        if (
+            text
+            and match.start(i) not in named
+            or text
+            and re.fullmatch(_NUM, text)
+            and i not in _named_indexes(match)
+        ):
+            if re.fullmatch(_NUM, text):
+                return text
+    raise AssertionError("a comparison pattern matched without a number")
+
+
+def _named_indexes(match: re.Match[str]) -> set[int]:
+    return set(match.re.groupindex.values())
+
+
 def _op_of(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    if "ormore" in groups:
+        return ">="
     for i, (_, op) in enumerate(_OPS):
-        if match.group(f"o{i}"):
+        if groups.get(f"o{i}"):
             return op
     raise AssertionError("an operator group matched")
 
@@ -407,7 +556,7 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
             if not t or not free(m):
                 continue
             op = _op_of(m)
-            number_text = next(g for g in m.groups()[len(_OPS) :] if g and g != m.group("slot"))
+            number_text = _number_text(m)
             trail = m.groupdict().get("trail") or ""
             if "or more" in trail:
                 op = ">="
@@ -430,6 +579,29 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
             found.append({"value": {"treatment": t}, "op": real, "than": 0})
             taken.append(m.span())
     return found, used
+
+
+def _loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], list[float]]:
+    """Conditions a question about one treatment states without naming it again ("⟦1⟧:
+    number of partners with a positive effect", "… effect > 20", "100 (inclusive)")."""
+    value = {"treatment": treatment}
+    m = _LOOSE_THRESHOLD.search(text)
+    if m and not re.match(r"\s*(?:th|st|nd|rd)\b|-?th\b", text[m.end() :]):
+        number_text = _number_text(m)
+        op = _op_of(m)
+        if m.group("trail") and "more" in m.group("trail") or m.group("inclusive"):
+            op = ">="
+        number = _number(number_text)
+        return [{"value": value, "op": op, "than": number}], [number]
+    m = _LOOSE_OR_MORE.search(text)
+    if m:
+        number = _number(m.group(1))
+        return [{"value": value, "op": ">=", "than": number}], [number]
+    m = _LOOSE_SIGN.search(text)
+    if m and not _NOT.search(text[: m.start()]):
+        negative = m.group(0).startswith("negative")
+        return [{"value": value, "op": "<" if negative else ">", "than": 0}], []
+    return [], []
 
 
 def _difference(text: str, slots: list[Slot]) -> list[str] | None:
@@ -455,9 +627,18 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
     dsep = _DSEP.search(text)
     if dsep and len(names) >= 2:
         given_at = _GIVEN.search(text)
-        cut = given_at.start() if given_at else len(text)
-        before = [s.variable for s in slots if s.variable and s.start < cut]
-        after = [s.variable for s in slots if s.variable and s.start >= cut]
+        if given_at:
+            # the conditioning set: the names right after "given" (up to the next clause)
+            rest = text[given_at.end() :]
+            stop = re.search(r"[,;?|]|\b(?:are|is|do|does|will|would|can|then|so)\b", rest)
+            clause_end = given_at.end() + (stop.start() if stop else len(rest))
+            after = [
+                s.variable for s in slots if s.variable and given_at.end() <= s.start < clause_end
+            ]
+            before = [s.variable for s in slots if s.variable and s.variable not in after]
+        else:
+            before = [s.variable for s in slots if s.variable]
+            after = []
         if len(before) == 2 and (given_at or not after):
             dependent = bool(
                 re.search(r"\b(?<!in)dependent\b|\bd-?connect\w*|\bcorrelated\b", text)
@@ -480,31 +661,50 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
         return Frame("common_effects", variables=names)
     if len(names) == 3 and (_ON_PATH.search(text) or _MEDIATORS.search(text)):
         # "Does ⟦1⟧ lie on a path from ⟦2⟧ to ⟦3⟧?", "Is ⟦1⟧ a mediator between ⟦2⟧ and ⟦3⟧?"
-        middle, source, target = names
-        m = re.search(r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,3}?(?:to|into|on|onto)\s+⟦(\d+)⟧", text)
-        if m:
-            source, target = _slot(slots, m.group(1)).variable, _slot(slots, m.group(2)).variable
-            middle = next(n for n in names if n not in (source, target))
-        return Frame("on_path", variables=[middle, source, target])
+        pair = stated_direction(text, slots)
+        if pair is None:
+            m = re.search(r"\bbetween\s+⟦(\d+)⟧\s+and\s+⟦(\d+)⟧", text)
+            pair = (
+                (_slot(slots, m.group(1)).variable, _slot(slots, m.group(2)).variable)
+                if m
+                else None
+            )
+        if pair is None or None in pair or pair[0] == pair[1]:
+            return None  # which is the middle one is not said: no guess
+        middle = next((n for n in names if n not in pair), None)
+        return Frame("on_path", variables=[middle, *pair]) if middle else None
     if _MEDIATORS.search(text) and len(names) == 2 and not re.search(r"\bhow\s+many\b", text):
         return Frame("mediators", variables=_cause_effect(text, slots, names))
     return None
 
 
-def _cause_effect(text: str, slots: list[Slot], names: list[str]) -> list[str]:
-    """Two variables in cause → effect order: "the effect of ⟦a⟧ on ⟦b⟧", "from ⟦a⟧ to ⟦b⟧",
-    "⟦b⟧ … by ⟦a⟧" (passive); else as written."""
-    for pattern in (
-        r"\b(?:effect|influence|impact)\s+of\s+⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto)\s+⟦(\d+)⟧",
-        r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,3}?to\s+⟦(\d+)⟧",
-        r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
-        r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effect|influence|impact)\s+on\s+⟦(\d+)⟧",
-    ):
+_DIRECTION = [
+    r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,3}?(?:to|into|onto|on)\s+⟦(\d+)⟧",
+    r"\b(?:effect|influence|impact)s?\s+(?:that\s+)?(?:of\s+)?⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto|to)\s+⟦(\d+)⟧",
+    r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
+    r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effect|influence|impact)\s+on\s+⟦(\d+)⟧",
+    r"\bhow\s+(?:much\s+)?⟦(\d+)⟧\s+(?:impacts?|affects?|influences?|changes?|drives?|moves?)\s+⟦(\d+)⟧",
+]
+
+
+def stated_direction(text: str, slots: list[Slot]) -> tuple[str, str] | None:
+    """The (cause, effect) variables a question states in so many words — "from ⟦a⟧ to
+    ⟦b⟧", "the effect of ⟦a⟧ on ⟦b⟧", "⟦a⟧ → ⟦b⟧" — or None when it states none."""
+    for pattern in _DIRECTION:
         m = re.search(pattern, text)
         if m:
             a, b = _slot(slots, m.group(1)).variable, _slot(slots, m.group(2)).variable
             if a and b and a != b:
-                return [a, b]
+                return a, b
+    return None
+
+
+def _cause_effect(text: str, slots: list[Slot], names: list[str]) -> list[str]:
+    """Two variables in cause → effect order: as `stated_direction` says, or "⟦b⟧ …
+    affected by ⟦a⟧" (passive); else as written."""
+    pair = stated_direction(text, slots)
+    if pair is not None:
+        return list(pair)
     m = re.search(
         r"⟦(\d+)⟧\s+(?:\w+\s+){0,4}?(?:affected|influenced|caused|driven)\s+by\s+⟦(\d+)⟧", text
     )
@@ -531,7 +731,13 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     difference = _difference(text, slots)
     stats = _stats(text)
     q = _quantile(text)
-    if asked is None and re.search(rf"^\s*(?:which|who)\s+(?:\w+\s+)?{_SUBJ}\b", text):
+    if not conditions and not difference and len(set(treatments)) == 1:
+        conditions, used = _loose_conditions(text, treatments[0])
+    if asked in (None, "number", "treatment") and re.search(
+        rf"\b(?:which|who|whcih)\s+(?:\w+\s+)?{_SUBJ}\b|^\s*(?:[\w-]+\s+){{0,2}}?{_SUBJ}\s+(?:with|whose|that|who|where|for\s+which)\b"
+        rf"|\b(?:max|maximum|top|best|highest|largest|biggest|min|minimum|lowest|smallest|worst)[-\s]+(?:\w+[-\s]+)?{_SUBJ}(?=\s*(?:[,.?;:!]|$))",
+        text,
+    ):
         asked = "subject"  # "which partner gains the most …" ("partner gains" reads as a noun)
     share = bool(_SHARE.search(text))
     count = bool(_COUNT.search(text))
@@ -560,7 +766,8 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     if difference and len(subjects) == 1:
         return Frame("subject_value", value=value, subject=subjects[0], **where_frame)
     extreme = ("min" in stats) != ("max" in stats) and asked in ("number", None)
-    if each and value is not None and not subjects and not extreme:
+    named_stat = q is not None or bool(stats)
+    if each and value is not None and not subjects and not extreme and not named_stat:
         return Frame("subject_values", value=value, **where_frame)
     lowest = "min" in stats and "max" not in stats
     if asked == "treatment" and stats:
@@ -581,19 +788,16 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
             named = ["quantile"]
         if named:
             return Frame("summarize", stat=named[0], q=q, value=value, **where_frame)
-        if ("min" in stats or "max" in stats) and not re.search(
-            r"\b(?:which|who|whom|whose)\b", text
-        ):
-            if re.search(
-                rf"\b(?:any|a\s+single|one|an?\s+individual|the\s+individual)\s+{_SUBJ}\b|\bacross\b|\bamong\b|\bover\b|\bof\s+all\b",
-                text,
-            ):
+        if ("min" in stats) != ("max" in stats) and "mean" not in stats:
+            if not re.search(r"\b(?:which|who|whom|whose)\b", text):
+                # the extreme of one treatment's effect is over the subjects
                 return Frame(
                     "summarize", stat="min" if lowest else "max", value=value, **where_frame
                 )
-        elif "min" in stats or "max" in stats:
             return None
-        elif difference or conditions:
+        if "min" in stats or "max" in stats:
+            return None
+        if difference or conditions:
             return Frame("summarize", stat="mean", value=value, **where_frame)
     if conditions and not subjects and asked is None and _WHICH_SUBJECTS.search(text):
         return Frame("list_subjects", **where_frame)
