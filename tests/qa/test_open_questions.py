@@ -230,3 +230,42 @@ def test_unsupported_questions_are_refused_naming_what_can_be_asked(model):
     assert not answer.answered and answer.result is None
     assert "mode" in answer.answer and "I can answer, for example" in answer.answer
     assert "'Discount'" in answer.answer or "'Tech Support'" in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "words"),
+    [
+        (
+            "summarize",
+            {"value": {"treatment": "Discount"}, "stat": "median"},
+            "the median of the effect of 'Discount' over 5 partners",
+        ),
+        (
+            "count_subjects",
+            {"conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]},
+            "the number of the 5 partners that have the effect of 'Discount' above 0",
+        ),
+        (
+            "ite",
+            {"treatment": "Discount", "subject": "P2"},
+            "the effect of 'Discount' on partner P2",
+        ),
+        (
+            "d_separated",
+            {"a": "Discount", "b": "Revenue", "given": ["Demand", "Market Growth"]},
+            "whether 'Discount' and 'Revenue' are d-separated given 'Demand', 'Market Growth'",
+        ),
+        ("d_connected", {"a": "Discount", "b": "Revenue"}, "given nothing"),
+        (
+            "adjustment_set",
+            {"treatment": "Discount", "outcome": "Revenue"},
+            "back-door adjustment set for the effect of 'Discount' on 'Revenue'",
+        ),
+    ],
+)
+def test_every_answer_says_what_it_computed_in_words(model, tool, args, words):
+    from causalqa.qa.verbalise import computation
+
+    text = computation({"steps": [{"tool": tool, "args": args}]}, model)
+    assert words in text
+    assert f"{tool}(" not in text

@@ -377,8 +377,46 @@ def computation(plan: dict[str, Any], model: Any) -> str:
     if tool in ("rank_subjects", "best_subject", "top_k_subjects"):
         value = a.get("value") or {"treatment": a.get("treatment")}
         return f"{value_text(value)} {scope_text(a, n, noun)}, ranked"
+    if a.get("subject") is not None and tool in ("best_treatment", "top_k_treatments", "ite"):
+        if tool == "ite":
+            return f"the effect of '{a['treatment']}' on {noun[:-1]} {a['subject']}"
+        return f"each treatment's effect on {noun[:-1]} {a['subject']}, ranked"
+    if tool == "subject_value":
+        return f"{value_text(a['value'])} on {noun[:-1]} {a['subject']}"
+    if tool == "subject_values":
+        return f"{value_text(a['value'])} for each of {_count_over(model, a):,} {noun}"
+    if tool == "compare_treatments":
+        if a.get("subject") is not None:
+            return f"the effects of '{a['a']}' and '{a['b']}' on {noun[:-1]} {a['subject']}"
+        return f"the averages of the effects of '{a['a']}' and '{a['b']}'{_where_text(a)}"
+    words = _GRAPH_WORDS.get(tool)
+    if words is not None:
+        names = {k: (", ".join(f"'{x}'" for x in v) if isinstance(v, list) else f"'{v}'")
+                 for k, v in a.items() if k != "max_paths"}  # fmt: skip
+        given = names.get("given") or "nothing"
+        return words.format_map({**names, "given": given})
     args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in a.items())
     return f"{tool}({args})"
+
+
+_GRAPH_WORDS = {
+    "parents": "the direct causes of {variable} in the graph",
+    "children": "the variables {variable} causes directly in the graph",
+    "ancestors": "every variable with a directed path to {variable}",
+    "descendants": "every variable {variable} has a directed path to",
+    "is_parent": "whether the graph has an edge {parent} → {child}",
+    "is_cause": "whether the graph has a directed path from {cause} to {effect}",
+    "paths_between": "the directed paths from {source} to {target}",
+    "mediators": "the variables on directed paths from {source} to {target}",
+    "on_path": "whether {variable} lies on a directed path from {source} to {target}",
+    "common_causes": "the common causes of {a} and {b} (ancestors of both by paths that avoid the other)",
+    "common_effects": "the common effects of {a} and {b} (descendants of both)",
+    "markov_blanket": "the Markov blanket of {variable} (parents, children, and the children's other parents)",
+    "d_separated": "whether {a} and {b} are d-separated given {given}",
+    "d_connected": "whether {a} and {b} are d-connected given {given}",
+    "adjustment_set": "a minimal back-door adjustment set for the effect of {treatment} on {outcome}",
+    "effect_kind": "whether {cause} affects {effect} directly, through other variables, or both",
+}
 
 
 _OVER_SUBJECTS = {
