@@ -409,12 +409,18 @@ _GRAPH_WORDS = {
     "paths_between": "the directed paths from {source} to {target}",
     "mediators": "the variables on directed paths from {source} to {target}",
     "on_path": "whether {variable} lies on a directed path from {source} to {target}",
-    "common_causes": "the common causes of {a} and {b} (ancestors of both by paths that avoid the other)",
+    "common_causes": (
+        "the common causes of {a} and {b} (ancestors of both by paths that avoid the other)"
+    ),
     "common_effects": "the common effects of {a} and {b} (descendants of both)",
-    "markov_blanket": "the Markov blanket of {variable} (parents, children, and the children's other parents)",
+    "markov_blanket": (
+        "the Markov blanket of {variable} (parents, children and the children's other parents)"
+    ),
     "d_separated": "whether {a} and {b} are d-separated given {given}",
     "d_connected": "whether {a} and {b} are d-connected given {given}",
-    "adjustment_set": "a minimal back-door adjustment set for the effect of {treatment} on {outcome}",
+    "adjustment_set": (
+        "a minimal back-door adjustment set for the effect of {treatment} on {outcome}"
+    ),
     "effect_kind": "whether {cause} affects {effect} directly, through other variables, or both",
 }
 
