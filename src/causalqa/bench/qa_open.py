@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -731,6 +733,7 @@ def run_open_bench(
         "environment": environment(),
         "rows": rows,
         "cold_seconds": cold,
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "outcomes": outcomes,
     }
     columns_md = [
@@ -748,7 +751,9 @@ def run_open_bench(
     if cold:
         extra += (
             f" Cold process (`causalqa ask` started afresh, {len(cold)} questions of the first "
-            f"model, one per kind): median {sorted(cold)[len(cold) // 2]:.2f} s, max {max(cold):.2f} s."
+            f"model, one per kind): median {statistics.median([c['wall'] for c in cold]):.2f} s wall "
+            f"(max {max(c['wall'] for c in cold):.2f} s), median {statistics.median([c['cpu'] for c in cold]):.2f} s "
+            f"of CPU; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores."
         )
     png = _plot_open(rows[:-1], out_dir / "qa-open-latest.png")
     if png is not None:
@@ -763,7 +768,9 @@ def _cold_process_seconds(
     model: CausalModel, items: list[OpenItem], llm_spec: str | None, n: int
 ) -> list[float]:
     """Wall seconds of `causalqa ask` in a fresh process for the first question of up to `n`
-    kinds: imports, loading the model files (and the LLM, when the question needs it)."""
+    kinds: imports, loading the model files (and the LLM, when the question needs it); and
+    the CPU seconds it used, which other work on a shared machine does not inflate."""
+    import resource
     import subprocess
     import sys
     import tempfile
@@ -778,9 +785,13 @@ def _cold_process_seconds(
                    f"{tmp}/graph.graphml", "--effects", f"{tmp}/effects.csv", "--json"]  # fmt: skip
             if llm_spec:
                 cmd[3:3] = ["--llm", llm_spec]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-            out.append(round(time.perf_counter() - start, 2))
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            out.append({"wall": round(wall, 2), "cpu": round(cpu, 2)})
     return out
 
 
