@@ -143,6 +143,13 @@ EXPECTED = [
     ("How many partners have an effect of Discount above 10?", "count_subjects", 2),
     ("Is the effect of Discount on Revenue direct, indirect or both?", "effect_kind", "indirect"),
     ("Which variables must I adjust for to estimate the effect of Discount on Revenue?", "adjustment_set", ["Market Growth"]),
+    # the same kinds as people also write them
+    ("Discount ⊥ Tech Support | Revenue?", "d_separated", False),
+    ("Does any directed path from Discount to Revenue go via Demand?", "on_path", True),
+    ("Tell me the biggest gain produced by Discount for any one partner.", "summarize", 25.0),
+    ("Median effect of Discount among partners who benefit from it?", "summarize", 10.0),
+    ("Tech Support vs Discount: what's the average amount by which the first one's effect exceeds the second's?", "summarize", 3.7),
+    ("I'd like to know the value that 50 percent of the effects of Discount fall below.", "summarize", 5.0),
 ]  # fmt: skip
 
 

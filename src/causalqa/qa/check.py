@@ -165,10 +165,11 @@ DEMANDS: list[Demand] = [
     Demand(
         "share",
         re.compile(
-            r"\b(?:fraction|share|proportion|percentage|percent|portion)\b|%"
-            r"|\bwhat\s+part\b"
+            r"\b(?:fraction|proportion|percentage|percent|portion)\b|%"
+            r"|\bshare\b(?!\s+(?:it|this|that|them|these|those|with)\b)|\bwhat\s+part\b"
         ),
-        _uses("share_subjects"),
+        # "the value 10 percent of the effects fall below" is a quantile
+        _either(_uses("share_subjects"), _stat("quantile")),
         "a share of subjects",
     ),  # fmt: skip
     Demand(

@@ -42,6 +42,7 @@ def slotted(question: str, grounding: Grounding) -> tuple[str, list[Slot]]:
     spans: dict[tuple[int, int], dict[str, str]] = {}
     for m in grounding.mentions:
         spans.setdefault((m.start, m.end), {})[m.kind] = m.name
+    spans.update(_ordinal_spans(q, grounding))
     parts: list[str] = []
     slots: list[Slot] = []
     at = 0
@@ -68,6 +69,25 @@ def slotted(question: str, grounding: Grounding) -> tuple[str, list[Slot]]:
         at = end
     parts.append(q[at:])
     return spell_out("".join(parts)), slots
+
+
+_ORDINAL = re.compile(r"\bthe\s+(first|second|former|latter)(?:\s+one)?\b")
+
+
+def _ordinal_spans(q: str, grounding: Grounding) -> dict[tuple[int, int], dict[str, str]]:
+    """ "⟦1⟧ vs ⟦2⟧ … the first one's effect exceeds the second's": with exactly two
+    treatments named, "the first"/"the former" and "the second"/"the latter" after both
+    stand for them."""
+    treatments = [m for m in grounding.mentions if m.kind == "treatment"]
+    names = list(dict.fromkeys(m.name for m in treatments))
+    if len(names) != 2:
+        return {}
+    after = max(m.end for m in treatments)
+    spans = {}
+    for m in _ORDINAL.finditer(q, after):
+        name = names[0] if m.group(1) in ("first", "former") else names[1]
+        spans[m.span()] = {"treatment": name}
+    return spans
 
 
 # Words that ask for a quantity or an operation, as people mistype or abbreviate them.
@@ -100,6 +120,7 @@ _ABBREVIATIONS = [
         re.compile(r"\bhow\s+likely\b|\bwhat\s+(?:are\s+the\s+)?(?:odds|chances?)\b"),
         "what probability",
     ),
+    (re.compile(r"\bdiffs?\b\.?"), "difference"),
     (re.compile(r"\bmodal\b"), "mode"),
     (re.compile(r"\bmin\b\.?"), "minimum"),
     (re.compile(r"\bmax\b\.?"), "maximum"),
@@ -201,6 +222,14 @@ _QUANTILES = [
     (re.compile(r"\bquantile\s+(?:of\s+)?(0?\.\d+)\b"), None),
     (re.compile(r"\b(0?\.\d+)\s+quantile\b"), None),
     (re.compile(r"\b(\d)(?:st|nd|rd|th)\s+decile\b"), -10.0),
+    (re.compile(r"\bpercentile\b[^.?!]{0,100}?\b(\d{1,2})(?:st|nd|rd|th)\b"), None),
+    (
+        re.compile(
+            r"\b(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?(?:\S+\s+){0,6}?"
+            r"(?:fall|lie|sit|are|is|come\s+in)\s+(?:below|under)\b"
+        ),
+        None,
+    ),  # fmt: skip
 ]
 
 _COUNT = re.compile(
@@ -314,6 +343,11 @@ _LOOSE_SIGN = re.compile(
     rf"\b(?:positive|negative)\s+(?:\w+\s+)?{_EFFECT}\b(?!\s+(?:of|from|for)\s+⟦)"
     rf"|\b(?:benefit|gain|profit)s?\b(?!\s+(?:\w+\s+){{0,2}}?(?:from|by|with|of)\s+⟦)(?=[^⟦]*$)"
 )
+# A determiner or superlative right before "gain"/"benefit" makes it a noun.
+_NOUN_BEFORE = re.compile(
+    r"\b(?:the|a|an|its|their|biggest|largest|highest|greatest|maximum|max|smallest|lowest"
+    r"|minimum|min|average|mean|median|typical|total|expected)\s+$"
+)
 # The sign of one treatment's effect: "benefit from ⟦1⟧", "are hurt by ⟦1⟧".
 _POSITIVE = re.compile(
     rf"\b(?:benefit\w*|gain\w*|profit\w*|helped|better\s+off|respond\w*\s+(?:positively|well)"
@@ -355,7 +389,13 @@ _DIFFERENCE = [
         ),
         False,
     ),  # fmt: skip
-    (re.compile(r"⟦(\d+)⟧(?:'s)?\s+minus\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧"), False),
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:(?:individual|partner-level|subject-level)\s+)?(?:effects?\s+)?"
+            r"(?:minus|less(?!\s+than))\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
     (
         re.compile(
             r"\bby\s+how\s+much\s+(?:does|do|did|would|will)\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+)?⟦(\d+)⟧"
@@ -368,10 +408,18 @@ _DIFFERENCE = [
         ),
         False,
     ),
+    (
+        re.compile(
+            r"\bby\s+which\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?(?:exceeds?|beats?|outperforms?|tops"
+            r"|surpass\w*)\s+(?:that\s+of\s+|those\s+of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
+    (re.compile(r"^(?=.*\bdifference\b).*?⟦(\d+)⟧\s+[-−]\s+⟦(\d+)⟧"), False),
     (re.compile(r"\bmoving\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
     (
         re.compile(
-            r"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b(?:difference|gap|first\s+minus\s+second)\b"
+            r"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧.*\b(?:difference|gap|first\s+minus\s+second)\b"
         ),
         False,
     ),
@@ -405,17 +453,21 @@ _COMMON_EFFECT = re.compile(
 )
 _ON_PATH = re.compile(
     r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+on\s+(?:a|the|any|some|every)\s+"
-    r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b|\bon\s+the\s+(?:causal\s+)?"
+    r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
+    r"|^\s*(?:is|does|do)\s+⟦\d+⟧\s+(?:\w+\s+)?on\s+(?:a|the|any|some|every)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
+    r"|\bon\s+the\s+(?:causal\s+)?"
     r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
 )
 _MEDIATORS = re.compile(
     r"\bmediat\w*|\bintermediar\w*|\bintermediate\s+(?:variables|nodes|factors|steps)\b"
-    r"|\bgo\w*\s+through\b|\bpass\w*\s+through\b|\btransmit\w*\b|\bchannel\w*\b"
+    r"|\b(?:go|goes|going|went|pass\w*|run|runs|route[sd]?|lead|leads)\s+(?:through|via)\b"
+    r"|\btransmit\w*\b|\bchannel\w*\b"
 )
 _DSEP = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
     r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependent\b|\bcorrelated\b"
+    r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
 )
 _GIVEN = re.compile(
     r"\b(?:given|conditional\s+on|conditioning\s+on|condition\s+on|once\s+(?:we|you|i)\s+"
@@ -423,6 +475,7 @@ _GIVEN = re.compile(
     r"controlling\s+for)|controlling\s+for|if\s+(?:we|you|i)\s+(?:condition\s+on|control\s+for"
     r"|know|observe|fix|hold)|holding|when\s+(?:we|you)\s+(?:condition\s+on|control\s+for|know"
     r"|observe|fix|hold))\b"
+    r"|(?<=⟧)\s*\|(?=\s*⟦)"
 )
 _ADJUST = re.compile(
     r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
@@ -432,11 +485,12 @@ _ADJUST = re.compile(
 _BLANKET = re.compile(r"\bmarkov\s+blanket\b")
 _KIND = re.compile(
     r"\bdirect(?:ly)?\s*,?\s*(?:or\s+)?(?:only\s+)?indirect(?:ly)?\s*,?\s*(?:or\s+)?both\b"
-    r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effect|influence|link|relation\w*"
-    r"|connection|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
+    r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effects?|influences?|links?|relation\w*"
+    r"|connections?|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
     r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effect|link|influence|relationship)\b"
     r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to)\s*⟦\d+⟧\s*:\s*direct\s+or\s+indirect\b"
     r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
+    r"|\bdirectly\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
 )
 
 _SUPERLATIVE = re.compile(
@@ -574,6 +628,10 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
                 continue
             if any(c["value"] == {"treatment": t} for c in found):
                 continue  # "gain more from T than from U" already says how T compares
+            if re.match(r"(?:gain|benefit|profit)", m.group(0)) and _NOUN_BEFORE.search(
+                text[: m.start()]
+            ):
+                continue  # "the biggest gain produced by T": a quantity, not a condition
             negated = bool(_NOT.search(text[: m.start()]))
             real = {">": "<=", "<": ">="}[op] if negated else op
             found.append({"value": {"treatment": t}, "op": real, "than": 0})
@@ -630,7 +688,9 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
         if given_at:
             # the conditioning set: the names right after "given" (up to the next clause)
             rest = text[given_at.end() :]
-            stop = re.search(r"[,;?|]|\b(?:are|is|do|does|will|would|can|then|so)\b", rest)
+            stop = re.search(
+                r"[;?|]|,(?!\s*(?:and\s+)?⟦)|\b(?:are|is|do|does|will|would|can|then|so)\b", rest
+            )
             clause_end = given_at.end() + (stop.start() if stop else len(rest))
             after = [
                 s.variable for s in slots if s.variable and given_at.end() <= s.start < clause_end
@@ -733,13 +793,15 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     q = _quantile(text)
     if not conditions and not difference and len(set(treatments)) == 1:
         conditions, used = _loose_conditions(text, treatments[0])
+    if asked == "variables" and (stats or q is not None) and not any(s.variable for s in slots):
+        asked = None  # "what sits at the 10th percentile of ⟦1⟧'s effects": no variable named
     if asked in (None, "number", "treatment") and re.search(
         rf"\b(?:which|who|whcih)\s+(?:\w+\s+)?{_SUBJ}\b|^\s*(?:[\w-]+\s+){{0,2}}?{_SUBJ}\s+(?:with|whose|that|who|where|for\s+which)\b"
         rf"|\b(?:max|maximum|top|best|highest|largest|biggest|min|minimum|lowest|smallest|worst)[-\s]+(?:\w+[-\s]+)?{_SUBJ}(?=\s*(?:[,.?;:!]|$))",
         text,
     ):
         asked = "subject"  # "which partner gains the most …" ("partner gains" reads as a noun)
-    share = bool(_SHARE.search(text))
+    share = bool(_SHARE.search(text)) and q is None  # "the value 10 percent of … fall below"
     count = bool(_COUNT.search(text))
     each = bool(_EACH.search(text))
     conditioned = {c["value"]["treatment"] for c in conditions} | {
@@ -758,6 +820,14 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         ]  # fmt: skip
     elif len(free) == 1:
         value = {"treatment": free[0]}
+    elif (
+        not free
+        and len(set(treatments)) == 1
+        and (stats or q is not None)
+        and re.search(rf"\b{_SUBJ}\s+(?:who|that|which|with|whose|where)\b", text)
+    ):
+        # "the average effect of ⟦1⟧ among partners who benefit from it"
+        value = {"treatment": treatments[0]}
     where_frame = dict(conditions=conditions, used_numbers=used)
     if share:
         return Frame("share_subjects", **where_frame) if conditions else None
