@@ -22,8 +22,8 @@ from causalqa.qa.context import answer_in_context
 from causalqa.qa.cues import answer_type, asks_count
 from causalqa.qa.frame import plan_of, read_frame
 from causalqa.qa.grounding import Grounding, Mention, ground
-from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, Strategy
-from causalqa.qa.tools import PlanError, execute
+from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, PlanResult, Strategy
+from causalqa.qa.tools import PlanError, execute, validate_plan
 from causalqa.qa.verbalise import computation, count_answer, llm_sentence, template_sentence
 
 Mode = Literal["tool", "context"]
@@ -73,7 +73,9 @@ class Assistant:
     when it states the result), `repair` (re-plan once with the executor's error), `cues`
     (read answer type, direction, scope and count from the wording; see `qa/cues.py`),
     `intent_choice` (how the LLM picks a tool: "generate" or "logprob"; see `Planner`),
-    `check` (refuse a plan that does not compute what the question asks; see `check.py`).
+    `check` (refuse a plan that does not compute what the question asks; see `check.py`),
+    `open_plans` (when neither the wording nor the paper's tools give a plan that passes
+    the check, let the LLM write one over every query tool, checked in turn).
     """
 
     def __init__(
@@ -89,9 +91,11 @@ class Assistant:
         cues: bool = True,
         intent_choice: IntentChoice = "generate",
         check: bool = True,
+        open_plans: bool = True,
     ) -> None:
         self.model = model
         self.check = check
+        self.open_plans = open_plans and cues
         self.llm = llm if isinstance(llm, LLM) else get_llm(llm)
         self.mode = mode
         self.verbaliser = verbaliser
@@ -101,6 +105,17 @@ class Assistant:
         )
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
+
+    def _open_plan(self, question: str, g: Grounding) -> PlanResult | None:
+        """The open planner's plan, or None when it cannot write a valid one."""
+        if not self.check:
+            return None  # an unchecked open plan could answer something else
+        try:
+            opened = self.planner.plan_open(question, self.model, g)
+            validate_plan(opened.plan, self.model, max_steps=1)
+        except (PlanError, LLMOutputError):
+            return None
+        return opened
 
     def reset(self) -> None:
         """Forget the conversation."""
@@ -188,7 +203,7 @@ class Assistant:
             if refusal_text is not None:
                 return honest(refusal_text)
             frame = read_frame(question, g, self.model)
-        planned = None
+        planned, tried_open = None, False
         if frame is not None:
             plan = plan_of(frame, g)
             if plan is None:
@@ -203,8 +218,11 @@ class Assistant:
             try:
                 planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
             except PlanError as e:
-                steps["plan"] = time.perf_counter() - t
-                return honest(f"I cannot answer that from this model: {e.message}.")
+                opened = self._open_plan(question, g) if self.open_plans else None
+                if opened is None:
+                    steps["plan"] = time.perf_counter() - t
+                    return honest(f"I cannot answer that from this model: {e.message}.")
+                planned, tried_open = opened, True
             except LLMOutputError as e:
                 steps["plan"] = time.perf_counter() - t
                 return honest(f"The language model did not produce a usable plan: {e.message}")
@@ -215,6 +233,14 @@ class Assistant:
         # -- check: the plan must compute what the question asks
         t = time.perf_counter()
         issues = problems(question, plan, g, self.model) if self.check else []
+        if issues and frame is None and self.open_plans and not tried_open:
+            # The paper's tools do not compute what is asked: one whole plan over every
+            # query tool, checked in turn.
+            opened = self._open_plan(question, g)
+            if opened is not None and plan != opened.plan:
+                usage = usage + opened.usage
+                if not problems(question, opened.plan, g, self.model):
+                    planned, plan, issues = opened, opened.plan, []
         steps["check"] = time.perf_counter() - t
         if issues:
             return honest(refusal(issues, self.model), plan)
