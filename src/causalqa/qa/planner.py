@@ -333,10 +333,7 @@ class Planner:
             cached or response.cached,
         )
 
-
-    def plan_open(
-        self, question: str, model: CausalModel, grounding: Grounding
-    ) -> PlanResult:
+    def plan_open(self, question: str, model: CausalModel, grounding: Grounding) -> PlanResult:
         """A whole plan over every query tool (statistics, counts, shares, differences,
         rankings by any statistic, mediators, common causes, d-separation, adjustment
         sets …), written by the LLM under the grounded schema — for a question the
