@@ -341,11 +341,14 @@ class Planner:
         checked against the question like any other."""
         start = time.perf_counter()
         schema = grounded_schema(model, grounding, max_steps=1, tools=list(TOOLS))
-        tools = _schema_tools(schema)
-        lines = "\n".join(f"- {TOOLS[t].signature}: {TOOLS[t].description}" for t in tools)
+        # The prompt before the question is the same for every question about a model
+        # (the grammar narrows the tools), so its KV state is computed once and reused.
+        tools = available_tools(model)
+        lines = "\n".join(f"- {t.signature}: {t.description}" for t in tools)
         msgs = [{"role": "system", "content": OPEN_SYSTEM.format(tools=lines)}]
+        names = {t.name for t in tools}
         for ex in OPEN_EXAMPLES:
-            if ex.plan["steps"][0]["tool"] in tools:
+            if ex.plan["steps"][0]["tool"] in names:
                 msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
                 msgs.append({"role": "assistant", "content": _plan_text(ex.plan)})
         msgs.append({"role": "user", "content": _user_turn(question, grounding.to_dict())})
