@@ -29,7 +29,7 @@ def test_tool_mode_answers_with_the_executed_result(partners):
     assert a.result == {"arg": "2", "value": 40.0}
     assert a.answered and a.mode == "tool"
     assert "2" in a.answer and "40.00" in a.answer
-    assert set(a.step_seconds) == {"ground", "plan", "execute", "verbalise"}
+    assert set(a.step_seconds) == {"ground", "plan", "check", "execute", "verbalise"}
     # The planner decoded under the grounded schema.
     schema = llm.calls[0]["schema"]
     assert schema["$defs"]["treatment"] == {"enum": ["Tech Support"]}
@@ -172,11 +172,52 @@ def test_how_many_counts_what_the_tool_lists(partners):
     assert a.answer.startswith("3 variables directly influence 'Revenue'")
 
 
-def test_how_many_of_something_no_tool_counts_is_refused(partners):
+def test_how_many_subjects_gain_is_counted_by_condition(partners):
     llm = ScriptedLLM([])
     a = Assistant(partners, llm).ask("How many partners gain from Tech Support?")
-    assert not a.answered and a.result is None and "cannot count" in a.answer
-    assert llm.calls == []
+    expected = int((partners.effects["Tech Support"] > 0).sum())
+    assert a.answered and a.result == expected
+    assert a.plan["steps"][0]["tool"] == "count_subjects"
+    assert "Tech Support" in a.computed and llm.calls == []
+
+
+def test_how_many_of_something_no_tool_counts_is_refused(partners):
+    # The open planner may only call tools that take the partner it names (its schema);
+    # its best try answers something else, and the check refuses it.
+    guess = {"tool": "best_treatment", "args": {"subject": "2"}}
+    llm = ScriptedLLM([json.dumps({"steps": [guess]})])
+    a = Assistant(partners, llm).ask("How many treatments does partner 2 gain from?")
+    assert not a.answered and a.result is None
+    assert "cannot" in a.answer
+    (call,) = llm.calls
+    assert "subject_value" in json.dumps(call["schema"])
+    assert "count_subjects" not in json.dumps(call["schema"])
+    a = Assistant(partners, ScriptedLLM([]), open_plans=False).ask(
+        "How many treatments does partner 2 gain from?"
+    )
+    assert not a.answered and "cannot" in a.answer
+
+
+def test_the_open_planner_answers_what_the_wording_and_the_paper_tools_miss(partners, monkeypatch):
+    # a wording the frame does not read (simulated): the paper planner's plan (the
+    # average) fails the check, the open planner's median passes it and is run
+    import causalqa.qa.assistant as assistant_module
+
+    monkeypatch.setattr(assistant_module, "read_frame", lambda *a, **k: None)
+    median = {
+        "tool": "summarize",
+        "args": {"value": {"treatment": "Tech Support"}, "stat": "median"},
+    }
+    llm = ScriptedLLM(['{"tool": "ate"}', json.dumps({"steps": [median]})])
+    a = Assistant(partners, llm).ask("What is the median effect of Tech Support?")
+    assert a.answered, a.answer
+    assert a.plan == {"steps": [median]} and a.result == pytest.approx(25.0)
+    assert "the median of the effect of 'Tech Support'" in a.computed
+    # an open plan that computes something else is refused like any other
+    mean = {"tool": "summarize", "args": {"value": {"treatment": "Tech Support"}, "stat": "mean"}}
+    llm = ScriptedLLM(['{"tool": "ate"}', json.dumps({"steps": [mean]})])
+    a = Assistant(partners, llm).ask("What is the median effect of Tech Support?")
+    assert not a.answered and "median" in a.answer
 
 
 def test_how_many_subjects_match_a_filter(partners):

@@ -122,12 +122,58 @@ def bench_qa_command(
         bool,
         typer.Option("--cache/--no-cache", help="Reuse cached LLM replies (reruns are cheap)."),
     ] = True,
+    open_: Annotated[
+        bool,
+        typer.Option(
+            "--open",
+            help="The open-question benchmark instead: medians, counts and shares over "
+            "thresholds, differences, confounders, d-separation, adjustment sets, and kinds "
+            "that must be refused; graded right / refused / wrong.",
+        ),
+    ] = False,
+    wordings: Annotated[
+        str,
+        typer.Option(
+            "--wordings", help="With --open: dev, dev2 (development) or test, test2 (held out)."
+        ),
+    ] = "dev",
+    open_sizes: Annotated[
+        str, typer.Option("--open-sizes", help="With --open: small,medium,large.")
+    ] = "small,medium,large",
+    cold: Annotated[
+        int,
+        typer.Option(
+            "--cold", min=0, help="With --open: also time N questions in fresh processes."
+        ),
+    ] = 0,
     out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
-    """The paper's QA benchmark: tool vs context mode, Tables 1–4 shape, plots."""
+    """The paper's QA benchmark: tool vs context mode, Tables 1–4 shape, plots; with
+    --open, the open-question benchmark."""
     from causalqa.bench.qa import planner_options, run_qa_bench
+
+    if open_:
+        from causalqa.bench.qa_open import SIZES, run_open_bench
+
+        sizes = tuple(choices(open_sizes, tuple(SIZES), "sizes"))
+        report = run_open_bench(
+            llm_spec(llm),
+            sizes=sizes,
+            seeds=seeds,
+            wording=wordings,
+            cache=cache,
+            out_dir=out_dir,
+            quick=quick,
+            cold_samples=cold,
+            console=err,
+        )
+        if as_json(json_):
+            emit_json({k: v for k, v in report.items() if k not in ("outcomes", "markdown")})
+        else:
+            out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+        return
 
     mode_list = tuple(m.strip() for m in modes.split(",") if m.strip())
     if not mode_list or set(mode_list) - {"tool", "context"}:
