@@ -150,6 +150,12 @@ class EvidenceModelError(CausalQAError):
 
 
 # -- the QA engine (paper 000) ---------------------------------------------------------------
+class QuestionError(CausalQAError):
+    """A question the QA engine does not take: empty, or longer than any question."""
+
+    hint = "ask one question about the model, in a sentence or two"
+
+
 class PlanError(CausalQAError):
     """A plan cannot be run: malformed, an unknown tool or argument, or a call that fails.
 

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, QuestionError
 from causalqa.llm.testing import ScriptedLLM
-from causalqa.qa.assistant import Assistant
+from causalqa.qa.assistant import MAX_QUESTION_CHARS, Assistant
 from causalqa.qa.context import parse_bracketed
 from causalqa.qa.verbalise import states, template_sentence
 
@@ -70,8 +70,18 @@ def test_a_failing_plan_is_repaired_once(partners):
 
 
 def test_empty_question(partners):
-    with pytest.raises(CausalQAError):
+    with pytest.raises(QuestionError, match="empty"):
         Assistant(partners, ScriptedLLM()).ask("  ")
+
+
+def test_a_question_longer_than_any_question_is_refused_before_any_work(partners):
+    llm = ScriptedLLM()
+    huge = ("Which partner benefits most from Tech Support? " * 2_500)[:100_000]
+    with pytest.raises(QuestionError, match="too long .100,000 characters"):
+        Assistant(partners, llm).ask(huge)
+    assert llm.calls == []
+    just = ("What is the average effect of Tech Support? " * 60)[:MAX_QUESTION_CHARS]
+    assert Assistant(partners, ScriptedLLM()).ask(just).answer
 
 
 def test_context_mode_parses_like_the_paper(partners):

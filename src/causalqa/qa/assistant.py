@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from causalqa.causal_model import CausalModel
-from causalqa.errors import CausalQAError, LLMOutputError
+from causalqa.errors import LLMOutputError, QuestionError
 from causalqa.llm import LLM, Usage, get_llm
 from causalqa.qa.check import problems, refusal, unanswerable
 from causalqa.qa.context import answer_in_context
@@ -29,6 +29,8 @@ from causalqa.qa.verbalise import computation, count_answer, llm_sentence, templ
 Mode = Literal["tool", "context"]
 Verbaliser = Literal["template", "llm"]
 
+MAX_QUESTION_CHARS = 2_000
+"""Longer text is not a question (and would not fit the planner's prompt)."""
 _FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
 
 
@@ -124,7 +126,12 @@ class Assistant:
 
     def ask(self, question: str) -> Answer:
         if not isinstance(question, str) or not question.strip():
-            raise CausalQAError("the question is empty", hint="ask something about the model")
+            raise QuestionError("the question is empty", hint="ask something about the model")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise QuestionError(
+                f"the question is too long ({len(question):,} characters; at most "
+                f"{MAX_QUESTION_CHARS:,})"
+            )
         start = time.perf_counter()
         if self.mode == "context":
             answer = self._ask_in_context(question)

@@ -16,7 +16,7 @@ from causalqa.deduction.prompts import FORMATS
 from causalqa.discovery.graph import DECISIONS as GRAPH_DECISIONS
 from causalqa.discovery.pair import DECISIONS as PAIR_DECISIONS
 from causalqa.discovery.rankers import RANKERS
-from causalqa.qa.assistant import Answer, Mode
+from causalqa.qa.assistant import MAX_QUESTION_CHARS, Answer, Mode
 from causalqa.server.store import MODEL_ID, ModelInfo
 
 Ranker = Literal[RANKERS]  # type: ignore[valid-type]
@@ -32,7 +32,10 @@ ModelId = Annotated[
     str, Field(pattern=MODEL_ID.pattern, max_length=64, description="A causal model's id.")
 ]
 Question = Annotated[
-    str, Field(min_length=1, max_length=2000, description="A question about the causal model.")
+    str,
+    Field(
+        min_length=1, max_length=MAX_QUESTION_CHARS, description="A question about a causal model."
+    ),
 ]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 
