@@ -179,7 +179,8 @@ def test_deduction_shows_its_verdict_and_evidence(page, shots):
     page.select_option("#deduce-method", "logprobs")
     page.click("#deduce-form button[type=submit]")
     page.wait_for_function(
-        "document.querySelector('#deduce-result').innerText.includes('Log-probs')", timeout=300_000
+        "() => document.querySelector('#deduce-result').innerText.includes('Log-probs')",
+        timeout=300_000,
     )
     assert "logprobs" in page.inner_text("#deduce-result")
     assert page.problems == []
@@ -249,3 +250,27 @@ def test_a_server_with_a_token_asks_the_page_for_it(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_the_api_docs_render_offline(server, shots):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1366, "height": 820})
+        outside: list[str] = []
+        page.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith(server)
+                else (outside.append(route.request.url), route.abort())
+            ),
+        )
+        page.goto(server + "/docs")
+        page.wait_for_selector(".opblock-summary-path", timeout=30_000)
+        paths = page.locator(".opblock-summary-path").all_inner_texts()
+        assert any("/v1/ask" in t for t in paths) and any("/v1/deduce" in t for t in paths)
+        page.screenshot(path=str(shots / "page-docs.png"))
+        browser.close()
+    assert outside == []

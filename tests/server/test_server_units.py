@@ -379,6 +379,11 @@ def test_the_page_and_its_assets_are_served_offline(scripted):
             assert client.get(src).status_code == 200
         assert "http://" not in page.text and "https://" not in page.text  # no CDN
         assert "Permission is hereby granted" in client.get("/static/cytoscape.LICENSE").text
+        docs = client.get("/docs")
+        assert docs.status_code == 200 and "/static/swagger/swagger-ui-bundle.js" in docs.text
+        assert "cdn." not in docs.text and client.get("/redoc").status_code == 404
+        for src in ("/static/swagger/swagger-ui-bundle.js", "/static/swagger/swagger-ui.css"):
+            assert client.get(src).status_code == 200
 
 
 def test_uploaded_csv_effects_parse_with_pandas_types(scripted):

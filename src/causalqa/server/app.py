@@ -23,7 +23,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, File, Form, Path, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -213,6 +214,8 @@ def create_app(
             '"hint"}}.'
         ),
         lifespan=lifespan,
+        docs_url=None,  # served below from the vendored Swagger UI: no CDN, works offline
+        redoc_url=None,
     )
     app.state.service = svc
     app.state.settings = settings
@@ -575,6 +578,16 @@ def create_app(
         return FileResponse(str(STATIC / "index.html"), media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="causalqa API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )
 
     if settings.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
