@@ -11,7 +11,7 @@ import time
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, NASTY, PROFILE, any_char
+from tests.fuzz.common import FUZZ, FUZZ_CLI, NASTY, any_char
 from tests.hardening.support import (
     PARTNERS,
     FuzzLLM,
@@ -21,7 +21,7 @@ from tests.hardening.support import (
 )
 
 from causalqa.causal_model import CausalModel
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, QuestionError
 from causalqa.qa.assistant import Assistant
 
 MODEL = CausalModel.load(PARTNERS / "model" / "graph.graphml", PARTNERS / "model" / "effects.csv")
@@ -40,9 +40,9 @@ INJECTIONS = [
 ]
 
 HUGE = ("Which partner benefits most from Tech Support? " * 2_500)[:100_000]
-# Long questions take seconds each (grounding reads all of them): the manual profile draws
-# many, CI asks one 100 kB question explicitly (@example) and otherwise up to 2 kB.
-LONGEST = 110_000 if PROFILE == "manual" else 2_000
+# Questions over the engine's limit (2,000 characters) are refused before any work, so both
+# profiles draw lengths up to 110 kB (below the 128 kB a single command-line argument may hold).
+LONGEST = 110_000
 questions = st.one_of(
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=14).map(" ".join),
     st.sampled_from(INJECTIONS + NASTY),
@@ -99,13 +99,17 @@ def test_chat_json_prints_one_line_per_question(qs):
         run.json_lines() if run.stdout else None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="owned by the lead (qa/): a 100 kB question is grounded for ~10 s and answered "
-    "(e.g. 'The filters: ...') instead of being refused as too long for the model",
-)
 def test_a_question_longer_than_any_prompt_is_refused_quickly():
     started = time.perf_counter()
-    with pytest.raises(CausalQAError, match="(?i)long"):
+    with pytest.raises(QuestionError, match="(?i)long"):
         Assistant(MODEL, FuzzLLM()).ask(HUGE)
     assert time.perf_counter() - started < 1.0
+
+
+def test_the_ask_command_refuses_a_100_kb_question_as_bad_input():
+    with scripted_backend(FuzzLLM()):
+        run = run_cli("--llm", "scripted:x", "--json", "ask", HUGE, "--graph",
+                      str(PARTNERS / "model" / "graph.graphml"), "--effects",
+                      str(PARTNERS / "model" / "effects.csv"))  # fmt: skip
+    assert run.code == 1, run.stderr
+    assert "long" in run.stderr.lower() and "Traceback" not in run.stderr
