@@ -72,7 +72,8 @@ def llm_commands(tmp_path, store):
         "ask": ["ask", "What is the average effect of Tech Support?", "--graph", GRAPH,
                 "--effects", EFFECTS],
         "chat": ["chat", "--graph", GRAPH, "--effects", EFFECTS],
-        "deduce": ["deduce", "--context", REPORT_A, "--statement", "The frost on the wings."],
+        "deduce": ["deduce", "--context", REPORT_A, "--statement", "The frost on the wings.",
+                   "--method", "text"],
         "kg mine": ["kg", "mine", str(reports), "--out", str(tmp_path / "ckg")],
         "deduction mine": ["deduction", "mine", str(reports), "--out", str(tmp_path / "ckg2")],
         "discover pair": ["discover", "pair", "Raloxifene", "melanoma", "--kg", str(store),
@@ -135,6 +136,45 @@ def test_global_llm_reaches_models_and_the_command_flag_wins(backend):
     run = run_cli("--llm", "scripted:global", "--json", "llm", "--llm", "scripted:own", "hi")
     one_json_line(run)
     assert backend.asked == ["own"]
+
+
+def test_global_llm_reaches_serve_and_mcp(monkeypatch, tmp_path):
+    """The service surfaces take the model from the global --llm too (their servers are
+    not started here: uvicorn.run and the MCP transport are replaced)."""
+    import uvicorn
+
+    import causalqa.server
+    import causalqa.server.mcp_server
+    import causalqa.server.service
+
+    seen = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(causalqa.server, "create_app", lambda s: seen.append(s.llm))
+
+    class NoService:
+        def __init__(self, settings):
+            seen.append(settings.llm)
+
+        def start(self):
+            return self
+
+        def stop(self):
+            pass
+
+    class NoServer:
+        def streamable_http_app(self, **kw):
+            return None
+
+    monkeypatch.setattr(causalqa.server.service, "Service", NoService)
+    monkeypatch.setattr(causalqa.server.mcp_server, "build_mcp", lambda service: NoServer())
+    data = ["--data-dir", str(tmp_path / "server")]
+    assert_clean_exit(run_cli("--llm", "scripted:serve", "serve", *data), codes=(0,))
+    run = run_cli("--llm", "scripted:mcp", "mcp", "--transport", "http", *data)
+    assert_clean_exit(run, codes=(0,))
+    run = run_cli("--llm", "scripted:global", "mcp", "--transport", "http", "--llm",
+                  "scripted:own", *data)  # fmt: skip
+    assert_clean_exit(run, codes=(0,))
+    assert seen == ["scripted:serve", "scripted:mcp", "scripted:own"]
 
 
 # -- --json: one document per line, for commands without an LLM too ------------------------
@@ -232,11 +272,6 @@ def test_unreachable_server_exits_3_in_a_real_process():
     assert proc.stderr.startswith("error:") and "Traceback" not in proc.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="owned by the lead (qa/assistant.py): an unreachable LLM becomes an 'honest' "
-    "answer with exit 0 instead of LLMUnavailableError (exit 3)",
-)
 def test_ask_with_an_unreachable_server_exits_3_not_0():
     proc = subprocess.run(
         [sys.executable, "-m", "causalqa.cli", "--llm", "openai:http://127.0.0.1:9/v1#m",
@@ -249,7 +284,7 @@ def test_ask_with_an_unreachable_server_exits_3_not_0():
 
 
 @pytest.mark.xfail(
-    strict=True, reason="owned by helper A (discovery/pair.py): empty names are not refused"
+    strict=False, reason="owned by helper A (discovery/pair.py): empty names are not refused"
 )
 def test_discover_pair_refuses_empty_names(store, backend):
     run = run_cli("--llm", "scripted:x", "discover", "pair", "", "", "--kg", str(store))
@@ -282,10 +317,10 @@ def test_without_a_variable_the_shared_data_beside_the_repository(monkeypatch):
 
 
 @pytest.mark.xfail(
-    strict=True,
-    reason="owned by helpers A and B: discovery/pathdata.py reads $CAUSALQA_DATA_DIR and "
-    "deduction/dataset.py $CAUSALQA_DATA, each in its own default_data_dir(); both "
-    "should call causalqa.config.data_dir()",
+    strict=False,
+    reason="owned by helper A (discovery/pathdata.py reads $CAUSALQA_DATA_DIR) and, since "
+    "issue 17 merged, the lead (deduction/dataset.py reads $CAUSALQA_DATA), each in its own "
+    "default_data_dir(); both should call causalqa.config.data_dir()",
 )
 @pytest.mark.parametrize("module", ["causalqa.discovery.pathdata", "causalqa.deduction.dataset"])
 def test_every_engine_finds_its_data_through_config_data_dir(module, monkeypatch, tmp_path):
@@ -302,7 +337,7 @@ def test_every_engine_finds_its_data_through_config_data_dir(module, monkeypatch
 
 # -- discover graph → ask --graph ---------------------------------------------------------
 @pytest.mark.xfail(
-    strict=True,
+    strict=False,
     reason="owned by helper A (cli/discover.py): `discover graph --out x.graphml` does not "
     "write a graph that `ask --graph` loads (--out is only the --sachs results folder)",
 )
