@@ -2,12 +2,14 @@
 each ``python`` block through Python, in a scratch folder holding a copy of ``examples/``
 (so relative paths work and nothing in the repository is touched), with the package of
 this checkout on the path. A block that cannot run here says so right above it with
-``<!-- readme-test: skip — why -->`` (installing from PyPI); only those are skipped, and
-``text`` blocks are synopses, not examples. Blocks that reach the LLM run the real
+``<!-- readme-test: skip — why -->`` (installing from PyPI, starting or needing a server);
+only those are skipped, ``text`` blocks are synopses, not examples, and ``json`` blocks
+(configuration snippets) must parse. Blocks that reach the LLM run the real
 embedded model, so they are marked ``model``."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -53,12 +55,17 @@ def params():
 
 
 def test_every_fenced_block_is_runnable_text_or_marked():
-    for readme, line, lang, _body, _skip in BLOCKS:
-        assert lang in RUNNABLE or lang == "text", (
-            f"{readme}:{line}: give the block a language (bash, python, or text for a synopsis)"
+    for readme, line, lang, body, _skip in BLOCKS:
+        assert lang in RUNNABLE or lang in ("text", "json"), (
+            f"{readme}:{line}: give the block a language (bash, python, json, or text for a "
+            "synopsis)"
         )
+        if lang == "json":
+            json.loads(body)
     skipped = [b for b in BLOCKS if b[4]]
-    assert len(skipped) == 2 and all("PyPI" in b[4]["why"] for b in skipped)
+    assert len(skipped) == 4 and all(
+        "PyPI" in b[4]["why"] or "server" in b[4]["why"] for b in skipped
+    ), [b[4]["why"] for b in skipped]
 
 
 @pytest.mark.parametrize(("lang", "body"), list(params()))
