@@ -81,6 +81,13 @@ def test_setup_installs_through_the_pins_and_ci_checks_them():
     assert "lock=(-c constraints.txt)" in setup and '"${pip[@]}" check' in setup
     ci = (ROOT / ".ci" / "run").read_text()
     assert "pip check" in ci and "scripts/lock.py --check" in ci
+    # CI runs the test command the README gives (its two steps, in order)
+    readme = (ROOT / "README.md").read_text()
+    command = next(line for line in readme.splitlines() if "setup.sh --dev &&" in line)
+    steps = [step.strip() for step in command.split("&&")]
+    lines = [line.strip() for line in ci.splitlines()]
+    assert all(step in lines for step in steps), (steps, lines)
+    assert lines.index(steps[0]) < lines.index(steps[1])
 
 
 def test_lock_reads_and_renders_pins(tmp_path):
@@ -100,5 +107,10 @@ def test_licence_files():
     notice = (ROOT / "NOTICE").read_text()
     for model in ("Qwen2.5-Coder-1.5B-Instruct", "Qwen2.5-Coder-0.5B-Instruct", "all-MiniLM-L6-v2"):
         assert model in notice
+    # every third-party file bundled in the package is named, beside its licence file
+    static = ROOT / "src" / "causalqa" / "server" / "static"
+    for bundled, licence in (("cytoscape.js", "cytoscape.LICENSE"),
+                             ("Swagger UI", "swagger/LICENSE")):  # fmt: skip
+        assert bundled in notice and licence in notice and (static / licence).is_file()
     assert PROJECT["license"] == "Apache-2.0"
     assert set(PROJECT["license-files"]) == {"LICENSE", "NOTICE"}
