@@ -3,7 +3,8 @@ killed with SIGKILL, or run twice at once):
 
     python tests/hardening/driver.py JOB JSON_ARGS
 
-Jobs: ``cache`` (write entries into a response cache), ``saves`` (save two causal models
+Jobs: ``cache`` (write entries into a response cache), ``vectors`` (into the
+embeddings' vector cache), ``saves`` (save two causal models
 into one folder, alternately, forever), ``cli`` (run ``causalqa ARGV``, optionally with
 the scripted LLM backend and the bag-of-words embedder, each LLM call taking `slow`
 seconds). Prints ``ready`` on stdout once its imports are done, so a test can time its
@@ -32,6 +33,17 @@ def cache(path: str, start: int, count: int, tag: str = "", size: int = 2000) ->
     for i in range(start, start + count):
         c.put(f"{tag}{i}", {"i": i, "tag": tag, "text": "x" * size})
     c.close()
+
+
+def vectors(path: str, count: int, tag: str = "") -> None:
+    import numpy as np
+
+    from causalqa.embed import _VectorCache
+
+    c = _VectorCache(Path(path))
+    ready()
+    for i in range(count):
+        c.put_many({f"{tag}{i}": np.full(8, i, dtype=np.float32)})
 
 
 def saves(folder: str, a_graph: str, a_effects: str, b_graph: str, b_effects: str) -> None:
@@ -71,4 +83,4 @@ def cli(argv: list[str], scripted: bool = False, slow: float = 0.0, bag_of_words
 
 if __name__ == "__main__":
     job, args = sys.argv[1], json.loads(sys.argv[2])
-    {"cache": cache, "saves": saves, "cli": cli}[job](**args)
+    {"cache": cache, "vectors": vectors, "saves": saves, "cli": cli}[job](**args)

@@ -48,6 +48,28 @@ def test_two_processes_writing_one_response_cache_lose_no_entry(tmp_path, rep):
             assert cache.get(f"{tag}{i}") == {"i": i, "tag": tag, "text": "x" * 500}
 
 
+@pytest.mark.parametrize("rep", range(5))
+def test_two_processes_opening_one_vector_cache_lose_no_entry(tmp_path, rep):
+    """The embeddings' cache opens through the same `open_sqlite`: two processes starting
+    on a new file at once both write (a busy file is not taken for a damaged one)."""
+    from causalqa.embed import _VectorCache
+
+    path = tmp_path / "embeddings.sqlite"
+    procs = [spawn("vectors", path=str(path), count=40, tag=tag) for tag in "ab"]
+    try:
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err[-2000:]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    keys = [f"{tag}{i}" for tag in "ab" for i in range(40)]
+    assert set(_VectorCache(path).get_many(keys)) == set(keys)
+    assert not list(tmp_path.glob("*.corrupt-*"))
+
+
 WRITER = """
 import sys
 sys.path.insert(0, {src!r})
