@@ -430,6 +430,7 @@ class RelationClassifier:
                 for k in ("epochs", "lr", "batch_size", "hidden", "dropout", "max_length", "seed")
             },
             "dim": self.dim_,
+            "encoder": str(self.model_path) if self.model_path else None,
             "examples": self.n_examples_,
             "seconds": self.seconds_,
             "sha256": digests,
@@ -463,7 +464,13 @@ class RelationClassifier:
                 )
             states[name] = torch.load(io.BytesIO(blob), weights_only=True)
         params = manifest["params"]
-        clf = cls(mode=manifest["mode"], threads=threads, **params)
+        encoder = manifest.get("encoder")
+        clf = cls(
+            mode=manifest["mode"],
+            threads=threads,
+            model_path=encoder if encoder and Path(encoder).is_dir() else None,
+            **params,
+        )
         head = _Head.build(manifest["dim"], params["hidden"], params["dropout"])
         head.load_state_dict(states["head.pt"])
         head.eval()
