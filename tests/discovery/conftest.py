@@ -145,3 +145,26 @@ def evidence_data(tmp_path_factory):
     root = tmp_path_factory.mktemp("shared-data")
     facts = write_evidence_data(root)
     return root, facts
+
+
+@pytest.fixture(scope="session")
+def evidence_model(evidence_data, tiny_encoder, tmp_path_factory):
+    """An evidence model trained on the tiny data folder (frozen tiny BERT, text only):
+    (judge, training record, model folder, work folder, progress steps)."""
+    from causalqa.discovery.training import train_evidence
+
+    root, _ = evidence_data
+    work = tmp_path_factory.mktemp("work")
+    out = tmp_path_factory.mktemp("model")
+    steps = []
+    judge, record = train_evidence(
+        data_dir=root,
+        mode="frozen",
+        work=work,
+        out=out,
+        folds=2,
+        text_options={"model_path": tiny_encoder, "epochs": 60, "lr": 3e-3},
+        command="pytest",
+        on_progress=lambda *s: steps.append(s),
+    )
+    return judge, record, out, work, steps

@@ -22,22 +22,8 @@ from causalqa.kg import GraphData, KnowledgeGraph
 
 
 @pytest.fixture(scope="module")
-def trained(evidence_data, tiny_encoder, tmp_path_factory):
-    root, _ = evidence_data
-    work = tmp_path_factory.mktemp("work")
-    out = tmp_path_factory.mktemp("model")
-    steps = []
-    judge, record = train_evidence(
-        data_dir=root,
-        mode="frozen",
-        work=work,
-        out=out,
-        folds=2,
-        text_options={"model_path": tiny_encoder, "epochs": 60, "lr": 3e-3},
-        command="pytest",
-        on_progress=lambda *s: steps.append(s),
-    )
-    return judge, record, out, work, steps
+def trained(evidence_model):
+    return evidence_model
 
 
 def test_training_writes_a_checked_model_with_its_data_hashes(trained):
