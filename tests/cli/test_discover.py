@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-from tests.discovery.conftest import evidence_data, evidence_model, tiny_encoder  # noqa: F401
 from tests.discovery.test_discovery_pair import PromptLLM, tiny_graph, write_path_data
 from typer.testing import CliRunner
 
