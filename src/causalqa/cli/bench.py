@@ -449,6 +449,29 @@ def bench_rankers_command(
 @discovery_app.command("pairs")
 def bench_pairs_command(
     datasets: DatasetsOption = "comagc,gene,ade,semeval",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="llm (the paper's zero-shot prompt with each ranker's paths) or evidence "
+            "(the trained evidence model: grouped CV and test split, from the record "
+            "causalqa discover train left).",
+        ),
+    ] = "llm",
+    text_model: Annotated[
+        str,
+        typer.Option(
+            "--text-model", help="--method evidence: finetune or frozen (which training run)."
+        ),
+    ] = "finetune",
+    work: Annotated[
+        Path | None,
+        typer.Option("--work", help="--method evidence: the training run's work folder."),
+    ] = None,
+    variants: Annotated[
+        str,
+        typer.Option("--variants", help="--method evidence: evidence sets to measure."),
+    ] = "text+kg+llm,text+kg,text,kg",
     methods: Annotated[
         str,
         typer.Option(
@@ -495,7 +518,12 @@ def bench_pairs_command(
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
-    """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2)."""
+    """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2); or, with
+    --method evidence, the trained evidence model."""
+    if method not in ("llm", "evidence"):
+        raise ConfigError(f"unknown --method {method!r}", hint="use llm or evidence")
+    if method == "evidence":
+        return _bench_evidence(datasets, text_model, work, variants, seed, out_dir, json_)
     from causalqa.bench.discovery_pairs import (
         METHODS,
         PATH_FORMATS,
@@ -537,6 +565,27 @@ def bench_pairs_command(
             on_step=lambda what, n: bar.update(task, advance=n, description=what),
         )
     report, md, name = pairs_report(bench, out_dir, seed=seed, validation=validation)
+    write_and_emit(out_dir, name, report, md, json_)
+
+
+def _bench_evidence(datasets, text_model, work, variants, seed, out_dir, json_) -> None:
+    from causalqa.bench.discovery_evidence import benchmark_evidence, evidence_report
+    from causalqa.discovery.evidence import VARIANTS
+    from causalqa.discovery.pathdata import DATASETS
+    from causalqa.discovery.training import load_record
+
+    names = choices(datasets, tuple(DATASETS), "data sets")
+    chosen = choices(variants, VARIANTS, "variants")
+    if text_model not in ("finetune", "frozen"):
+        raise ConfigError(f"unknown --text-model {text_model!r}", hint="use finetune or frozen")
+    record = load_record(work, text_model)
+    with err.status("evidence benchmark …") as status:
+        bench = benchmark_evidence(
+            record, datasets=names, variants=chosen, seed=seed, on_step=status.update
+        )
+    name = f"pairs-evidence-{text_model}"
+    report, md, name = evidence_report(bench, out_dir, name=name)
+    report["seed"] = seed
     write_and_emit(out_dir, name, report, md, json_)
 
 
