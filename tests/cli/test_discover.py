@@ -219,3 +219,23 @@ def test_evidence_pair_with_a_graph(evidence_model, store, tmp_path, monkeypatch
     result = CliRunner().invoke(app, ["pair", "Raloxifene", "melanoma", "--kg", str(store), *model])
     assert isinstance(result.exception, CausalQAError)
     assert "no evidence model for the evidence at hand (kg)" in result.exception.message
+
+
+def test_graph_with_the_evidence_method(evidence_model, no_store, tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=400)
+    y = x + rng.normal(size=400)
+    csv = tmp_path / "d.csv"
+    csv.write_text("GENEK,cancerK\n" + "\n".join(f"{a},{b}" for a, b in zip(x, y)))
+    model = ["--evidence-model", str(evidence_model[2])]
+    args = ["graph", "--method", "evidence", "--variables", "GENEK,cancerK", *model]
+    args += ["--context", "GENEK causes cancerK in mice .", "--data", str(csv)]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["pairs"][0]["evidence"] == "text" and d["graph"]["pc_edges"]
+    assert {r["method"] for r in d["statistical"]} >= {"PC Algorithm"}
+    text = CliRunner().invoke(app, args)
+    assert "Knowledge-guided PC:" in text.stdout and "PC alone:" in text.stdout
+    bad = CliRunner().invoke(app, [*args[:-2], "--require", "2"])
+    assert isinstance(bad.exception, CausalQAError)

@@ -386,6 +386,13 @@ def train_command(
             "pair; resumable).",
         ),
     ] = False,
+    llm_cached: Annotated[
+        bool,
+        typer.Option(
+            "--llm-cached",
+            help="Use the LLM feature only where the work folder already has it (no LLM call).",
+        ),
+    ] = False,
     folds: Annotated[int, typer.Option("--folds", min=2, max=10, help="Cross-fitting folds.")] = 3,
     out_dir: Annotated[
         Path | None,
@@ -413,7 +420,7 @@ def train_command(
         raise ConfigError(f"unknown --mode {mode!r}", hint="use finetune or frozen")
     kg = open_kg(kg_path)
     try:
-        model = open_llm(llm, cache=True) if with_llm else None
+        model = open_llm(llm, cache=True) if with_llm or llm_cached else None
         with progress() as bar:
             tasks: dict[str, Any] = {}
 
@@ -433,6 +440,7 @@ def train_command(
                 seed=seed,
                 threads=threads,
                 command="causalqa " + " ".join(sys.argv[1:]),
+                llm_compute=not llm_cached,
                 on_progress=step,
             )
     finally:
@@ -488,13 +496,39 @@ def graph_command(
         "cdt"
     ),
     decision: DecisionOption = "batch",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="llm (every ordered pair asked with the paper's prompt) or evidence (every "
+            "pair judged by the evidence model; with --data, knowledge-guided PC: confident "
+            "verdicts as background knowledge, evidence-ranked orientation).",
+        ),
+    ] = "llm",
+    no_llm: NoLLMOption = False,
+    evidence_model: EvidenceModelOption = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="PC's test level.")] = 0.05,
+    require: Annotated[
+        float, typer.Option("--require", help="Evidence: required edge when P(a→b) ≥ this.")
+    ] = 0.9,
+    forbid: Annotated[
+        float, typer.Option("--forbid", help="Evidence: forbidden pair when P(causal) ≤ this.")
+    ] = 0.05,
     llm: LLMOption = None,
     out_dir: Annotated[
         Path, typer.Option("--out", help="Where --sachs writes JSON and Markdown.")
     ] = Path("bench/results/discovery"),
     json_: JSONOption = False,
 ) -> None:
-    """A directed graph among variables: every ordered pair asked (n(n-1) LLM calls)."""
+    """A directed graph among variables: every ordered pair asked (n(n-1) LLM calls), or
+    with --method evidence the evidence model's verdicts and knowledge-guided PC."""
+    if method not in ("llm", "evidence"):
+        raise ConfigError(f"unknown --method {method!r}", hint="use llm or evidence")
+    if method == "evidence":
+        return _graph_evidence(
+            variables, kg_path, data, context, no_llm, evidence_model, alpha, require, forbid,
+            llm, json_,
+        )  # fmt: skip
     _check_ranker(ranker)
     from causalqa.discovery.graph import DECISIONS
 
@@ -544,6 +578,64 @@ def graph_command(
         emit_json(report)
     else:
         out.print(md, markup=False, highlight=False, soft_wrap=True)
+
+
+def _graph_evidence(
+    variables, kg_path, data, context, no_llm, evidence_model, alpha, require, forbid, llm, json_
+) -> None:
+    from causalqa.discovery.evidence import EvidenceJudge
+    from causalqa.discovery.graph import guided_pc, pair_verdicts
+
+    if not variables:
+        raise ConfigError("give --variables a,b,c")
+    names = [v.strip() for v in variables.split(",") if v.strip()]
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ConfigError("--variables needs at least two distinct names")
+    for name, value in (("--require", require), ("--forbid", forbid)):
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError(f"{name} must be a probability, got {value}")
+    frame = _read_data(data, names) if data is not None else None
+    judge = EvidenceJudge.load(evidence_model)
+    kg = _open_kg_for_pairs(kg_path, need=context is None)
+    try:
+        model = None
+        if not no_llm and any("llm" in v for v in judge.combiners):
+            model = open_llm(llm)
+        with err.status("pairs …") as status:
+            verdicts = pair_verdicts(
+                names, judge=judge, kg=kg, llm=model, context=context,
+                on_progress=lambda d, t, w: status.update(f"pairs {d}/{t}: {w}"),
+            )  # fmt: skip
+    finally:
+        if kg is not None:
+            kg.close()
+    report: dict[str, Any] = {"method": "evidence", "text_model": judge.text_model}
+    rows = [{"a": a, "b": b, **(v or {"evidence": None})} for (a, b), v in verdicts.items()]
+    lines = ["| a | b | P(causal) | P(a→b) | P(b→a) | evidence |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        if "p_causal" in r:
+            lines.append(
+                f"| {r['a']} | {r['b']} | {r['p_causal']:.3f} | {r['p_ab']:.3f} "
+                f"| {r['p_ba']:.3f} | {r['evidence']} |"
+            )
+        else:
+            lines.append(f"| {r['a']} | {r['b']} | – | – | – | {r.get('error') or 'none'} |")
+    report["pairs"] = rows
+    if frame is not None:
+        graph = guided_pc(frame, names, verdicts, alpha=alpha, require=require, forbid=forbid)
+        report["graph"] = graph.to_dict()
+        report["statistical"] = _baselines(frame)
+        lines += [
+            "",
+            "Knowledge-guided PC: "
+            + (", ".join(f"{a}→{b}" for a, b in graph.edges()) or "no edge"),
+            "PC alone: " + (", ".join(f"{a}→{b}" for a, b in graph.pc.edges()) or "no edge"),
+            *(f"- {n}" for n in graph.notes),
+        ]
+    if as_json(json_):
+        emit_json(report)
+    else:
+        out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 def _read_data(path: Path, names: list[str]):

@@ -184,7 +184,7 @@ class RelationClassifier:
     # -- the encoder ------------------------------------------------------------------------
     def _settings(self) -> tuple[int, float, int]:
         if self.mode == "frozen":
-            return self.epochs or 40, self.lr or 1e-3, self.batch_size or 256
+            return self.epochs or 10, self.lr or 1e-3, self.batch_size or 256
         if self.mode == "finetune":
             return self.epochs or 2, self.lr or 3e-5, self.batch_size or 32
         raise EvidenceArtefactError(f"unknown mode {self.mode!r}", hint="use frozen or finetune")

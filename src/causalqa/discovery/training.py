@@ -409,12 +409,14 @@ def llm_log_odds(
     kg=None,
     context: bool = True,
     cache_file: str | os.PathLike[str] | None = None,
+    compute: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, tuple[float, bool]]:
     """The LLM's log-odds of "causal" for each row under the paper's prompt (pair, the
     sentence when `context`, the strongest KG path when `kg` places both names), keyed by
     `row_key`: ``(log-odds, whether a path was in the prompt)``. With `cache_file` (JSON
-    Lines) finished rows are kept and a rerun resumes."""
+    Lines) finished rows are kept and a rerun resumes; with ``compute=False`` only rows
+    already there are returned (no LLM call)."""
     from causalqa.discovery.features import kg_features
     from causalqa.discovery.pair import classify_pair, link_for_evidence
     from causalqa.jsonl import dumps, read_jsonl
@@ -434,7 +436,7 @@ def llm_log_odds(
     try:
         for i, r in enumerate(rows):
             key = row_key(r)
-            if key not in done:
+            if key not in done and compute:
                 chosen = []
                 if kg is not None:
                     nodes = []
@@ -656,6 +658,7 @@ def train_evidence(
     calibration: str = "isotonic",
     command: str = "",
     text_options: Mapping[str, Any] | None = None,
+    llm_compute: bool = True,
     on_progress: Callable[[str, int, int], None] | None = None,
 ):
     """Train the evidence model end to end and write it to `out` (default: the cache's
@@ -665,8 +668,9 @@ def train_evidence(
     Steps: the text corpus (`corpora.training_corpus`) → the rows of each data set →
     `text_folds` → one text classifier per fold (`mode` frozen or finetune) → cross-fitted
     text probabilities of the training rows, the fold models' mean for the test rows →
-    KG features (with `kg`) → the LLM's log-odds (with `llm`, for the rows it has reached:
-    slow, resumable) → one calibrated combiner per evidence variant, its threshold chosen
+    KG features (with `kg`) → the LLM's log-odds (with `llm`: slow, resumable; with
+    ``llm_compute=False`` only those already cached, so "+llm" variants are fitted on the
+    rows that have them) → one calibrated combiner per evidence variant, its threshold chosen
     on grouped out-of-fold predictions. Returns (`EvidenceJudge`, `TrainingRecord`)."""
     import pickle
 
@@ -742,6 +746,7 @@ def train_evidence(
                 llm=llm,
                 kg=kg,
                 cache_file=work_dir / f"llm-{_slug(llm_model)}.jsonl",
+                compute=llm_compute,
                 on_progress=lambda d, t, key=key: step(f"LLM: {key}", d, t),
             )
             from causalqa.discovery.evidence import llm_features
@@ -799,6 +804,7 @@ def train_evidence(
         "data": file_digests(data_files),
         "kg": kg_identity(kg),
         "llm": llm_model or None,
+        "llm_rows": {k: sum(1 for f in v if "llm_log_odds" in f) for k, v in features.items()},
         "corpus": corpus.summary(),
         "rows": {k: {"n": len(v), "causal": sum(r.label for r in v)} for k, v in rows.items()},
         "text_model": text_model,
