@@ -90,3 +90,31 @@ def test_the_bench_command(evidence_model, tmp_path, monkeypatch):  # noqa: F811
     )
     with pytest.raises(AssertionError):
         assert CliRunner().invoke(discovery_app, ["pairs", "--method", "vote"]).exit_code == 0
+
+
+def test_latency_is_measured_cold_and_warm(evidence_model, evidence_data, tmp_path):  # noqa: F811
+    from tests.discovery.test_discovery_pair import tiny_graph
+
+    from causalqa.bench.discovery_evidence import measure_latency
+    from causalqa.kg import KnowledgeGraph
+
+    judge = evidence_model[0]
+    pairs = [
+        {"a": "GENEX", "b": "cancerX", "context": f"GENEX causes cancerX in mice {i} ."}
+        for i in range(3)
+    ]
+    result = measure_latency(pairs, judge=judge)
+    r = result["without LLM"]
+    assert result["pairs"] == 3 and 0 < r["warm_median"] <= r["warm_max"]
+    assert "with LLM" not in result  # a model without the LLM feature
+    KnowledgeGraph.build(tiny_graph(), tmp_path / "kg").close()
+    args = ["latency", "--pairs", "3", "--kg", str(tmp_path / "kg"), "--no-llm"]
+    args += [
+        "--evidence-model",
+        str(evidence_model[2]),
+        "--data",
+        str(evidence_data[0] / "path-to-causality"),
+    ]
+    result = CliRunner().invoke(discovery_app, [*args, "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["without LLM"]["first"] > 0

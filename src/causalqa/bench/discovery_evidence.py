@@ -505,3 +505,39 @@ def evidence_report(bench: EvidenceBenchmark, out_dir: Path, *, name: str = "pai
         md += f"\n\n![reliability of the evidence model]({png.name})"
         report["plot"] = str(png)
     return report, md, name
+
+
+def measure_latency(
+    pairs: Sequence[dict[str, Any]],
+    *,
+    judge,
+    kg=None,
+    llm=None,
+    on_step: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Seconds per `discover pair` answer in one process: the first (cold: encoder, graph
+    index, linker and LLM loaded on first use) and the rest (warm), without and with the
+    LLM feature. `pairs`: dicts with ``a``, ``b`` and optional ``context``."""
+    import time
+
+    from causalqa.discovery.pair import judge_pair
+
+    out: dict[str, Any] = {"pairs": len(pairs)}
+    for label, model in (("without LLM", None), ("with LLM", llm)):
+        if label == "with LLM" and (llm is None or not any("llm" in v for v in judge.combiners)):
+            continue
+        seconds = []
+        for i, p in enumerate(pairs):
+            if on_step:
+                on_step(f"{label}: {i + 1}/{len(pairs)}")
+            t0 = time.perf_counter()
+            judge_pair(p["a"], p["b"], judge=judge, kg=kg, llm=model, context=p.get("context"))
+            seconds.append(time.perf_counter() - t0)
+        warm = np.array(seconds[1:]) if len(seconds) > 1 else np.array(seconds)
+        out[label] = {
+            "first": round(seconds[0], 3),
+            "warm_median": round(float(np.median(warm)), 3),
+            "warm_p90": round(float(np.quantile(warm, 0.9)), 3),
+            "warm_max": round(float(warm.max()), 3),
+        }
+    return out

@@ -646,6 +646,77 @@ def _bench_evidence(datasets, text_model, work, variants, seed, out_dir, json_) 
     write_and_emit(out_dir, name, report, md, json_)
 
 
+@discovery_app.command("latency")
+def bench_latency_command(
+    pairs: Annotated[
+        int, typer.Option("--pairs", min=2, help="Test pairs to answer (with their sentence).")
+    ] = 12,
+    kg_path: Annotated[
+        Path | None,
+        typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
+    ] = None,
+    evidence_model: Annotated[
+        Path | None, typer.Option("--evidence-model", help="The evidence model's folder.")
+    ] = None,
+    with_llm: Annotated[
+        bool, typer.Option("--with-llm/--no-llm", help="Also with the LLM.")
+    ] = True,
+    data: PathDataOption = None,
+    llm: LLMOption = None,
+    seed: SeedOption = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """Seconds per discover pair answer (evidence method) in one process: cold and warm,
+    without and with the LLM feature, on the test pairs of the four data sets."""
+    import os
+
+    import numpy as np
+
+    from causalqa.bench.discovery_evidence import measure_latency
+    from causalqa.discovery.corpora import untag
+    from causalqa.discovery.evidence import EvidenceJudge
+    from causalqa.discovery.pathdata import DATASETS, load_path_dataset
+
+    rng = np.random.default_rng(seed)
+    pool = []
+    for name in DATASETS:
+        for r in load_path_dataset(name, data, splits=("truth",)).truth:
+            pool.append({"a": r.e1, "b": r.e2, "context": untag(r.sentence)[0]})
+    chosen = [pool[i] for i in rng.choice(len(pool), size=min(pairs, len(pool)), replace=False)]
+    judge = EvidenceJudge.load(evidence_model)
+    kg = open_kg(kg_path)
+    try:
+        model = open_llm(llm, cache=False) if with_llm else None
+        with err.status("latency …") as status:
+            result = measure_latency(chosen, judge=judge, kg=kg, llm=model, on_step=status.update)
+    finally:
+        kg.close()
+    report = {
+        "benchmark": "discovery latency",
+        "seed": seed,
+        "text_model": judge.text_model,
+        "model": getattr(model, "model", None),
+        "threads": os.environ.get("CAUSALQA_THREADS"),
+        **result,
+    }
+    lines = [
+        f"{result['pairs']} test pairs with their sentence, one process; text model: "
+        f"{judge.text_model}.",
+        "",
+        "| | first (cold) | warm median | warm p90 | warm max |",
+        "|---|---|---|---|---|",
+    ]
+    for label in ("without LLM", "with LLM"):
+        if label in result:
+            r = result[label]
+            lines.append(
+                f"| {label} | {r['first']} s | {r['warm_median']} s | {r['warm_p90']} s "
+                f"| {r['warm_max']} s |"
+            )
+    write_and_emit(out_dir, "latency", report, "\n".join(lines), json_)
+
+
 @discovery_app.command("reference")
 def bench_reference_command(
     datasets: DatasetsOption = "comagc,gene,ade,semeval",
