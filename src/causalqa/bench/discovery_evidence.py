@@ -420,6 +420,25 @@ def semeval_sentences(
             scores[name] = s
     y = y_all[sem]
     out = []
+    labels = np.array(c["label"])[sem]
+    causal = np.flatnonzero(labels != 0)
+    if causal.size:
+        right = (probs[sem][causal, 1] > probs[sem][causal, 2]) == (labels[causal] == 1)
+        ci = bootstrap_interval(
+            lambda r: float(np.mean(r)), right.astype(float), draws=draws, seed=seed
+        )
+        out.append(
+            {
+                "method": "text classifier (cross-fitted)",
+                "sample": "direction of Cause-Effect sentences (accuracy, %)",
+                "n": int(causal.size),
+                "causal": int(causal.size),
+                "macro_f1": round(100 * float(right.mean()), 2),
+                "macro_f1_ci": [round(100 * ci["low"], 2), round(100 * ci["high"], 2)],
+                "auc": None,
+                "auc_ci": None,
+            }
+        )
     rng = np.random.default_rng(seed)
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     size = min(len(pos), len(neg))
