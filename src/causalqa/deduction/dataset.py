@@ -697,13 +697,10 @@ def read_reports(paths: list[Path]):
         raise DatasetError("no report files given", hint="pass .txt/.md reports or a JSONL")
     for f in files:
         if f.suffix.lower() == ".jsonl":
-            for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1):
-                if not line.strip():
-                    continue
+            for n, obj in read_jsonl(f, error=DatasetError):
                 try:
-                    obj = json.loads(line)
                     rid, ctx = str(obj["report_id"]), str(obj["context"])
-                except (ValueError, KeyError, TypeError) as e:
+                except (KeyError, TypeError) as e:
                     raise DatasetError(
                         f"{f}:{n}: expected a JSON object with report_id and context ({e})",
                         path=str(f),
