@@ -239,3 +239,45 @@ def test_graph_with_the_evidence_method(evidence_model, no_store, tmp_path):
     assert "Knowledge-guided PC:" in text.stdout and "PC alone:" in text.stdout
     bad = CliRunner().invoke(app, [*args[:-2], "--require", "2"])
     assert isinstance(bad.exception, CausalQAError)
+
+
+def test_a_discovered_graph_is_written_as_graphml_that_ask_loads(scripted, tmp_path):
+    from causalqa.causal_model import CausalModel
+
+    out = tmp_path / "g.graphml"
+    args = ["graph", "--variables", "Smoking,Tar,Cancer", "--ranker", "none", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    written = json.loads(result.stdout)["written"]
+    graph = CausalModel.load(out).graph
+    assert set(graph.nodes) == {"Smoking", "Tar", "Cancer"}
+    assert sorted(map(list, graph.edges)) == sorted(written["edges"])
+    again = CliRunner().invoke(app, args)
+    assert isinstance(again.exception, CausalQAError) and "exists" in again.exception.message
+    assert CliRunner().invoke(app, [*args, "--force"]).exit_code == 0
+    bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "g.txt")])
+    assert isinstance(bad.exception, CausalQAError) and not (tmp_path / "g.txt").exists()
+
+
+def test_the_evidence_graph_is_written_too(evidence_model, no_store, tmp_path):
+    from causalqa.causal_model import CausalModel
+
+    out = tmp_path / "g.graphml"
+    args = ["graph", "--method", "evidence", "--variables", "GENEK,cancerK"]
+    args += ["--evidence-model", str(evidence_model[2]), "--context", "GENEK causes cancerK ."]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert set(CausalModel.load(out).graph.nodes) == {"GENEK", "cancerK"}
+    direction = d["pairs"][0]["direction"]
+    expected = {"A→B": [["GENEK", "cancerK"]], "B→A": [["cancerK", "GENEK"]], "none": []}
+    assert d["written"]["edges"] == expected[direction]
+
+
+@pytest.mark.parametrize("method", ["evidence", "llm"])
+def test_empty_names_are_refused_before_any_work(store, scripted, method):
+    for a, b in (("", ""), ("Raloxifene", "  ")):
+        result = CliRunner().invoke(app, ["pair", a, b, "--kg", str(store), "--method", method])
+        assert isinstance(result.exception, CausalQAError), result.output
+        assert "empty" in result.exception.message and result.exception.hint
+    assert not scripted.calls

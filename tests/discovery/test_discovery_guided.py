@@ -91,3 +91,15 @@ def test_pair_verdicts_from_the_evidence_model(evidence_model):
     # without a sentence nor a graph there is no evidence: the pair says why
     empty = pair_verdicts(["a", "b"], judge=judge, kg=None)
     assert "no knowledge graph and no sentence" in empty[("a", "b")]["error"]
+
+
+def test_as_dag_drops_the_weakest_edge_of_each_cycle():
+    from causalqa.discovery.graph import as_dag
+
+    names = ["a", "b", "c"]
+    adj = np.array([[0, 1, 0], [1, 0, 1], [1, 0, 0]])  # a⇄b, b→c→a
+    weight = np.array([[0, 0.9, 0], [0.6, 0, 0.8], [0.3, 0, 0]])
+    g, dropped = as_dag(names, adj, weight)
+    assert set(dropped) == {("b", "a"), ("c", "a")} and set(g.edges) == {("a", "b"), ("b", "c")}
+    g, dropped = as_dag(names, np.zeros((3, 3), dtype=int))
+    assert list(g.nodes) == names and not dropped

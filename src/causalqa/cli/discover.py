@@ -192,6 +192,10 @@ def pair_command(
         raise ConfigError("give two variables A B (or --batch FILE)")
     if batch is not None and (a is not None or b is not None or context is not None):
         raise ConfigError("--batch reads its pairs from the file: give no A, B or --context")
+    if batch is None:
+        from causalqa.discovery.pair import check_names
+
+        check_names(a, b)
     items = (
         _read_batch(batch)
         if batch is not None
@@ -515,19 +519,28 @@ def graph_command(
         float, typer.Option("--forbid", help="Evidence: forbidden pair when P(causal) ≤ this.")
     ] = 0.05,
     llm: LLMOption = None,
-    out_dir: Annotated[
-        Path, typer.Option("--out", help="Where --sachs writes JSON and Markdown.")
-    ] = Path("bench/results/discovery"),
+    out_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write the discovered graph to this GraphML file (.graphml), which "
+            "causalqa ask --graph reads; with --sachs, the folder for its JSON and Markdown "
+            "(default: bench/results/discovery).",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out.")] = False,
     json_: JSONOption = False,
 ) -> None:
     """A directed graph among variables: every ordered pair asked (n(n-1) LLM calls), or
     with --method evidence the evidence model's verdicts and knowledge-guided PC."""
     if method not in ("llm", "evidence"):
         raise ConfigError(f"unknown --method {method!r}", hint="use llm or evidence")
+    if out_path is not None and not sachs:
+        _check_graph_out(out_path, force)
     if method == "evidence":
         return _graph_evidence(
             variables, kg_path, data, context, no_llm, evidence_model, alpha, require, forbid,
-            llm, json_,
+            llm, json_, out_path, force,
         )  # fmt: skip
     _check_ranker(ranker)
     from causalqa.discovery.graph import DECISIONS
@@ -536,6 +549,7 @@ def graph_command(
         raise ConfigError(f"unknown --decision {decision!r}", hint=f"use {', '.join(DECISIONS)}")
     calibrate = decision == "content-free"
     if sachs:
+        out_dir = out_path or Path("bench/results/discovery")
         return _sachs(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, decision)
     if not variables:
         raise ConfigError("give --variables a,b,c (or --sachs)")
@@ -568,6 +582,9 @@ def graph_command(
             kg.close()
     report: dict[str, Any] = {"model": getattr(model, "model", ""), **g.to_dict()}
     md = g.to_markdown()
+    if out_path is not None:
+        report["written"] = _write_graph(out_path, names, g.adjacency, g.probability, force)
+        md += _written_md(report["written"])
     if frame is not None:
         report["statistical"] = _baselines(frame)
         md += "\n\nStatistical baselines on the data:\n\n" + "\n".join(
@@ -580,11 +597,61 @@ def graph_command(
         out.print(md, markup=False, highlight=False, soft_wrap=True)
 
 
+def _check_graph_out(path: Path, force: bool) -> None:
+    if path.suffix.lower() not in (".graphml", ".xml"):
+        raise ConfigError(
+            f"--out {path}: the graph is written as GraphML",
+            hint="give a file name ending in .graphml (or --sachs for a results folder)",
+        )
+    if path.is_dir() or (path.exists() and not force):
+        raise ConfigError(
+            f"--out {path} already exists", hint="pass --force to overwrite it, or another --out"
+        )
+
+
+def _write_graph(path: Path, names, adjacency, weight, force: bool) -> dict[str, Any]:
+    """Write the discovered graph as GraphML that `causalqa ask --graph` loads (a causal
+    model's graph must be acyclic: `graph.as_dag` drops the weakest edge of each cycle)."""
+    import os
+    import tempfile
+
+    from causalqa.causal_model import CausalModel
+    from causalqa.discovery.graph import as_dag
+
+    _check_graph_out(path, force)
+    dag, dropped = as_dag(names, adjacency, weight)
+    text = CausalModel.from_graph(dag).to_graphml()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return {
+        "path": str(path),
+        "edges": [list(e) for e in dag.edges()],
+        "dropped_for_acyclicity": [list(e) for e in dropped],
+    }
+
+
+def _written_md(written: dict[str, Any]) -> str:
+    md = f"\n\nWrote {written['path']} ({len(written['edges'])} edges)"
+    if written["dropped_for_acyclicity"]:
+        md += "; dropped to break cycles: " + ", ".join(
+            f"{a}→{b}" for a, b in written["dropped_for_acyclicity"]
+        )
+    return md + "."
+
+
 def _graph_evidence(
-    variables, kg_path, data, context, no_llm, evidence_model, alpha, require, forbid, llm, json_
-) -> None:
+    variables, kg_path, data, context, no_llm, evidence_model, alpha, require, forbid, llm, json_,
+    out_path=None, force=False,
+) -> None:  # fmt: skip
     from causalqa.discovery.evidence import EvidenceJudge
-    from causalqa.discovery.graph import guided_pc, pair_verdicts
+    from causalqa.discovery.graph import evidence_adjacency, guided_pc, pair_verdicts
 
     if not variables:
         raise ConfigError("give --variables a,b,c")
@@ -632,6 +699,12 @@ def _graph_evidence(
             "PC alone: " + (", ".join(f"{a}→{b}" for a, b in graph.pc.edges()) or "no edge"),
             *(f"- {n}" for n in graph.notes),
         ]
+    if out_path is not None:
+        adjacency, weight = evidence_adjacency(names, verdicts)
+        if frame is not None:
+            adjacency = graph.adjacency
+        report["written"] = _write_graph(out_path, names, adjacency, weight, force)
+        lines.append(_written_md(report["written"]).strip())
     if as_json(json_):
         emit_json(report)
     else:

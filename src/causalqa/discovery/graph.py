@@ -46,7 +46,9 @@ __all__ = [
     "DIRECTION_RULE",
     "GraphDiscovery",
     "GuidedGraph",
+    "as_dag",
     "decide_directions",
+    "evidence_adjacency",
     "discover_graph",
     "guided_pc",
     "knowledge_from_verdicts",
@@ -90,6 +92,56 @@ of the path data sets, see `bench_pairs`)."""
 
 BATCH_MIN_QUESTIONS = 20
 """Fewer questions than this (5 variables ask 20) make a poor batch mean."""
+
+
+def as_dag(variables: Sequence[str], adjacency: np.ndarray, weight: np.ndarray | None = None):
+    """The discovered graph as a networkx DiGraph over every variable that a causal model
+    accepts (`causalqa.causal_model`): while a directed cycle remains (a tie kept both
+    directions, PC left a pair undirected, or verdicts close a loop), drop the cycle's edge
+    of least `weight` (``weight[i, j]`` for i → j; ties: the later edge in variable order).
+    Returns (graph, the dropped edges)."""
+    import networkx as nx
+
+    names = list(variables)
+    w = np.zeros_like(adjacency, dtype=float) if weight is None else np.asarray(weight, float)
+    g = nx.DiGraph()
+    g.add_nodes_from(names)
+    index = {n: i for i, n in enumerate(names)}
+    g.add_edges_from((names[i], names[j]) for i, j in zip(*np.nonzero(adjacency)) if i != j)
+    dropped = []
+    while True:
+        try:
+            cycle = nx.find_cycle(g)
+        except nx.NetworkXNoCycle:
+            break
+        a, b = min(
+            ((u, v) for u, v, *_ in cycle),
+            key=lambda e: (w[index[e[0]], index[e[1]]], -index[e[0]], -index[e[1]]),
+        )
+        g.remove_edge(a, b)
+        dropped.append((a, b))
+    return g, dropped
+
+
+def evidence_adjacency(
+    variables: Sequence[str], verdicts: Mapping[tuple[str, str], Mapping[str, Any] | None]
+) -> tuple[np.ndarray, np.ndarray]:
+    """From the evidence model's pair verdicts alone (no data): an edge a→b when the
+    three-way answer is a→b. Returns (adjacency, weight = P(a→b)) over `variables`."""
+    names = list(variables)
+    index = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    adj, weight = np.zeros((n, n), dtype=int), np.zeros((n, n))
+    for (a, b), v in verdicts.items():
+        if not v or "p_ab" not in v:
+            continue
+        i, j = index[a], index[b]
+        weight[i, j], weight[j, i] = v["p_ab"], v["p_ba"]
+        if v.get("direction") == "A→B":
+            adj[i, j] = 1
+        elif v.get("direction") == "B→A":
+            adj[j, i] = 1
+    return adj, weight
 
 
 def verdict_log_odds(verdicts: Sequence[PairVerdict], decision: str) -> np.ndarray:

@@ -482,6 +482,17 @@ def _link(kg, name: str, options: Mapping[str, Any]) -> tuple[Any, dict[str, Any
     return None, info, f"{name!r} matches no node of the graph"
 
 
+def check_names(a: Any, b: Any) -> None:
+    """Refuse an empty (or blank, or non-text) variable name with a `MentionError`."""
+    from causalqa.errors import MentionError
+
+    for which, name in (("A", a), ("B", b)):
+        if not isinstance(name, str) or not name.strip():
+            raise MentionError(
+                f"variable {which} is empty: {name!r}", hint="give two non-empty names"
+            )
+
+
 def discover_pair(
     a: str,
     b: str,
@@ -520,6 +531,7 @@ def discover_pair(
     ``argmax`` the paper's rule. `calibrate` (older spelling): True means content-free,
     False argmax.
     """
+    check_names(a, b)
     if calibrate is not None:
         decision = "content-free" if calibrate else "argmax"
     if decision not in DECISIONS:
@@ -665,9 +677,7 @@ def gather_evidence(
     from causalqa.discovery.relation import mentions_in
     from causalqa.errors import EntityNotFoundError, MentionError
 
-    for name in (a, b):
-        if not name or not name.strip():
-            raise MentionError("a variable name is empty", hint="give two non-empty names")
+    check_names(a, b)
     ev = PairEvidence(a.strip(), b.strip())
     if context is not None:
         ev.mention = mentions_in(context, a, b)
