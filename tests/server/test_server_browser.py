@@ -149,6 +149,7 @@ def test_discovery_draws_the_paths(page, shots):
     page.click("button[data-tab=discover]")
     page.fill("#pair-a", "Raloxifene")
     page.fill("#pair-b", "breast cancer")
+    page.select_option("#pair-method", "llm")
     page.select_option("#pair-ranker", "random")
     page.click("#pair-form button[type=submit]")
     page.wait_for_selector("#pair-result .verdict", timeout=300_000)

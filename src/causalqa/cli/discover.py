@@ -61,7 +61,7 @@ CalibrateOption = Annotated[
     ),
 ]
 PairDecisionOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--decision",
         help="How the answer becomes a verdict: reference (log-odds above the model's mean "
@@ -76,7 +76,7 @@ DecisionOption = Annotated[
     str,
     typer.Option(
         "--decision",
-        help="How answers become edges: batch (log-odds above their mean over the run's "
+        help="How answers become edges: batch (default: log-odds above their mean over the run's "
         "questions with as many paths — label-free; the rule the validation split chose), "
         "content-free (contextual calibration) or argmax (the paper's rule).",
     ),
@@ -84,7 +84,7 @@ DecisionOption = Annotated[
 
 
 MethodOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--method",
         help="evidence (default: a trained, calibrated model over KG paths, the sentence and "
@@ -163,7 +163,7 @@ def pair_command(
         str | None,
         typer.Option("--context", help="A sentence that names both variables."),
     ] = None,
-    method: MethodOption = "evidence",
+    method: MethodOption = None,
     no_llm: NoLLMOption = False,
     evidence_model: EvidenceModelOption = None,
     batch: BatchOption = None,
@@ -184,8 +184,9 @@ def pair_command(
 ) -> None:
     """Does A cause B? The evidence method answers A→B, B→A or none with calibrated
     probabilities and says why; --method llm is the paper's prompt alone."""
-    from causalqa.discovery.pair import METHODS
+    from causalqa.discovery.pair import DEFAULT_METHOD, METHODS, evidence_llm
 
+    method = method or DEFAULT_METHOD
     if method not in METHODS:
         raise ConfigError(f"unknown --method {method!r}", hint=f"use {', '.join(METHODS)}")
     if batch is None and (a is None or b is None):
@@ -223,8 +224,8 @@ def pair_command(
     judge = EvidenceJudge.load(evidence_model)
     kg = _open_kg_for_pairs(kg_path, need=any(item["context"] is None for item in items))
     try:
-        model = None
-        if not no_llm and any("llm" in v for v in judge.combiners):
+        model, llm_note = evidence_llm(judge, True, no_llm=no_llm)
+        if model is not None:
             model = open_llm(llm)
         results = []
         for item in items:
@@ -255,10 +256,8 @@ def pair_command(
                 )
                 _emit_line(results[-1])
                 continue
-            if no_llm:
-                verdict.notes.append("LLM feature left out (--no-llm)")
-            elif model is None:
-                verdict.notes.append("this evidence model has no LLM feature")
+            if llm_note:
+                verdict.notes.append(llm_note)
             if batch is not None:
                 _emit_line(verdict.to_dict())
             else:
@@ -499,7 +498,7 @@ def graph_command(
     truth: Annotated[str, typer.Option("--truth", help="SACHS reference: cdt or bnlearn.")] = (
         "cdt"
     ),
-    decision: DecisionOption = "batch",
+    decision: DecisionOption = None,
     method: Annotated[
         str,
         typer.Option(
@@ -543,8 +542,9 @@ def graph_command(
             llm, json_, out_path, force,
         )  # fmt: skip
     _check_ranker(ranker)
-    from causalqa.discovery.graph import DECISIONS
+    from causalqa.discovery.graph import DECISIONS, DEFAULT_DECISION
 
+    decision = decision or DEFAULT_DECISION
     if decision not in DECISIONS:
         raise ConfigError(f"unknown --decision {decision!r}", hint=f"use {', '.join(DECISIONS)}")
     calibrate = decision == "content-free"

@@ -43,6 +43,7 @@ from causalqa.discovery.pathdata import PathRecord
 from causalqa.errors import CausalQAError, GraphDiscoveryError
 
 __all__ = [
+    "DEFAULT_DECISION",
     "DIRECTION_RULE",
     "GraphDiscovery",
     "GuidedGraph",
@@ -83,6 +84,8 @@ def decide_directions(prob: np.ndarray, causal: np.ndarray) -> np.ndarray:
 
 
 DECISIONS = ("content-free", "argmax", "batch")
+DEFAULT_DECISION = "batch"
+"""The rule `discover graph` (CLI and API) uses when none is named."""
 """How a question's label log-probs become a verdict: ``argmax`` (the paper's rule),
 ``content-free`` (contextual calibration, `pair.content_free_logprobs`) or ``batch``
 (batch calibration: the log-odds minus their mean over all questions of the run with the

@@ -610,6 +610,19 @@ METHODS = ("evidence", "llm")
 """How `discover pair` decides: ``evidence`` (a trained, calibrated model over KG, text and
 LLM evidence; `causalqa.discovery.evidence`) or ``llm`` (the paper's zero-shot prompt)."""
 
+DEFAULT_METHOD = METHODS[0]
+"""The method `discover pair` (CLI, API, MCP) uses when none is named."""
+
+
+def evidence_llm(judge, llm, *, no_llm: bool = False):
+    """(the LLM to give `judge_pair`, or None; the note that says why it is left out, or
+    None): an LLM only when the evidence model has an LLM feature and `no_llm` is off."""
+    if no_llm:
+        return None, "LLM feature left out (--no-llm)"
+    if not any("llm" in v for v in judge.combiners):
+        return None, "this evidence model has no LLM feature"
+    return llm, None
+
 
 def link_for_evidence(kg, name: str, kinds: Sequence[str] | None = None):
     """(node or None, what linking said, a note or None). An ambiguous name takes its
@@ -675,7 +688,7 @@ def gather_evidence(
     from causalqa.discovery.evidence import PairEvidence, llm_features, text_features
     from causalqa.discovery.features import cue_features, kg_features, missing_kg
     from causalqa.discovery.relation import mentions_in
-    from causalqa.errors import EntityNotFoundError, MentionError
+    from causalqa.errors import EntityNotFoundError
 
     check_names(a, b)
     ev = PairEvidence(a.strip(), b.strip())
