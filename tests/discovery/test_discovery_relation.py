@@ -37,6 +37,9 @@ def test_mentions_in_the_sentence_or_a_clear_error():
         mentions_in("Aspirin causes asthma.", "aspirin", "melanoma")
     with pytest.raises(MentionError, match="empty"):
         mentions_in("Aspirin causes asthma.", "", "asthma")
+    with pytest.raises(MentionError, match="overlap") as nested:  # ADE names one in another
+        mentions_in("Ocular ethambutol toxicity.", "ethambutol", "Ocular ethambutol toxicity")
+    assert "leave --context out" in nested.value.hint
 
 
 def _examples(n=48):

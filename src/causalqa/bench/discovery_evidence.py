@@ -540,6 +540,7 @@ def measure_latency(
     import time
 
     from causalqa.discovery.pair import judge_pair
+    from causalqa.errors import CausalQAError
 
     out: dict[str, Any] = {"pairs": len(pairs)}
     for label, model in (("without LLM", None), ("with LLM", llm)):
@@ -550,8 +551,14 @@ def measure_latency(
             if on_step:
                 on_step(f"{label}: {i + 1}/{len(pairs)}")
             t0 = time.perf_counter()
-            judge_pair(p["a"], p["b"], judge=judge, kg=kg, llm=model, context=p.get("context"))
+            try:
+                judge_pair(p["a"], p["b"], judge=judge, kg=kg, llm=model, context=p.get("context"))
+            except CausalQAError as e:  # a refused pair is an answer too, timed apart
+                out.setdefault("refused", {})[f"{p['a']} – {p['b']}"] = e.message
+                continue
             seconds.append(time.perf_counter() - t0)
+        if not seconds:
+            continue
         warm = np.array(seconds[1:]) if len(seconds) > 1 else np.array(seconds)
         out[label] = {
             "first": round(seconds[0], 3),

@@ -343,7 +343,7 @@ def _pair_llm(
                     decision=decision,
                 )
             if batch is not None:
-                _emit_line({**verdict.to_dict(), "method": "llm"})
+                _emit_line(verdict.to_dict())
             verdicts.append(verdict)
     finally:
         kg.close()
@@ -351,7 +351,7 @@ def _pair_llm(
         return
     verdict = verdicts[0]
     if as_json(json_):
-        emit_json({**verdict.to_dict(), "method": "llm"})
+        emit_json(verdict.to_dict())
         return
     colour = "green" if verdict.causal else "yellow"
     out.print(

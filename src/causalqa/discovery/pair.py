@@ -294,6 +294,7 @@ class PairVerdict:
         return {
             "a": self.a,
             "b": self.b,
+            "method": "llm",
             "verdict": self.verdict,
             "causal": self.causal,
             "probability": round(self.probability, 4),

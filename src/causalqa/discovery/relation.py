@@ -77,6 +77,12 @@ def mentions_in(sentence: str, a: str, b: str) -> Mention:
     if span_a is None:
         raise MentionError(f"{a!r} does not occur in the context sentence: {text!r}")
     span_b = tags.get("e2") or locate(text, b, avoid=span_a)
+    if span_b is None and locate(text, b) is not None:
+        raise MentionError(
+            f"{a!r} and {b!r} overlap in the context sentence (one inside the other): {text!r}",
+            hint="the text classifier reads two separate mentions: give a sentence that names "
+            "them apart, or leave --context out to judge from the knowledge graph",
+        )
     if span_b is None:
         raise MentionError(f"{b!r} does not occur in the context sentence: {text!r}")
     return Mention(text, span_a, span_b)
