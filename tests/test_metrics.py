@@ -192,3 +192,35 @@ def test_f1_difference_resamples_items_together():
     assert better["p_below"] == 0.0
     with pytest.raises(MetricInputError):
         f1_difference([1, 0], [1], [1, 0])
+
+
+def test_macro_f1_and_grouped_bootstrap_interval():
+    from causalqa.metrics import bootstrap_interval, macro_f1, roc_auc
+
+    assert macro_f1([1, 1, 0, 0], [1, 0, 0, 0]) == 73.33
+    assert macro_f1([1, 0], [1, 0]) == 100.0
+    gold = [1, 1, 0, 0, 1, 0]
+    score = [0.9, 0.8, 0.1, 0.2, 0.7, 0.3]
+    r = bootstrap_interval(roc_auc, score, gold, draws=300)
+    assert r["value"] == 1.0 and r["low"] == 1.0 and r["draws"] <= 300
+    # groups resample together: one group holding every item gives the same value each time
+    same = bootstrap_interval(
+        lambda s, g: float(np.mean(s)), score, gold, groups=["x"] * 6, draws=50
+    )
+    assert same["low"] == same["high"] == pytest.approx(np.mean(score))
+    with pytest.raises(MetricInputError):
+        bootstrap_interval(roc_auc, [0.1], [1, 0])
+
+
+def test_bootstrap_interval_is_scipys_percentile_interval():
+    from scipy.stats import bootstrap
+
+    from causalqa.metrics import bootstrap_interval
+
+    x = np.random.default_rng(3).normal(0.3, 1.0, 25)
+    ours = bootstrap_interval(lambda v: float(np.mean(v)), x, draws=500, level=0.9, seed=5)
+    ref = bootstrap((x,), np.mean, n_resamples=500, confidence_level=0.9,
+                    method="percentile", rng=np.random.default_rng(5))  # fmt: skip
+    assert ours["low"] == pytest.approx(ref.confidence_interval.low)
+    assert ours["high"] == pytest.approx(ref.confidence_interval.high)
+    assert ours["draws"] == 500

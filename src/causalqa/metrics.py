@@ -43,6 +43,8 @@ from causalqa.errors import MetricInputError
 __all__ = [
     "MetricInputError",
     "binary_scores",
+    "bootstrap_interval",
+    "macro_f1",
     "expected_calibration_error",
     "reliability_curve",
     "f1_difference",
@@ -298,10 +300,19 @@ def expected_random_ndcg(labels: Sequence[float], k: int = 5) -> float:
 
 
 def _bootstrap(
-    data: tuple[np.ndarray, ...], statistic, *, draws: int, level: float, seed: int
+    data: tuple[np.ndarray, ...],
+    statistic,
+    *,
+    draws: int,
+    level: float,
+    seed: int,
+    vectorized: bool = True,
 ) -> np.ndarray:
     """The bootstrap distribution of `statistic` over paired items (all arrays resampled
-    together), by `scipy.stats.bootstrap` with percentile intervals."""
+    together), by `scipy.stats.bootstrap` with percentile intervals. NaN marks a resample
+    where the statistic is undefined (scipy's own interval is then not used)."""
+    import warnings
+
     from scipy.stats import bootstrap
 
     if not 0.0 < level < 1.0:
@@ -311,16 +322,18 @@ def _bootstrap(
             f"a bootstrap needs at least two paired items, got {data[0].size}",
             hint="one item has no spread to resample",
         )
-    result = bootstrap(
-        data,
-        statistic,
-        paired=True,
-        vectorized=True,
-        n_resamples=draws,
-        confidence_level=level,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaN resamples in scipy's interval
+        result = bootstrap(
+            data,
+            statistic,
+            paired=True,
+            vectorized=vectorized,
+            n_resamples=draws,
+            confidence_level=level,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
     return np.asarray(result.bootstrap_distribution, dtype=float)
 
 
@@ -419,3 +432,76 @@ def expected_calibration_error(
     curve = reliability_curve(y_true, p, bins=bins)
     n = sum(c["count"] for c in curve)
     return round(sum(c["count"] * abs(c["mean_predicted"] - c["observed"]) for c in curve) / n, 6)
+
+
+def macro_f1(pred: Sequence[int], gold: Sequence[int]) -> float:
+    """The mean of the F1 of the positive and of the negative class, in % (2 decimals).
+
+    >>> macro_f1([1, 1, 0, 0], [1, 0, 0, 0])
+    73.33
+    """
+    p, g = np.asarray(pred, dtype=bool), np.asarray(gold, dtype=bool)
+    pos = _prf(p, g)[2]
+    neg = _prf(~p, ~g)[2]
+    return round(float(100 * (pos + neg) / 2), 2)
+
+
+def bootstrap_interval(
+    metric,
+    *columns: Sequence,
+    groups: Sequence | None = None,
+    draws: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, float | None]:
+    """`metric(*columns)` on the items and a percentile bootstrap interval at `level`
+    (`scipy.stats.bootstrap` over the items, or over whole `groups` when given: rows that
+    share a group are not independent); resamples where the metric is undefined (None,
+    e.g. ROC AUC of one class) are skipped.
+
+    >>> accuracy = lambda p, g: float(np.mean(np.equal(p, g)))
+    >>> r = bootstrap_interval(accuracy, [1, 0, 1, 1], [1, 0, 0, 1])
+    >>> r["value"], r["low"] <= r["value"] <= r["high"]
+    (0.75, True)
+    """
+    cols = [np.asarray(c) for c in columns]
+    if not cols or any(c.shape[0] != cols[0].shape[0] for c in cols) or cols[0].shape[0] == 0:
+        raise MetricInputError("bootstrap columns must be equal-length and non-empty")
+    if not 0.0 < level < 1.0:
+        raise MetricInputError(f"the confidence level must be in (0, 1), got {level}")
+    value = metric(*cols)
+    n = cols[0].shape[0]
+    if groups is None:
+        members = [np.array([i]) for i in range(n)]
+    else:
+        labels = np.asarray([str(g) for g in groups])
+        if labels.shape[0] != n:
+            raise MetricInputError("groups must have one entry per item")
+        names, inverse = np.unique(labels, return_inverse=True)
+        members = [np.flatnonzero(inverse == k) for k in range(len(names))]
+
+    def statistic(units: np.ndarray) -> float:
+        v = metric(*(c[np.concatenate([members[k] for k in units])] for c in cols))
+        return np.nan if v is None else float(v)
+
+    if len(members) == 1:  # one unit: every resample is the whole sample
+        stats = [] if value is None else [float(value)] * draws
+    else:
+        dist = _bootstrap(
+            (np.arange(len(members)),),
+            statistic,
+            draws=draws,
+            level=level,
+            seed=seed,
+            vectorized=False,
+        )
+        stats = dist[~np.isnan(dist)].tolist()
+    if value is None or not stats:
+        return {"value": value, "low": None, "high": None, "draws": len(stats)}
+    tail = (1.0 - level) / 2.0
+    return {
+        "value": float(value),
+        "low": float(np.quantile(stats, tail)),
+        "high": float(np.quantile(stats, 1.0 - tail)),
+        "draws": len(stats),
+    }
