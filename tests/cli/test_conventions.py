@@ -77,7 +77,7 @@ def llm_commands(tmp_path, store):
         "kg mine": ["kg", "mine", str(reports), "--out", str(tmp_path / "ckg")],
         "deduction mine": ["deduction", "mine", str(reports), "--out", str(tmp_path / "ckg2")],
         "discover pair": ["discover", "pair", "Raloxifene", "melanoma", "--kg", str(store),
-                          "--ranker", "random"],
+                          "--ranker", "random", "--method", "llm"],
         "discover graph": ["discover", "graph", "--variables", "Raloxifene,melanoma",
                            "--ranker", "none"],
         "bench discovery reference": ["bench", "discovery", "reference", "--datasets",
@@ -283,9 +283,6 @@ def test_ask_with_an_unreachable_server_exits_3_not_0():
     assert proc.returncode == 3, (proc.returncode, proc.stdout, proc.stderr)
 
 
-@pytest.mark.xfail(
-    strict=False, reason="owned by helper A (discovery/pair.py): empty names are not refused"
-)
 def test_discover_pair_refuses_empty_names(store, backend):
     run = run_cli("--llm", "scripted:x", "discover", "pair", "", "", "--kg", str(store))
     assert run.code == 1 and "empty" in run.stderr.lower(), (run.code, run.stdout, run.stderr)
@@ -336,11 +333,6 @@ def test_every_engine_finds_its_data_through_config_data_dir(module, monkeypatch
 
 
 # -- discover graph → ask --graph ---------------------------------------------------------
-@pytest.mark.xfail(
-    strict=False,
-    reason="owned by helper A (cli/discover.py): `discover graph --out x.graphml` does not "
-    "write a graph that `ask --graph` loads (--out is only the --sachs results folder)",
-)
 def test_a_discovered_graph_round_trips_into_ask(tmp_path, backend):
     out = tmp_path / "g.graphml"
     run = run_cli("--llm", "scripted:x", "discover", "graph", "--variables",

@@ -82,12 +82,6 @@ def test_mutated_pair_data_jsonl(text):
         assert all(r.label in (0, 1) for r in got)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="owned by helper A (discovery/pathdata.py): a number in a path's reltypes/"
-    "nodelabels/stops_id/reltypes_id raises AttributeError ('int' has no 'strip') instead "
-    "of PathDataError naming the file and line (found by test_generated_pair_records)",
-)
 @pytest.mark.parametrize("key", sorted(OPTIONAL_TEXT))
 def test_a_non_string_optional_path_field_is_a_clear_error(key):
     rec = dict(GOOD, metapaths=[dict(GOOD_PATH, **{key: 5})])

@@ -112,12 +112,6 @@ def test_atomic_file_keeps_the_old_file_when_writing_fails(tmp_path):
     assert path.read_text() == "old" and [q.name for q in tmp_path.iterdir()] == ["x.txt"]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="owned by helper A (discovery/reference.py): save_reference writes one record "
-    "per model file, so saving the thresholds of another path form for the same model "
-    "drops the first (and two writers share one fixed .tmp name)",
-)
 def test_reference_thresholds_of_two_forms_for_one_model_are_both_kept(tmp_path, monkeypatch):
     from causalqa.discovery.reference import ReferenceThresholds, reference_for, save_reference
 
