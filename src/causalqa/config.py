@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ ENV_CONFIG = "CAUSALQA_CONFIG"
 ENV_HOME = "CAUSALQA_HOME"
 ENV_TIMEOUT = "CAUSALQA_TIMEOUT"
 ENV_CACHE = "CAUSALQA_CACHE"
+ENV_DATA = "CAUSALQA_DATA"
+ENV_DATA_DEPRECATED = "CAUSALQA_DATA_DIR"
 
 
 def home_dir() -> Path:
@@ -34,6 +37,34 @@ def home_dir() -> Path:
     platform's user cache directory."""
     env = os.environ.get(ENV_HOME)
     return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("causalqa"))
+
+
+def data_dir() -> Path:
+    """The folder of public data sets (NTSB reports, path-to-causality, SACHS, …):
+    ``$CAUSALQA_DATA``, else ``../shared/data`` beside the repository or the working
+    directory (the first that exists).
+
+    ``$CAUSALQA_DATA_DIR`` is the older name: still read, with a `FutureWarning`, and
+    ignored (also with a warning) when ``$CAUSALQA_DATA`` is set too.
+    """
+    env = os.environ.get(ENV_DATA)
+    old = os.environ.get(ENV_DATA_DEPRECATED)
+    if old:
+        use = f"use {ENV_DATA} instead"
+        if env and Path(env).expanduser() != Path(old).expanduser():
+            use = f"ignored, since {ENV_DATA} is set too"
+        warnings.warn(f"${ENV_DATA_DEPRECATED} is deprecated: {use}", FutureWarning, stacklevel=2)
+    env = env or old
+    if env:
+        return Path(env).expanduser()
+    candidates = [
+        Path(__file__).resolve().parents[2] / ".." / "shared" / "data",
+        Path.cwd() / ".." / "shared" / "data",
+    ]
+    for c in candidates:
+        if c.is_dir():
+            return c.resolve()
+    return candidates[0]
 
 
 def models_dir() -> Path:

@@ -1,13 +1,16 @@
 """JSON Lines files: one reader that names the file and line of a bad record, and writers
-that never leave half a file behind."""
+that never leave half a file behind (`atomic_file`, also for other text files)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from causalqa.errors import DataFileError
 
@@ -50,20 +53,57 @@ def read_jsonl(
         raise error(f"{p}: cannot be read: {e.strerror}", path=str(p)) from None
 
 
-def dumps(value: Any) -> str:
-    """One JSON line (no newline inside, unicode kept; other objects as their text)."""
-    return json.dumps(value, ensure_ascii=False, default=str)
+def dumps(value: Any, *, strict: bool = False) -> str:
+    """One JSON line (no newline inside, unicode kept; other objects as their text).
+
+    With `strict`, the line is standard JSON that any parser reads as one line: a NaN or
+    infinite number becomes ``null`` (Python writes ``NaN``, which is not JSON), and the
+    Unicode line and paragraph separators are escaped (some line readers split on them).
+    """
+    if not strict:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    text = json.dumps(_finite(value), ensure_ascii=False, default=str, allow_nan=False)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every non-finite float replaced by None (containers copied)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A text file to write that replaces `path` only when the block ends without an
+    error: a reader (or a process killed mid-write) sees the old file or the new one,
+    never a part. The temporary file beside it has a unique name, so two writers never
+    share one, and it is removed when the block fails."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> Path:
-    """Write `rows` as JSON Lines through a temporary file renamed into place, so a reader
-    sees the old file or the new one, never a part."""
+    """Write `rows` as JSON Lines through `atomic_file`: the old file or the new one,
+    never a part."""
     p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+    with atomic_file(p) as f:
         for row in rows:
             f.write(dumps(row) + "\n")
-    tmp.replace(p)
     return p
 
 

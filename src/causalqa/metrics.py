@@ -23,6 +23,8 @@ Rankings (Table D2): a query has candidates with relevance labels; a ranker give
   ranker must beat (each position's expected gain is the mean gain).
 - `paired_bootstrap`: mean per-query difference between two rankings' scores with a
   bootstrap confidence interval — with 24–38 test queries a few NDCG points are noise.
+  Bootstraps are `scipy.stats.bootstrap` (paired, percentile intervals); its resampled
+  statistics also give the one-sided p-values reported beside the intervals.
 - `recall_at_k`: the share of relevant candidates in the top k. Relevant = label > 0 by
   default, which with Table D2's labels (all ≥ 1) counts every candidate relevant: the
   paper's Recall@5 is min(5, k)/k averaged over queries (71.43 = 5/7 on COMAGC, 100 on
@@ -41,7 +43,6 @@ from causalqa.errors import MetricInputError
 __all__ = [
     "MetricInputError",
     "binary_scores",
-    "bootstrap_indices",
     "bootstrap_interval",
     "macro_f1",
     "expected_calibration_error",
@@ -298,10 +299,42 @@ def expected_random_ndcg(labels: Sequence[float], k: int = 5) -> float:
     return float(gains.mean() * (1.0 / np.log2(np.arange(2, m + 2))).sum() / ideal)
 
 
-def bootstrap_indices(n: int, *, draws: int, seed: int = 0) -> np.ndarray:
-    """``draws`` × `n` indices: the resamples (with replacement) of `n` paired items that
-    every bootstrap interval here is computed over."""
-    return np.random.default_rng(seed).integers(0, n, size=(draws, n))
+def _bootstrap(
+    data: tuple[np.ndarray, ...],
+    statistic,
+    *,
+    draws: int,
+    level: float,
+    seed: int,
+    vectorized: bool = True,
+) -> np.ndarray:
+    """The bootstrap distribution of `statistic` over paired items (all arrays resampled
+    together), by `scipy.stats.bootstrap` with percentile intervals. NaN marks a resample
+    where the statistic is undefined (scipy's own interval is then not used)."""
+    import warnings
+
+    from scipy.stats import bootstrap
+
+    if not 0.0 < level < 1.0:
+        raise MetricInputError(f"the confidence level must be in (0, 1), got {level}")
+    if data[0].size < 2:
+        raise MetricInputError(
+            f"a bootstrap needs at least two paired items, got {data[0].size}",
+            hint="one item has no spread to resample",
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaN resamples in scipy's interval
+        result = bootstrap(
+            data,
+            statistic,
+            paired=True,
+            vectorized=vectorized,
+            n_resamples=draws,
+            confidence_level=level,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
+    return np.asarray(result.bootstrap_distribution, dtype=float)
 
 
 def paired_bootstrap(
@@ -313,8 +346,8 @@ def paired_bootstrap(
     seed: int = 0,
 ) -> dict[str, float]:
     """The mean of ``a - b`` over paired items (queries) with a percentile bootstrap
-    interval at `level`, and the share of resamples whose mean is at or below 0 (a
-    one-sided bootstrap p-value for "a beats b").
+    interval at `level` (`scipy.stats.bootstrap`), and the share of resamples whose mean
+    is at or below 0 (a one-sided bootstrap p-value for "a beats b").
 
     >>> r = paired_bootstrap([0.6, 0.7, 0.8], [0.5, 0.5, 0.5])
     >>> round(r["mean"], 3), r["low"] > 0
@@ -323,9 +356,9 @@ def paired_bootstrap(
     x = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     if x.ndim != 1 or x.size == 0:
         raise MetricInputError("paired scores must be two equal-length, non-empty sequences")
-    if not 0.0 < level < 1.0:
-        raise MetricInputError(f"the confidence level must be in (0, 1), got {level}")
-    means = x[bootstrap_indices(x.size, draws=draws, seed=seed)].mean(axis=1)
+    means = _bootstrap(
+        (x,), lambda v, axis=-1: v.mean(axis=axis), draws=draws, level=level, seed=seed
+    )
     tail = (1.0 - level) / 2.0
     return {
         "mean": float(x.mean()),
@@ -344,23 +377,24 @@ def f1_difference(
     draws: int = 4000,
     seed: int = 0,
 ) -> dict[str, float]:
-    """F1(pred) − F1(base) in points over the same items, with a 95% bootstrap interval
-    (items resampled together) and ``p_below``, the share of resamples in which `pred`'s F1
-    is below `base`'s.
+    """F1(pred) − F1(base) in points over the same items, with a 95% percentile bootstrap
+    interval (items resampled together, `scipy.stats.bootstrap`) and ``p_below``, the
+    share of resamples in which `pred`'s F1 is below `base`'s.
 
     >>> d = f1_difference([1, 1, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], draws=200)
     >>> d["diff"], d["low"] <= d["diff"] <= d["high"]
     (33.33, True)
     """
     p, b, g = (np.asarray(x, dtype=bool) for x in (pred, base, gold))
+    if not p.shape == b.shape == g.shape or g.ndim != 1:
+        raise MetricInputError("predictions, baseline and gold must be equal-length lists")
 
-    def f1(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return _prf(x, y)[2]
+    def diff(p: np.ndarray, b: np.ndarray, g: np.ndarray, axis: int = -1) -> np.ndarray:
+        return 100 * (_prf(p, g)[2] - _prf(b, g)[2])
 
-    idx = bootstrap_indices(g.size, draws=draws, seed=seed)
-    diffs = 100 * (f1(p[idx], g[idx]) - f1(b[idx], g[idx]))
+    diffs = _bootstrap((p, b, g), diff, draws=draws, level=0.95, seed=seed)
     return {
-        "diff": round(float(100 * (f1(p, g) - f1(b, g))), 2),
+        "diff": round(float(diff(p, b, g)), 2),
         "low": round(float(np.quantile(diffs, 0.025)), 2),
         "high": round(float(np.quantile(diffs, 0.975)), 2),
         "p_below": round(float((diffs < 0).mean()), 4),
@@ -420,10 +454,10 @@ def bootstrap_interval(
     level: float = 0.95,
     seed: int = 0,
 ) -> dict[str, float | None]:
-    """`metric(*columns)` on the items and a percentile bootstrap interval at `level`:
-    items are resampled with replacement — whole `groups` together when given (rows that
-    share a group are not independent) — and resamples where the metric is undefined
-    (None, e.g. ROC AUC of one class) are skipped.
+    """`metric(*columns)` on the items and a percentile bootstrap interval at `level`
+    (`scipy.stats.bootstrap` over the items, or over whole `groups` when given: rows that
+    share a group are not independent); resamples where the metric is undefined (None,
+    e.g. ROC AUC of one class) are skipped.
 
     >>> accuracy = lambda p, g: float(np.mean(np.equal(p, g)))
     >>> r = bootstrap_interval(accuracy, [1, 0, 1, 1], [1, 0, 0, 1])
@@ -438,20 +472,30 @@ def bootstrap_interval(
     value = metric(*cols)
     n = cols[0].shape[0]
     if groups is None:
-        picks = bootstrap_indices(n, draws=draws, seed=seed)
+        members = [np.array([i]) for i in range(n)]
     else:
         labels = np.asarray([str(g) for g in groups])
         if labels.shape[0] != n:
             raise MetricInputError("groups must have one entry per item")
         names, inverse = np.unique(labels, return_inverse=True)
         members = [np.flatnonzero(inverse == k) for k in range(len(names))]
-        chosen = bootstrap_indices(len(names), draws=draws, seed=seed)
-        picks = [np.concatenate([members[k] for k in row]) for row in chosen]
-    stats = []
-    for idx in picks:
-        v = metric(*(c[idx] for c in cols))
-        if v is not None:
-            stats.append(float(v))
+
+    def statistic(units: np.ndarray) -> float:
+        v = metric(*(c[np.concatenate([members[k] for k in units])] for c in cols))
+        return np.nan if v is None else float(v)
+
+    if len(members) == 1:  # one unit: every resample is the whole sample
+        stats = [] if value is None else [float(value)] * draws
+    else:
+        dist = _bootstrap(
+            (np.arange(len(members)),),
+            statistic,
+            draws=draws,
+            level=level,
+            seed=seed,
+            vectorized=False,
+        )
+        stats = dist[~np.isnan(dist)].tolist()
     if value is None or not stats:
         return {"value": value, "low": None, "high": None, "draws": len(stats)}
     tail = (1.0 - level) / 2.0

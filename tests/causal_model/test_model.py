@@ -160,7 +160,9 @@ strict digraph "partners" {
   # a preprocessor-style line
   "multi
 line" -> inner1
-  -1.5 -> lonely
+  "-1.5" -> lonely
+  {first second} -> lonely
+  <html> -> "con" + "cat" [label=x];
 }
 """
 
@@ -181,6 +183,10 @@ def test_dot_subset_with_quotes_chains_attributes_comments_and_subgraphs(tmp_pat
         "inner2",
         "multi\nline",
         "-1.5",
+        "first",
+        "second",
+        "<html>",
+        "concat",
     }
     assert edges(g) == sorted(
         [
@@ -191,6 +197,9 @@ def test_dot_subset_with_quotes_chains_attributes_comments_and_subgraphs(tmp_pat
             ("inner1", "inner2"),
             ("multi\nline", "inner1"),
             ("-1.5", "lonely"),
+            ("first", "lonely"),
+            ("second", "lonely"),
+            ("<html>", "concat"),
         ]
     )
 
@@ -223,16 +232,16 @@ def test_dot_duplicate_labels(tmp_path):
 @pytest.mark.parametrize(
     "text, needle, line",
     [
-        ("digraph {\n a -> b;\n", "unexpected end of file", None),
-        ('digraph {\n a -> "b\n}', "unterminated", 2),
-        ("digraph {\n a -> b @ c\n}", "unexpected character '@'", 2),
-        ("digraph {\n a - b\n}", "unexpected character '-'", 2),
-        ("digraph {\n {a b} -> c\n}", "subgraph", 2),
-        ("digraph {\n a -> {b c}\n}", "subgraph", 2),
-        ("digraph {\n a -> <b>\n}", "HTML", 2),
-        ("digraph { a -> b } digraph { c }", "after the closing", 1),
-        ("tree { a -> b }", "expected 'digraph'", 1),
-        ("digraph { ] }", "expected", 1),
+        ("digraph {\n a -> b;\n", "expected '}', found the end of the file", 3),
+        ('digraph {\n a -> "b\n}', "not valid DOT", 2),
+        ("digraph {\n a -> b @ c\n}", "found '@'", 2),
+        ("digraph {\n a - b\n}", "found '-'", 2),
+        ("digraph { a -> b } digraph { c }", "holds 2 graphs", None),
+        ("tree { a -> b }", "found 'tree'", 1),
+        ("digraph { ] }", "expected '}', found ']'", 1),
+        ("/* open comment\ndigraph { a }", "not valid DOT", 1),
+        ("", "found the end of the file", 1),
+        ("digraph {" * 400, "nested too deeply", None),
     ],
 )
 def test_dot_syntax_errors_name_the_place(tmp_path, text, needle, line):

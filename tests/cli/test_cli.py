@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.conftest import requires_small_model
 
 from causalqa import __version__
 
@@ -23,8 +24,8 @@ def run(*args, stdin=None, env_extra=None, timeout=120):
     )
 
 
-def assert_one_clear_error(proc, *needles):
-    assert proc.returncode == 1, proc
+def assert_one_clear_error(proc, *needles, code=1):
+    assert proc.returncode == code, proc
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error:"), proc.stderr
     for needle in needles:
@@ -80,7 +81,7 @@ def test_local_gguf_that_is_not_a_model(tmp_path):
 
 def test_unreachable_server_cli():
     proc = run("llm", "--llm", "openai:http://127.0.0.1:9/v1#m", "--timeout", "3", "hi")
-    assert_one_clear_error(proc, "cannot reach", "127.0.0.1:9")
+    assert_one_clear_error(proc, "cannot reach", "127.0.0.1:9", code=3)  # LLM unreachable
 
 
 def test_models_json():
@@ -157,6 +158,7 @@ def test_ask_with_a_cyclic_graph(tmp_path):
 
 
 @pytest.mark.model
+@requires_small_model
 def test_ask_json_on_the_bundled_example():
     proc = run(
         "ask",
@@ -179,6 +181,7 @@ def test_ask_json_on_the_bundled_example():
 
 
 @pytest.mark.model
+@requires_small_model
 def test_chat_session_with_a_follow_up():
     questions = "Which engagement works best for partner P007?\nand for partner P042?\n"
     proc = run(

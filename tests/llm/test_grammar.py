@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from tests.conftest import requires_llama
+from tests.conftest import requires_small_model
 
 from causalqa.errors import SchemaError
 from causalqa.llm.grammar import DEFAULT_MAX_STRING, gbnf_literal, schema_to_gbnf
@@ -142,16 +142,45 @@ def test_gbnf_literal_escapes():
     assert gbnf_literal('a"b\\c\nd\x01') == '"a\\"b\\\\c\\nd\\x01"'
 
 
-@requires_llama
+@requires_small_model
+@pytest.mark.model
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
 def test_llama_cpp_compiles_every_grammar(name):
-    from llama_cpp import LlamaGrammar
+    """llama.cpp's grammar sampler compiles each grammar (`LlamaGrammar.from_string` would
+    accept any text: it parses nothing), lets through instances valid under the schema,
+    and refuses text that is not: a truncated instance and a wrong type."""
+    import random
 
-    grammar = LlamaGrammar.from_string(schema_to_gbnf(SCHEMAS[name]), verbose=False)
-    assert grammar is not None
+    import jsonschema
+    from tests.hardening.support import schema_instance
+    from tests.llm.grammar_probe import accepts
+
+    schema = SCHEMAS[name]
+    gbnf = schema_to_gbnf(schema)
+    rng = random.Random(0)
+    for _ in range(4):
+        value = schema_instance(schema, rng)
+        jsonschema.validate(value, schema)
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        assert accepts(gbnf, text), (name, text)
+        if text[-1] in '}]"':  # cut before its closing bracket or quote: not JSON
+            assert not accepts(gbnf, text[:-1]), (name, text[:-1])
+    candidates = ('"?"', "12", "true", "null", "[]", "{}", "nope", "{", '"raw\nnewline"')
+    wrong = [t for t in candidates if not valid(t, schema)]
+    assert wrong and not any(accepts(gbnf, t) for t in wrong), (name, wrong)
 
 
-@requires_llama
+def valid(text: str, schema) -> bool:
+    import jsonschema
+
+    try:
+        jsonschema.validate(json.loads(text, strict=True), schema)
+    except (ValueError, jsonschema.ValidationError):
+        return False
+    return True
+
+
+@requires_small_model
 @pytest.mark.model
 def test_llama_cpp_refuses_raw_control_characters_inside_strings():
     """llama.cpp's own grammar engine, fed token by token: a raw newline or tab inside a
@@ -168,7 +197,7 @@ def test_llama_cpp_refuses_raw_control_characters_inside_strings():
     assert not accepts(gbnf, '{"t":"unterminated')
 
 
-@requires_llama
+@requires_small_model
 @pytest.mark.model
 def test_llama_cpp_enforces_enums_and_bounds():
     from tests.llm.grammar_probe import accepts

@@ -287,15 +287,16 @@ def judge_agreement(outcomes: list[Outcome]) -> dict[str, Any] | None:
         for e in (True, False)
         for j in (True, False)
     }
+    from sklearn.metrics import cohen_kappa_score
+
     agree = (both[True, True] + both[False, False]) / n
-    p_exact = sum(o.correct for o in judged) / n
-    p_judge = sum(bool(o.judge) for o in judged) / n
-    chance = p_exact * p_judge + (1 - p_exact) * (1 - p_judge)
-    kappa = None if chance >= 1 else (agree - chance) / (1 - chance)
+    exact, judge = [bool(o.correct) for o in judged], [bool(o.judge) for o in judged]
+    # Undefined when both raters give one and the same verdict throughout (chance = 1).
+    kappa = None if len(set(exact) | set(judge)) < 2 else cohen_kappa_score(exact, judge)
     return {
         "n": n,
         "agreement": round(agree, 3),
-        "kappa": None if kappa is None else round(kappa, 3),
+        "kappa": None if kappa is None else round(float(kappa), 3),
         "exact_yes_judge_yes": both[True, True],
         "exact_yes_judge_no": both[True, False],
         "exact_no_judge_yes": both[False, True],

@@ -13,6 +13,7 @@ from typing import Any
 import psutil
 
 from causalqa.errors import ConfigError
+from causalqa.jsonl import atomic_file
 
 
 def _cpu_model() -> str:
@@ -124,11 +125,12 @@ def write_report(
     body = {k: v for k, v in report.items() if k not in exclude}
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(body, indent=2, ensure_ascii=False, default=str)
         for stem in (f"{name}-{stamp}", f"{name}-latest"):
-            (out_dir / f"{stem}.json").write_text(
-                json.dumps(body, indent=2, ensure_ascii=False, default=str)
-            )
-            (out_dir / f"{stem}.md").write_text(markdown)
+            # A run killed while writing leaves the previous -latest files whole.
+            for suffix, content in ((".json", text), (".md", markdown)):
+                with atomic_file(out_dir / f"{stem}{suffix}") as f:
+                    f.write(content)
     except OSError as e:
         raise ConfigError(f"cannot write results to {out_dir}: {e.strerror}") from None
     return out_dir / f"{name}-latest.md"

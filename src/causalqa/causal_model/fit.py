@@ -781,7 +781,10 @@ def _binary(df: pd.DataFrame, treat: str, source: str) -> np.ndarray:
         )
     levels = sorted({_level(v) for v in col}, key=str)
     if not set(levels) <= {0.0, 1.0}:
-        shown = ", ".join(str(v) for v in levels[:6]) + (" …" if len(levels) > 6 else "")
+        # Text levels quoted (repr): a cell holding a newline or a control character
+        # stays on the message's one line, visibly.
+        shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in levels[:6])
+        shown += " …" if len(levels) > 6 else ""
         raise _fail(
             source,
             f"treatment {treat!r} is not binary: it holds {shown}",

@@ -11,6 +11,8 @@ import io
 import json
 import math
 import os
+import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,8 @@ from xml.parsers import expat
 import networkx as nx
 import numpy as np
 import pandas as pd
+import pydot
+import pyparsing as pp
 
 from causalqa.errors import ModelDataError
 
@@ -333,280 +337,227 @@ def _read_graphml(path: Path) -> nx.DiGraph:
     return built
 
 
-class _DotParser:
-    """The plain subset of DOT that causal graphs are written in.
+# DOT is read by pydot's grammar (pyparsing): a syntax error comes back with its line and
+# column. pydot keeps no positions, so the checks after parsing (a self-loop, a cycle, two
+# nodes with one label) find where a node or edge was written by scanning the text once
+# more with the same grammar's statements — only when there is an error to report.
+DOT_HINT = "write a digraph: 'digraph { cause -> effect; }' (quote names with spaces)"
+_DOT_KEYWORDS = {"node", "edge", "graph"}  # pydot's pseudo-nodes for default attributes
+_PUNCT_NAMES = {"rbrace": "'}'", "lbrace": "'{'", "rbrack": "']'", "lbrack": "'['"}
+# Every expression here keeps tabs: pyparsing expands them to spaces by default, which
+# would turn a name with a tab into one with spaces (and shift columns).
+_QUOTED = pp.QuotedString(
+    '"', esc_char="\\", multiline=True, unquote_results=False
+).parse_with_tabs()
+_COMMENT = pp.Suppress(pp.cStyleComment | pp.dbl_slash_comment | ("#" + pp.rest_of_line))
 
-    Supported: ``[strict] digraph [name] { … }`` with node statements, edge chains
-    (``a -> b -> c``), attribute lists (``[label="Price"]``; a node's ``name``/``label``
-    becomes its variable name, other attributes are ignored), graph attributes, ``graph``/
-    ``node``/``edge`` defaults, subgraphs (flattened), quoted or bare ids, comments.
-    Edges to or from a subgraph (``{a b} -> c``) and HTML labels are not.
-    """
 
-    _PUNCT = ("->", "--", "{", "}", "[", "]", ";", ",", "=", ":")
+def _dot_unquote(raw: str) -> str:
+    """A DOT id as the variable name it spells: quotes and escapes (\\" and \\\\) removed."""
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+        return re.sub(r'\\(["\\])', r"\1", raw[1:-1])
+    return raw
 
-    def __init__(self, text: str, source: str) -> None:
-        self.source = source
-        self.toks = self._tokenize(text)
-        self.i = 0
-        self.raw = _RawGraph(source, implicit_nodes=True, redeclare_ok=True)
 
-    # -- tokens: (kind, value, loc); kind is "id", "qid" (quoted id) or the punctuation
-    def _tokenize(self, text: str) -> list[tuple[str, str, _Loc]]:
-        toks: list[tuple[str, str, _Loc]] = []
-        i, line, line_start, n = 0, 1, 0, len(text)
+def _dot_node(raw: str) -> str:
+    """The node an endpoint names: a port (``node:port:compass``) names the same node."""
+    if raw.startswith('"'):
+        quoted = _QUOTED.parse_string(raw)[0]
+        return _dot_unquote(quoted)
+    if raw.startswith("<"):  # an HTML-like id, kept as written
+        return raw
+    return raw.split(":", 1)[0]
 
-        def loc_at(pos: int) -> _Loc:
-            return _Loc(line, pos - line_start + 1)
 
-        while i < n:
-            c = text[i]
-            if c == "\n":
-                line, line_start, i = line + 1, i + 1, i + 1
-            elif c.isspace():
-                i += 1
-            elif text.startswith("//", i) or (c == "#" and text[line_start:i].strip() == ""):
-                j = text.find("\n", i)
-                i = n if j < 0 else j
-            elif text.startswith("/*", i):
-                j = text.find("*/", i + 2)
-                if j < 0:
-                    raise invalid(
-                        self.source, "unclosed /* comment", loc=loc_at(i), hint="end it with */"
-                    )
-                line += text.count("\n", i, j)
-                if "\n" in text[i:j]:
-                    line_start = text.rfind("\n", i, j) + 1
-                i = j + 2
-            elif c == '"':
-                start_loc, j, buf = loc_at(i), i + 1, []
-                while True:
-                    if j >= n:
-                        raise invalid(
-                            self.source,
-                            "unterminated quoted string",
-                            loc=start_loc,
-                            hint='close the string with "',
-                        )
-                    ch = text[j]
-                    if ch == "\\" and j + 1 < n and text[j + 1] in '"\\':
-                        buf.append(text[j + 1])
-                        j += 2
-                    elif ch == "\\" and j + 1 < n and text[j + 1] == "\n":
-                        j += 2  # line continuation
-                        line, line_start = line + 1, j
-                    elif ch == '"':
-                        break
-                    else:
-                        if ch == "\n":
-                            line, line_start = line + 1, j + 1
-                        buf.append(ch)
-                        j += 1
-                # "a" + "b" concatenates in DOT
-                if toks and toks[-1][0] == "+" and len(toks) > 1 and toks[-2][0] == "qid":
-                    toks.pop()
-                    kind, value, first = toks.pop()
-                    toks.append(("qid", value + "".join(buf), first))
-                else:
-                    toks.append(("qid", "".join(buf), start_loc))
-                i = j + 1
-            elif c == "+":
-                toks.append(("+", "+", loc_at(i)))
-                i += 1
-            elif c == "<":
-                raise invalid(
-                    self.source,
-                    "HTML-like <…> ids and labels are not supported",
-                    loc=loc_at(i),
-                    hint='write the name as a quoted string: "…"',
-                )
-            elif text.startswith(("->", "--"), i):
-                toks.append((text[i : i + 2], text[i : i + 2], loc_at(i)))
-                i += 2
-            elif (
-                c.isalnum()
-                or c in "_."
-                or ord(c) > 127
-                or (c == "-" and i + 1 < n and (text[i + 1].isdigit() or text[i + 1] == "."))
-            ):
-                j = i + 1
-                while j < n and (text[j].isalnum() or text[j] in "_." or ord(text[j]) > 127):
-                    j += 1
-                toks.append(("id", text[i:j], loc_at(i)))
-                i = j
-            else:
-                for p in self._PUNCT:
-                    if text.startswith(p, i):
-                        toks.append((p, p, loc_at(i)))
-                        i += len(p)
-                        break
-                else:
-                    raise invalid(
-                        self.source,
-                        f"unexpected character {c!r}",
-                        loc=loc_at(i),
-                        hint="quote names that contain punctuation or spaces",
-                    )
-        return toks
+def _dot_name(attrs: Mapping[str, Any]) -> str | None:
+    value = attrs.get("name", attrs.get("label"))
+    return None if value is None else _dot_unquote(str(value))
 
-    # -- grammar
-    def peek(self, k: int = 0) -> tuple[str, str, _Loc] | None:
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
 
-    def take(self, *kinds: str) -> tuple[str, str, _Loc]:
-        tok = self.peek()
-        if tok is None:
-            raise invalid(
-                self.source,
-                f"unexpected end of file (expected {' or '.join(kinds)})",
-                hint="is a closing '}' missing?",
-            )
-        if kinds and tok[0] not in kinds:
-            raise invalid(
-                self.source,
-                f"expected {' or '.join(kinds)}, found {tok[1]!r}",
-                loc=tok[2],
-                hint="only the plain DOT subset (nodes, a -> b edges, attributes) is supported",
-            )
-        self.i += 1
-        return tok
+def _dot_members(obj: Mapping[str, Any]) -> list[str]:
+    """The nodes of a subgraph used as an edge's endpoint (``{a b} -> c``), in order."""
+    found: list[str] = []
+    for name in obj.get("nodes", {}):
+        if name not in _DOT_KEYWORDS:
+            found.append(_dot_node(name))
+    for (a, b), _ in obj.get("edges", {}).items():
+        found += [_dot_node(a), _dot_node(b)]
+    for subs in obj.get("subgraphs", {}).values():
+        for sub in subs:
+            found += _dot_members(sub)
+    return list(dict.fromkeys(found))
 
-    def is_kw(self, tok: tuple[str, str, _Loc] | None, *words: str) -> bool:
-        return tok is not None and tok[0] == "id" and tok[1].lower() in words
 
-    def parse(self) -> nx.DiGraph:
-        if self.is_kw(self.peek(), "strict"):
-            self.take()
-        head = self.take("id")
-        if head[1].lower() == "graph":
-            raise invalid(
-                self.source,
-                "the graph is undirected ('graph'); a causal graph is a 'digraph'",
-                loc=head[2],
-                hint="write 'digraph { a -> b; }'",
-            )
-        if head[1].lower() != "digraph":
-            raise invalid(
-                self.source,
-                f"expected 'digraph', found {head[1]!r}",
-                loc=head[2],
-                hint="a DOT file starts with 'digraph NAME {'",
-            )
-        if self.peek() is not None and self.peek()[0] in ("id", "qid"):
-            self.take()
-        self.take("{")
-        self.statements()
-        self.take("}")
-        extra = self.peek()
-        if extra is not None:
-            raise invalid(
-                self.source,
-                f"unexpected {extra[1]!r} after the closing '}}'",
-                loc=extra[2],
-                hint="a file holds one digraph",
-            )
-        return self.raw.build()
+def _dot_ends(point: Any) -> list[str]:
+    return _dot_members(point) if isinstance(point, Mapping) else [_dot_node(str(point))]
 
-    def statements(self) -> None:
-        while True:
-            tok = self.peek()
-            if tok is None or tok[0] == "}":
-                return
-            if tok[0] == ";":
-                self.take()
-            elif self.is_kw(tok, "graph", "node", "edge") and self._next_kind(1) == "[":
-                self.take()
-                self.attributes()
-            elif self.is_kw(tok, "subgraph") or tok[0] == "{":
-                self.subgraph()
-            elif tok[0] in ("id", "qid"):
-                if self._next_kind(1) == "=":
-                    self.take()
-                    self.take("=")
-                    self.take("id", "qid")
-                else:
-                    self.node_or_edges()
-            else:
-                self.take("id", "qid", "}")
 
-    def _next_kind(self, k: int) -> str | None:
-        tok = self.peek(k)
-        return tok[0] if tok is not None else None
+class _DotPlaces:
+    """Where each node and edge was first written, found lazily by scanning the text
+    with pydot's statement grammar (comments and quoted strings skipped whole)."""
 
-    def subgraph(self) -> None:
-        first = self.peek()
-        if self.is_kw(first, "subgraph"):
-            self.take()
-            if self._next_kind(0) in ("id", "qid"):
-                self.take()
-        self.take("{")
-        self.statements()
-        self.take("}")
-        nxt = self.peek()
-        if nxt is not None and nxt[0] in ("->", "--"):
-            raise invalid(
-                self.source,
-                "edges to or from a subgraph ({a b} -> c) are not supported",
-                loc=nxt[2],
-                hint="write one edge per pair: a -> c; b -> c;",
-            )
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._nodes: dict[str, tuple[int, int]] | None = None
+        self._edges: dict[tuple[str, str], tuple[int, int]] = {}
 
-    def attributes(self) -> dict[str, str]:
-        attrs: dict[str, str] = {}
-        while self._next_kind(0) == "[":
-            self.take("[")
-            while self._next_kind(0) != "]":
-                key = self.take("id", "qid")[1]
-                value = ""
-                if self._next_kind(0) == "=":
-                    self.take("=")
-                    value = self.take("id", "qid")[1]
-                attrs[key] = value
-                if self._next_kind(0) in (",", ";"):
-                    self.take()
-            self.take("]")
-        return attrs
+    def _scan(self) -> None:
+        G = _dot_grammar()  # noqa: N806
 
-    def node_id(self) -> tuple[str, _Loc]:
-        tok = self.peek()
-        if tok is not None and (tok[0] == "{" or self.is_kw(tok, "subgraph")):
-            raise invalid(
-                self.source,
-                "edges to or from a subgraph ({a b} -> c) are not supported",
-                loc=tok[2],
-                hint="write one edge per pair: a -> b; a -> c;",
-            )
-        kind, value, loc = self.take("id", "qid")
-        while self._next_kind(0) == ":":  # a port (node:port:compass) names the same node
-            self.take(":")
-            self.take("id", "qid")
-        return value, loc
+        self._nodes = {}
+        statements = (
+            _COMMENT
+            | pp.Suppress(pp.Optional(G.strict_) + G.graph_type + pp.Optional(G.ID))
+            | pp.Suppress(G.subgraph_ + pp.Optional(G.ID))
+            | G.edge_stmt
+            | G.default_stmt
+            | G.assignment
+            | G.node_stmt
+            | pp.Suppress(G.attr_list | G.ID)
+        ).parse_with_tabs()
+        for tokens, start, _ in statements.scan_string(self.text):
+            place = (pp.lineno(start, self.text), pp.col(start, self.text))
+            for tok in tokens:
+                if isinstance(tok, pydot.Edge):
+                    for a in _dot_ends(tok.get_source()):
+                        self._nodes.setdefault(a, place)
+                        for b in _dot_ends(tok.get_destination()):
+                            self._nodes.setdefault(b, place)
+                            self._edges.setdefault((a, b), place)
+                elif isinstance(tok, pydot.Node) and tok.get_name() not in _DOT_KEYWORDS:
+                    self._nodes.setdefault(_dot_node(tok.get_name()), place)
 
-    def node_or_edges(self) -> None:
-        chain = [self.node_id()]
-        while self._next_kind(0) in ("->", "--"):
-            op = self.take()
-            if op[0] == "--":
-                raise invalid(
-                    self.source,
-                    "'--' is an undirected edge; a causal graph needs '->'",
-                    loc=op[2],
-                    hint="write cause -> effect",
-                )
-            chain.append(self.node_id())
-        attrs = self.attributes()
-        if len(chain) == 1:
-            (node, loc) = chain[0]
-            name = attrs.get("name", attrs.get("label"))
-            self.raw.node(node, loc, name)
-            return
-        for (a, loc), (b, _) in zip(chain, chain[1:], strict=False):
-            self.raw.edge(a, b, loc)
+    def node(self, name: str) -> _DotLoc:
+        return _DotLoc(self, "node", name)
+
+    def edge(self, a: str, b: str) -> _DotLoc:
+        return _DotLoc(self, "edge", (a, b))
+
+    def find(self, kind: str, key: Any) -> tuple[int, int] | None:
+        if self._nodes is None:
+            self._scan()
+        assert self._nodes is not None
+        return self._nodes.get(key) if kind == "node" else self._edges.get(key)
+
+
+class _DotLoc:
+    """A `_Loc` whose line and column are looked up only when an error shows them."""
+
+    def __init__(self, places: _DotPlaces, kind: str, key: Any) -> None:
+        self._places, self._kind, self._key = places, kind, key
+
+    @property
+    def line(self) -> int | None:
+        found = self._places.find(self._kind, self._key)
+        return found[0] if found else None
+
+    @property
+    def column(self) -> int | None:
+        found = self._places.find(self._kind, self._key)
+        return found[1] if found else None
+
+    def __str__(self) -> str:
+        return str(_Loc(self.line, self.column)) if self.line else ""
+
+
+def _dot_undirected_op(text: str) -> _Loc | None:
+    """Where the first '--' edge operator is (outside comments and strings), if any."""
+    if "--" not in text:
+        return None
+    ops = (_COMMENT | pp.Suppress(_QUOTED) | pp.Literal("--")).parse_with_tabs()
+    for tokens, start, _ in ops.scan_string(text):
+        if list(tokens) == ["--"]:
+            return _Loc(pp.lineno(start, text), pp.col(start, text))
+    return None
+
+
+def _dot_grammar():
+    """pydot's DOT grammar (imported on first use; it warns about pyparsing names that
+    pyparsing 3.3 deprecated, which is pydot's to fix, not a user's concern)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pydot.dot_parser import GraphParser
+    return GraphParser
 
 
 def _read_dot(path: Path) -> nx.DiGraph:
-    return _DotParser(_read_text(path), str(path)).parse()
+    GraphParser = _dot_grammar()  # noqa: N806
+
+    source = str(path)
+    text = _read_text(path)
+    try:
+        graphs = GraphParser.parser.parse_string(text, parse_all=True)
+    except pp.ParseBaseException as e:
+        expected = e.msg.removeprefix("Expected ")
+        expected = _PUNCT_NAMES.get(expected, expected)
+        found = e.found if e.loc < len(text) else "the end of the file"
+        raise invalid(
+            source,
+            f"is not valid DOT: expected {expected}, found {found}",
+            loc=_Loc(e.lineno, e.col),
+            hint=DOT_HINT,
+        ) from None
+    except RecursionError:
+        raise invalid(source, "is nested too deeply to read as DOT", hint=DOT_HINT) from None
+    if len(graphs) != 1:
+        raise invalid(
+            source, f"holds {len(graphs)} graphs; a causal graph file holds one digraph",
+            hint=DOT_HINT,
+        )  # fmt: skip
+    graph = graphs[0]
+    if graph.get_type() != "digraph":
+        raise invalid(
+            source,
+            "the graph is undirected ('graph'); a causal graph is a 'digraph'",
+            loc=_Loc(*next(_where_keyword(text))),
+            hint="write 'digraph { a -> b; }'",
+        )
+    op = _dot_undirected_op(text)
+    if op is not None:
+        raise invalid(
+            source,
+            "'--' is an undirected edge; a causal graph needs '->'",
+            loc=op,
+            hint="write cause -> effect",
+        )
+    places = _DotPlaces(text)
+    raw = _RawGraph(source, implicit_nodes=True, redeclare_ok=True)
+    _add_dot_elements(graph, raw, places)
+    return raw.build()
+
+
+def _where_keyword(text: str):
+    """(line, column) of the statement that opens the graph."""
+    G = _dot_grammar()  # noqa: N806
+
+    head = pp.Optional(G.strict_) + G.graph_type
+    for _, start, _ in (_COMMENT | head).parse_with_tabs().scan_string(text):
+        if not text.startswith(("/", "#"), start):
+            yield pp.lineno(start, text), pp.col(start, text)
+    yield 1, 1
+
+
+def _add_dot_elements(graph: Any, raw: _RawGraph, places: _DotPlaces) -> None:
+    """Nodes and edges of a pydot graph and its subgraphs, in the order they were written
+    (pydot numbers every statement), into `raw`."""
+    elements: list[tuple[int, str, Any]] = []
+    for node in graph.get_nodes():
+        if node.get_name() not in _DOT_KEYWORDS:
+            elements.append((node.get_sequence(), "node", node))
+    for edge in graph.get_edges():
+        elements.append((edge.get_sequence(), "edge", edge))
+    for sub in graph.get_subgraphs():
+        elements.append((sub.get_sequence(), "subgraph", sub))
+    for _, kind, obj in sorted(elements, key=lambda e: e[0]):
+        if kind == "subgraph":
+            _add_dot_elements(obj, raw, places)
+        elif kind == "node":
+            name = _dot_node(obj.get_name())
+            raw.node(name, places.node(name), _dot_name(obj.get_attributes()))
+        else:
+            for a in _dot_ends(obj.get_source()):
+                for b in _dot_ends(obj.get_destination()):
+                    raw.edge(a, b, places.edge(a, b))
 
 
 def _csv_error(source: str, e: csv.Error, line: int) -> ModelDataError:

@@ -14,6 +14,7 @@ that treatment's individual effect (ITE) on the subject, and boolean columns suc
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from collections.abc import Iterable
@@ -31,6 +32,7 @@ from causalqa.causal_model.formats import (
     load_graph,
 )
 from causalqa.errors import ModelDataError
+from causalqa.jsonl import atomic_file
 
 # -- the model ---------------------------------------------------------------------------
 
@@ -231,8 +233,10 @@ class CausalModel:
                 hint="choose another directory or pass overwrite=True",
             )
         d.mkdir(parents=True, exist_ok=True)
-        for p, text in targets.items():
-            tmp = p.with_name(p.name + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, p)  # a crash never leaves a half-written file behind
+        # Every file is written in full beside its target before the first one takes its
+        # place, so a crash leaves each file old or new (never a part), and the two
+        # replacements happen back to back.
+        with contextlib.ExitStack() as stack:
+            for p, text in targets.items():
+                stack.enter_context(atomic_file(p)).write(text)
         return list(targets)

@@ -2,8 +2,18 @@
 
 Commands are thin — parse the options, call the engine, emit the result — and each
 module imports its heavy libraries inside its commands, so ``causalqa --help`` is quick.
-Every `CausalQAError` becomes one line plus a hint (exit 1); anything else is reported as
-an internal error (exit 2); ``--verbose`` adds the traceback.
+Every `CausalQAError` becomes one line plus a hint; ``--verbose`` adds the traceback.
+
+Exit codes (a script can tell a refusal from a failure of the model or of causalqa):
+
+- 0: the command did what was asked;
+- 1 (`EXIT_BAD_INPUT`): bad input — a file, an option, a question or a setting causalqa
+  refuses (`CausalQAError`), or a command line it cannot parse;
+- 2 (`EXIT_INTERNAL`): an internal error, a bug (anything that is not a `CausalQAError`);
+- 3 (`EXIT_LLM`): the language model cannot be reached or did not answer in time
+  (`LLMUnavailableError`, `LLMTimeoutError`) — worth a retry, unlike a model file that
+  is not a model (`ModelFileError`: bad input, 1);
+- 130: interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -18,7 +28,17 @@ from rich.markup import escape
 from causalqa import __version__
 from causalqa.cli import bench, deduce, discover, kg, llm, mcp, qa, serve
 from causalqa.cli.options import JSONOption, LLMOption, err, out, state
-from causalqa.errors import CausalQAError
+from causalqa.errors import (
+    CausalQAError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+    ModelFileError,
+)
+
+EXIT_BAD_INPUT = 1
+EXIT_INTERNAL = 2
+EXIT_LLM = 3
+EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="causalqa",
@@ -69,20 +89,38 @@ deduce.app.command("mine")(kg.mine_command)
 deduce.app.command("bench")(bench.bench_deduction_command)
 
 
+def exit_code(error: BaseException) -> int:
+    """The documented exit code for an error that ended a command."""
+    if isinstance(error, ModelFileError):
+        return EXIT_BAD_INPUT
+    if isinstance(error, LLMUnavailableError | LLMTimeoutError):
+        return EXIT_LLM
+    if isinstance(error, CausalQAError):
+        return EXIT_BAD_INPUT
+    return EXIT_INTERNAL
+
+
 def main() -> None:
     """Entry point: run the app, turning causalqa errors into one clear line."""
     try:
-        app()
+        try:
+            app()
+        except SystemExit as e:
+            # Inside app() only click exits with 2: a command line it cannot parse (a
+            # missing argument, an unknown option). That is bad input, not a bug.
+            if e.code == 2:
+                sys.exit(EXIT_BAD_INPUT)
+            raise
     except CausalQAError as e:
         if state.get("verbose"):
             traceback.print_exc()
         err.print(f"[bold red]error:[/] {escape(e.message)}", highlight=False, soft_wrap=True)
         if e.hint:
             err.print(f"[dim]hint:[/] {escape(e.hint)}", highlight=False, soft_wrap=True)
-        sys.exit(1)
+        sys.exit(exit_code(e))
     except KeyboardInterrupt:
         err.print("[red]interrupted[/]")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as e:  # a bug: say so plainly, keep the traceback behind --verbose
         if state.get("verbose"):
             traceback.print_exc()
@@ -93,7 +131,7 @@ def main() -> None:
         err.print(
             "[dim]hint:[/] rerun with --verbose for the traceback and report it", highlight=False
         )
-        sys.exit(2)
+        sys.exit(EXIT_INTERNAL)
 
 
-__all__ = ["app", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_LLM", "app", "exit_code", "main"]

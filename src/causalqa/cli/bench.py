@@ -43,8 +43,13 @@ app.add_typer(discovery_app, name="discovery")
 @app.command("llm")
 def bench_llm_command(
     models: Annotated[
-        str, typer.Option("--models", help="Comma-separated specs to measure.")
-    ] = "local:small,local",
+        str | None,
+        typer.Option(
+            "--models",
+            help="Comma-separated specs to measure (default: the global --llm, else "
+            "local:small,local).",
+        ),
+    ] = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="Short prompts and outputs (CI smoke test).")
     ] = False,
@@ -56,6 +61,8 @@ def bench_llm_command(
     """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model."""
     from causalqa.bench.llm import run_llm_bench
 
+    if models is None:
+        models = llm_spec(None) or "local:small,local"
     specs = [s.strip() for s in models.split(",") if s.strip()]
     report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
     if as_json(json_):

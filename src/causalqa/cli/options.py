@@ -4,7 +4,6 @@ reads them, and how results reach the terminal."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from causalqa import config
+from causalqa import config, jsonl
 from causalqa.errors import ConfigError
 
 out = Console()
@@ -30,7 +29,7 @@ LLMOption = Annotated[
         "openai:http://HOST:PORT/v1#MODEL (else $CAUSALQA_LLM, config file, 'local').",
     ),
 ]
-JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on one line.")]
 
 
 def llm_spec(local: str | None) -> str | None:
@@ -57,7 +56,10 @@ def open_llm(local: str | None, **options: Any):
 
 
 def emit_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+    """Print `obj` as ONE JSON document on one line (standard JSON: NaN becomes null), so
+    ``causalqa --json …`` output can be read line by line, e.g. by ``jq`` or a script."""
+    sys.stdout.write(jsonl.dumps(obj, strict=True) + "\n")
+    sys.stdout.flush()
 
 
 def emit(report: dict[str, Any], markdown: str, json_: bool) -> None:

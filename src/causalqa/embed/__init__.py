@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,13 +40,11 @@ class _VectorCache:
     """sqlite table of float32 vectors keyed by sha256(model, text)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, timeout=30, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB NOT NULL)"
+        from causalqa.llm.cache import open_sqlite
+
+        self._conn = open_sqlite(
+            path, "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB NOT NULL)"
         )
-        self._conn.commit()
         self._lock = threading.Lock()
 
     def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:

@@ -250,6 +250,46 @@ def _is_store(folder: Path) -> bool:
     return (folder / META_FILE).is_file()
 
 
+def _siblings(folder: Path, kind: str) -> list[tuple[Path, int]]:
+    """The ``.{name}.{kind}-{pid}`` folders a build of `folder` uses, with their pids."""
+    found = []
+    for p in folder.parent.glob(f".{folder.name}.{kind}-*"):
+        pid = p.name.rsplit("-", 1)[-1]
+        if pid.isdigit():
+            found.append((p, int(pid)))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    return pid != os.getpid() and psutil.pid_exists(pid)
+
+
+def _recover(folder: Path) -> None:
+    """Finish or undo a build that was killed between its two renames (the old store moved
+    aside, the new one not yet in place), and delete what killed builds left behind.
+
+    A build writes ``kg.json`` last, so a ``.partial`` folder holding it is complete: it is
+    the new store. Folders of builds still running are left alone.
+    """
+    if not folder.parent.is_dir():
+        return
+    partial = [(p, pid) for p, pid in _siblings(folder, "partial") if not _alive(pid)]
+    old = [(p, pid) for p, pid in _siblings(folder, "old") if not _alive(pid)]
+    if not folder.exists():
+        done = [p for p, pid in partial if _is_store(p) and any(q == pid for _, q in old)]
+        if done:
+            done[0].rename(folder)
+        else:
+            previous = [p for p, _ in old if _is_store(p)]
+            if previous:
+                previous[0].rename(folder)
+    for p, _ in partial + old:
+        if p.exists():
+            shutil.rmtree(p, ignore_errors=True)
+
+
 class KnowledgeGraph:
     """A typed, labelled multigraph behind a Cypher database.
 
@@ -277,6 +317,8 @@ class KnowledgeGraph:
     ) -> KnowledgeGraph:
         """Open the embedded store in folder `path` (default: `default_store()`)."""
         folder = Path(path).expanduser() if path else default_store()
+        if not _is_store(folder):
+            _recover(folder)
         if not _is_store(folder):
             raise KGStoreError(
                 f"no knowledge graph store at {folder}",
@@ -308,11 +350,14 @@ class KnowledgeGraph:
         """Bulk-import `data` into a new embedded store at `path` and open it (read-only).
 
         The import goes into a sibling folder that takes the store's place only once it
-        succeeded, so a failed load leaves an existing store untouched. An existing
+        succeeded, so a failed load leaves an existing store untouched; a load killed
+        (SIGKILL) at any point leaves the old store or the new one, as the next `open` or
+        `build` finds it (see `_recover`). An existing
         non-empty folder is an error unless ``replace=True`` — and even then only a folder
         that is a causalqa graph store is ever deleted.
         """
         folder = Path(path).expanduser() if path else default_store()
+        _recover(folder)
         exists = folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
         if exists and not replace:
             raise KGStoreError(

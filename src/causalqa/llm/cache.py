@@ -4,7 +4,9 @@ Keys are sha256 digests of (backend, model identity, full request) as canonical 
 different model, prompt, schema, token budget, temperature or seed is a different entry.
 Each write is its own transaction in WAL mode: a process killed mid-write leaves the
 previous state, never half a row. A file that is not a readable sqlite database is moved
-aside (never deleted) and a fresh cache started.
+aside (never deleted) and a fresh cache started. `open_sqlite` is the one way causalqa
+opens its sqlite caches (this one and the embeddings' vectors): processes that open one
+at the same moment wait for each other instead of taking a busy file for a damaged one.
 """
 
 from __future__ import annotations
@@ -19,8 +21,57 @@ from pathlib import Path
 from typing import Any
 
 from causalqa import config
+from causalqa.errors import ConfigError
 
 SCHEMA_VERSION = 1
+
+_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+def open_sqlite(path: Path, create: str, *, wait: float = 30.0) -> sqlite3.Connection:
+    """A WAL-mode connection to the sqlite file at `path`, with `create` (``CREATE TABLE IF
+    NOT EXISTS …``) run.
+
+    Several processes may open one file at once: a busy or locked database is retried for
+    `wait` seconds (switching a new file to WAL takes a lock sqlite's busy handler does not
+    wait for). A file that is not a readable sqlite database is moved aside (never
+    deleted), with a warning, and a fresh one started. Still busy after `wait`:
+    `ConfigError` naming the file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + wait
+    moved = False
+    while True:
+        conn = sqlite3.connect(path, timeout=wait, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(create)
+            conn.commit()
+            return conn
+        except sqlite3.DatabaseError as e:
+            conn.close()
+            code = (getattr(e, "sqlite_errorcode", None) or 0) & 0xFF
+            if code in _BUSY and time.monotonic() < deadline:
+                time.sleep(0.02)
+                continue
+            if code in _DAMAGED and not moved:
+                aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+                path.rename(aside)
+                warnings.warn(
+                    f"cache {path} was unreadable; moved it to {aside} and started a new one",
+                    stacklevel=3,
+                )
+                moved = True
+                continue
+            if code in _BUSY:
+                raise ConfigError(
+                    f"cache {path} stayed locked for {wait:.0f} s",
+                    hint="another causalqa process holds it; or set CAUSALQA_HOME to a "
+                    "local folder (sqlite's locks do not work on some network file systems)",
+                ) from e
+            raise
 
 
 class ResponseCache:
@@ -28,35 +79,12 @@ class ResponseCache:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else config.cache_path("responses")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        try:
-            self._conn = self._open()
-        except sqlite3.DatabaseError:
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-            self.path.rename(aside)
-            warnings.warn(
-                f"response cache {self.path} was unreadable; moved it to {aside} and started "
-                "a new one",
-                stacklevel=2,
-            )
-            self._conn = self._open()
-
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS responses ("
-                " key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
-            )
-            conn.execute("SELECT count(*) FROM responses").fetchone()
-            conn.commit()
-        except sqlite3.DatabaseError:
-            conn.close()
-            raise
-        return conn
+        self._conn = open_sqlite(
+            self.path,
+            "CREATE TABLE IF NOT EXISTS responses ("
+            " key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)",
+        )
 
     @staticmethod
     def key(backend: str, model: str, request: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from causalqa import config
 from causalqa.errors import ModelFileError
+from causalqa.jsonl import atomic_file
 
 GGUF_MAGIC = b"GGUF"
 _CHUNK = 8 * 1024 * 1024
@@ -130,11 +131,9 @@ def _sha256_file(path: Path, progress=None) -> str:
 
 def _mark_verified(path: Path, model: EmbeddedModel) -> None:
     st = path.stat()
-    tmp = _marker(path).with_suffix(".tmp")
-    tmp.write_text(
-        json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": model.sha256})
-    )
-    os.replace(tmp, _marker(path))
+    with atomic_file(_marker(path)) as f:  # two first uses at once never share a temp file
+        marker = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": model.sha256}
+        f.write(json.dumps(marker))
 
 
 def _progress_bar():
