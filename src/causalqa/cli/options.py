@@ -31,6 +31,15 @@ LLMOption = Annotated[
     ),
 ]
 JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        min=1,
+        help="LLM calls in flight (default: 1 for local models, 4 for openai: servers, "
+        "or $CAUSALQA_CONCURRENCY).",
+    ),
+]
 
 
 def llm_spec(local: str | None) -> str | None:
@@ -41,6 +50,14 @@ def llm_spec(local: str | None) -> str | None:
 def resolved_spec(local: str | None) -> tuple[str, str]:
     """The backend spec to use and where it came from (flag, env var, config, default)."""
     return config.resolve_llm_spec(llm_spec(local))
+
+
+def concurrency(value: int | None, llm: str | None) -> int:
+    """How many LLM calls a command keeps in flight (`--concurrency`, env, or the
+    backend's default: see `causalqa.llm.concurrent.default_concurrency`)."""
+    from causalqa.llm.concurrent import default_concurrency
+
+    return default_concurrency(resolved_spec(llm)[0], value)
 
 
 def as_json(local: bool) -> bool:
