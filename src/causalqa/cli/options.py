@@ -109,11 +109,13 @@ def progress():
     return Progress(*columns, console=err, transient=False)
 
 
-def open_kg(path: Path | None):
-    """The knowledge-graph store at `path` (default: ``$CAUSALQA_HOME/kg/default``)."""
-    from causalqa.kg import KnowledgeGraph
+def open_kg(path: Path | str | None):
+    """The knowledge graph at `path`: a store folder (default ``$CAUSALQA_HOME/kg/default``)
+    or a Neo4j server, ``bolt://host:7687`` (credentials from ``$NEO4J_USER`` and
+    ``$NEO4J_PASSWORD``)."""
+    from causalqa.kg.store import KnowledgeGraph
 
-    return KnowledgeGraph.open(path)
+    return KnowledgeGraph.connect(path)
 
 
 def write_and_emit(out_dir: Path, name: str, report: dict, body: str, json_: bool) -> None:
