@@ -64,6 +64,72 @@ def bench_llm_command(
         out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
 
 
+@app.command("scale")
+def bench_scale_command(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Fewer runs and a shorter job (CI smoke test).")
+    ] = False,
+    runs: Annotated[
+        int | None, typer.Option("--runs", min=1, help="Cold processes per measure (5).")
+    ] = None,
+    concurrencies: Annotated[
+        str, typer.Option("--concurrencies", help="Throughput at these, comma-separated.")
+    ] = "1,2,4,8",
+    slots: Annotated[int, typer.Option("--slots", min=1, help="The server's slots.")] = 4,
+    server: Annotated[
+        str,
+        typer.Option(
+            "--server",
+            help="auto (llama.cpp's llama-server when built, else llama_cpp.server), "
+            "llama-server or llama_cpp.server.",
+        ),
+    ] = "auto",
+    server_model: Annotated[
+        str, typer.Option("--server-model", help="The GGUF the server runs (a local spec).")
+    ] = "local:small",
+    parts: Annotated[
+        str, typer.Option("--parts", help="Comma-separated: chat,warm,cold,throughput.")
+    ] = "chat,warm,cold,throughput",
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Where to write JSON, Markdown and the plot.")
+    ] = Path("bench/results"),
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Cold and warm answer times (wall and CPU seconds, load average) and throughput at
+    several concurrencies against a loopback server, with a plot."""
+    from causalqa.bench.scale import run_scale_bench
+
+    try:
+        levels = [int(c) for c in concurrencies.split(",") if c.strip()]
+    except ValueError:
+        raise ConfigError("--concurrencies must look like 1,2,4,8") from None
+    if not levels or min(levels) < 1:
+        raise ConfigError("--concurrencies must look like 1,2,4,8")
+    if server not in ("auto", "llama-server", "llama_cpp.server"):
+        raise ConfigError(
+            f"unknown server {server!r}", hint="use auto, llama-server or llama_cpp.server"
+        )
+    if not server_model.startswith("local"):
+        raise ConfigError("--server-model must be a local spec (local:small, local:PATH.gguf)")
+    report = run_scale_bench(
+        llm_spec=resolved_spec(llm)[0],
+        server_spec=server_model,
+        quick=quick,
+        runs=runs or (2 if quick else 5),
+        concurrencies=levels,
+        slots=slots,
+        server_kind=server,
+        out_dir=out_dir,
+        parts=tuple(choices(parts, ("chat", "warm", "cold", "throughput"), "parts")),
+        console=err,
+    )
+    if as_json(json_):
+        emit_json({k: v for k, v in report.items() if k != "markdown"})
+    else:
+        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+
+
 @app.command("qa")
 def bench_qa_command(
     quick: Annotated[

@@ -13,7 +13,8 @@ current directory, so `ensure_cpu_backend` loads the best one from the package's
 - variants with AMX kernels are skipped unless ``CAUSALQA_GGML_AMX=1``: llama.cpp's AMX
   path crashed (SIGSEGV in ``ggml_backend_amx_mul_mat``) on this project's Xeon VMs;
 - ``CAUSALQA_GGML_CPU=haswell`` (any variant name) forces one — the fallback when the
-  chosen variant misbehaves on a machine.
+  chosen variant misbehaves on a machine; a path to a ``.so`` loads a CPU backend built
+  elsewhere (``bench llm --kernels`` compares one built with ``-march=native``).
 
 A static build (one CPU backend linked in, as older setups made) needs none of this;
 `kernel_info` then just reports llama.cpp's feature string.
@@ -169,11 +170,15 @@ def ensure_cpu_backend(llama_cpp, environ: dict[str, str] | None = None) -> Kern
                 system_info=_system_info(llama_cpp),
             )
             return _loaded
+        forced = env.get(ENV_VARIANT, "").strip() or None
+        if forced and forced.endswith(_SUFFIX) and "/" in forced:
+            # A CPU backend built elsewhere (e.g. -march=native, to compare kernels).
+            if not Path(forced).is_file():
+                raise ConfigError(f"${ENV_VARIANT}={forced}: no such file")
+            files = {**files, forced: Path(forced)}
         scores = {name: score_variant(path) for name, path in files.items()}
         name, chosen_by, skipped = choose_variant(
-            scores,
-            forced=env.get(ENV_VARIANT, "").strip() or None,
-            allow_amx=env.get(ENV_AMX, "").strip() == "1",
+            scores, forced=forced, allow_amx=env.get(ENV_AMX, "").strip() == "1"
         )
         if not ggml.ggml_backend_load(str(files[name]).encode()):
             raise LLMUnavailableError(
