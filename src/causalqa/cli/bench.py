@@ -51,13 +51,54 @@ def bench_llm_command(
     out_dir: Annotated[
         Path, typer.Option("--out", help="Where to write JSON and Markdown.")
     ] = Path("bench/results"),
+    kernels: Annotated[
+        str | None,
+        typer.Option(
+            "--kernels",
+            help="Instead: compare CPU-kernel builds on the first model, e.g. "
+            "auto,native=/path/libggml-cpu.so,haswell (LABEL=VALUE sets CAUSALQA_GGML_CPU; "
+            "auto is the automatic choice).",
+        ),
+    ] = None,
+    reference: Annotated[
+        str, typer.Option("--reference", help="With --kernels: the build the others are ÷ by.")
+    ] = "native",
+    python: Annotated[
+        str | None,
+        typer.Option("--python", help="With --kernels: the Python (venv) whose llama_cpp runs."),
+    ] = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="With --kernels: runs each.")] = 3,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="With --kernels.")] = 1,
     json_: JSONOption = False,
 ) -> None:
-    """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model."""
-    from causalqa.bench.llm import run_llm_bench
+    """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model,
+    and which llama.cpp CPU kernels ran; with --kernels, tokens/s of kernel builds."""
+    from causalqa.bench.llm import compare_kernels, run_llm_bench
 
     specs = [s.strip() for s in models.split(",") if s.strip()]
-    report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
+    if kernels is not None:
+        from causalqa.llm import parse_spec
+        from causalqa.llm.models import ensure_model
+
+        builds = []
+        for item in (k.strip() for k in kernels.split(",") if k.strip()):
+            label, _, value = item.partition("=")
+            builds.append((label, None if label == "auto" and not value else (value or label)))
+        parsed = parse_spec(specs[0])
+        model = ensure_model(parsed.embedded, quiet=True) if parsed.embedded else parsed.path
+        report = compare_kernels(
+            builds,
+            model=model,
+            python=python or sys.executable,
+            threads=threads,
+            repeat=repeat,
+            quick=quick,
+            reference=reference,
+            out_dir=out_dir,
+            console=err,
+        )
+    else:
+        report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
     if as_json(json_):
         emit_json(report)
     else:
