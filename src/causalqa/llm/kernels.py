@@ -10,8 +10,10 @@ current directory, so `ensure_cpu_backend` loads the best one from the package's
 
 - each variant scores itself from CPUID (``ggml_backend_score``; 0 = cannot run here) and
   the highest score wins;
-- variants with AMX kernels are skipped unless ``CAUSALQA_GGML_AMX=1``: llama.cpp's AMX
-  path crashed (SIGSEGV in ``ggml_backend_amx_mul_mat``) on this project's Xeon VMs;
+- variants with AMX kernels are skipped unless ``CAUSALQA_GGML_AMX=1``: on this
+  project's Xeon VMs CPUID and the kernel both offer AMX, yet the first AMX instruction
+  dies with SIGILL (and a native build once crashed with SIGSEGV in
+  ``ggml_backend_amx_mul_mat``), which no check short of running one can see;
 - ``CAUSALQA_GGML_CPU=haswell`` (any variant name) forces one — the fallback when the
   chosen variant misbehaves on a machine; a path to a ``.so`` loads a CPU backend built
   elsewhere (``bench llm --kernels`` compares one built with ``-march=native``).
@@ -22,6 +24,7 @@ A static build (one CPU backend linked in, as older setups made) needs none of t
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import threading
@@ -180,7 +183,9 @@ def ensure_cpu_backend(llama_cpp, environ: dict[str, str] | None = None) -> Kern
         name, chosen_by, skipped = choose_variant(
             scores, forced=forced, allow_amx=env.get(ENV_AMX, "").strip() == "1"
         )
-        if not ggml.ggml_backend_load(str(files[name]).encode()):
+        with _quiet_stderr(env):  # llama.cpp logs "load_backend: loaded CPU backend …"
+            handle = ggml.ggml_backend_load(str(files[name]).encode())
+        if not handle:
             raise LLMUnavailableError(
                 f"llama.cpp could not load its CPU kernels {files[name]}",
                 hint=f"force another variant: {ENV_VARIANT}=haswell (or x64, the most portable)",
@@ -194,6 +199,28 @@ def ensure_cpu_backend(llama_cpp, environ: dict[str, str] | None = None) -> Kern
             system_info=_system_info(llama_cpp),
         )
         return _loaded
+
+
+@contextlib.contextmanager
+def _quiet_stderr(env):
+    """Send the C-level stderr to /dev/null for a moment (``CAUSALQA_LLAMA_VERBOSE``
+    keeps it)."""
+    if env.get("CAUSALQA_LLAMA_VERBOSE"):
+        yield
+        return
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def kernel_info() -> KernelInfo | None:
