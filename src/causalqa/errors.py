@@ -174,6 +174,12 @@ class EvidenceModelError(CausalQAError):
 
 
 # -- the QA engine (paper 000) ---------------------------------------------------------------
+class QuestionError(CausalQAError):
+    """A question the QA engine does not take: empty, or longer than any question."""
+
+    hint = "ask one question about the model, in a sentence or two"
+
+
 class PlanError(CausalQAError):
     """A plan cannot be run: malformed, an unknown tool or argument, or a call that fails.
 
@@ -252,3 +258,45 @@ class UnknownFormatError(DeductionError):
     """A prompt format name is not one of V1–V9."""
 
     hint = "use one of V1 … V9 (Prompts 5–13 of paper 002); V6 is the paper's best with retrieval"
+
+
+# -- the service (HTTP API, web page, MCP server) ---------------------------------------------
+class ServiceError(CausalQAError):
+    """A request to the service (``causalqa serve`` / ``causalqa mcp``) cannot be served as
+    sent. The server answers each subclass with its own HTTP status."""
+
+
+class NotFoundError(ServiceError):
+    """A causal model, chat session or job of that id does not exist (or has expired)."""
+
+
+class ConflictError(ServiceError):
+    """The request would overwrite or remove something it may not (a model of that name
+    exists already; a model loaded by the operator cannot be deleted)."""
+
+
+class AuthError(ServiceError):
+    """A request without the bearer token the server was started with."""
+
+    hint = "send the header 'Authorization: Bearer <token>' with the server's --token"
+
+
+class PayloadTooLargeError(ServiceError):
+    """A request body or upload is larger than the server accepts."""
+
+
+class QueueFullError(ServiceError):
+    """The model worker's queue is full: the request was not queued."""
+
+    hint = "retry after a few seconds, or start the server with a longer --queue"
+
+
+class NotReadyError(ServiceError):
+    """The model (or the knowledge graph a request needs) is not loaded yet, or failed
+    to load."""
+
+
+class RequestTimeoutError(ServiceError):
+    """A request took longer than the server's per-request time limit."""
+
+    hint = "retry with a shorter input, or start the server with a longer --timeout"

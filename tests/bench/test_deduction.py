@@ -291,9 +291,95 @@ def test_bench_cli(monkeypatch, tmp_path, embedder):
     data = save_jsonl(_examples(), tmp_path / "data.jsonl")
     res = CliRunner().invoke(
         cli.app,
-        ["bench", "--data", str(data), "--folds", "2", "--out", str(tmp_path / "out"), "--json"],
+        [
+            "bench",
+            "--data",
+            str(data),
+            "--folds",
+            "2",
+            "--conditions",
+            "V1:none,tfidf",
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ],
     )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["config"]["folds"] == 2 and out["results"][0]["condition"] == "V1:none"
     assert (tmp_path / "out" / "deduction-latest.md").exists()
+
+
+def test_no_test_fold_report_reaches_training_thresholds_or_the_index(kg, embedder, tmp_path):
+    """Every fold: the verifier's training data (and so its in-fold threshold), the
+    reports whose chains its KG features and the retrievers may use, never hold a report
+    of that fold's test set — also when the verifier trains on a larger pool."""
+    from causalqa.deduction.chains import Chain
+
+    pool = _examples() + [
+        Example(
+            report_id=f"x{i}",
+            context=CONTEXTS["r1"].replace("frost", f"frost number {i}"),
+            statement=s,
+            label=lab,
+            source="true" if lab else "false-rules",
+        )
+        for i in range(4)
+        for s, lab in (("Frost on the wings", True), ("Pilot fatigue", False))
+    ]
+    kg.add_chains([Chain(("Frost number 1", "Stall"), report_id="x1")])
+    report = run_deduction_bench(
+        _examples(),
+        kg=kg,
+        llm=_llm(),
+        conditions=["verifier+noce+kg", "tfidf", "statement-only", "V6:semantic"],
+        verifier_pool=pool,
+        verifier_params={"kind": "logistic", "inner_folds": 2},
+        folds=2,
+        embedder=embedder,
+        out_dir=None,
+        progress=False,
+    )
+    audits = report["audits"]
+    assert {a["condition"] for a in audits} >= {"verifier+noce+kg", "V6:semantic", "tfidf"}
+    for a in audits:
+        test = set(a["test_reports"])
+        for key in ("train_reports", "verifier_reports", "kg_reports", "retriever_reports"):
+            assert not test & set(a.get(key) or []), (a["condition"], key)
+    v = [a for a in audits if a["condition"] == "verifier+noce+kg"]
+    assert all({"x0", "x1", "x2", "x3"} <= set(a["verifier_reports"]) for a in v)
+    assert "kg_best" in v[0]["features"]
+    preds = [p for p in report["predictions"] if p["condition"] == "verifier+noce+kg"]
+    assert sorted(p["statement"] for p in preds) == sorted(e.statement for e in _examples())
+    by_kind = report["verifier"]["by_kind"]["verifier+noce+kg"]
+    assert set(by_kind) == {"all", "false-rules", "false-llm"}
+    assert "The evidence verifier, per negative kind" in report["markdown"]
+
+
+def test_every_prompt_format_of_table_8_runs(kg, embedder):
+    """V1–V9 and the cleaning variants run end to end (extracted and inferred chains from
+    the KG, mined live with Prompts 3/4 where the KG has none)."""
+    conditions = [
+        "V2:none",
+        "V3:none",
+        "V4:none",
+        "V5:none",
+        "V7:semantic",
+        "V8:semantic",
+        "V9:semantic",
+        "V6:semantic+notrunc",
+        "V7:semantic+noclean",
+    ]
+
+    def reply(messages):
+        return "1. Frost on the wings --> Stall"
+
+    llm = ScriptedLLM(reply, label_scores={"True": -1.0, "False": -0.5})
+    report = run_deduction_bench(
+        _examples(), kg=kg, llm=llm, conditions=conditions, folds=2, embedder=embedder,
+        out_dir=None, progress=False,
+    )  # fmt: skip
+    ran = [r["condition"] for r in report["results"]]
+    assert ran == ["V1:none", *conditions]
+    assert all(r["n"] == len(_examples()) for r in report["results"])
+    assert "Table 8" in report["markdown"]

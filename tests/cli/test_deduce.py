@@ -46,7 +46,17 @@ def test_deduce_json(llm, tmp_path):
     f = tmp_path / "r.txt"
     f.write_text(CTX, encoding="utf-8")
     res = runner.invoke(
-        cli.app, ["deduce", "--context", str(f), "--statement", "Frost on the wings.", "--json"]
+        cli.app,
+        [
+            "deduce",
+            "--context",
+            str(f),
+            "--statement",
+            "Frost on the wings.",
+            "--method",
+            "logprobs",
+            "--json",
+        ],
     )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
@@ -72,9 +82,18 @@ def test_deduce_garbled_context_raises_a_clear_error(llm):
 
 
 def test_semantic_retriever_needs_a_kg(llm):
-    res = runner.invoke(cli.app, ["deduce", "-c", CTX, "-s", "Frost.", "-r", "semantic"])
+    res = runner.invoke(
+        cli.app, ["deduce", "-c", CTX, "-s", "Frost.", "-r", "semantic", "--method", "logprobs"]
+    )
     assert isinstance(res.exception, DatasetError)
     assert "--kg" in res.exception.hint
+
+
+def test_retriever_or_format_with_the_verifier_is_refused_not_ignored(llm):
+    for extra in (["-r", "semantic"], ["--format", "V3"]):
+        res = runner.invoke(cli.app, ["deduce", "-c", CTX, "-s", "Frost.", *extra])
+        assert isinstance(res.exception, DatasetError), res.output
+        assert "--method logprobs" in res.exception.hint
 
 
 def test_mine_then_deduce_with_the_kg(llm, fast_embedder, tmp_path):
@@ -124,6 +143,8 @@ def test_mine_then_deduce_with_the_kg(llm, fast_embedder, tmp_path):
             "semantic",
             "--kg",
             str(kg_dir),
+            "--method",
+            "logprobs",
             "--json",
         ],
     )
@@ -211,3 +232,115 @@ def test_reparse_command(fast_embedder, tmp_path):
     assert out["before"]["chains_by_kind"]["extracted"] == 0
     assert out["after"]["chains_by_kind"]["extracted"] == 1  # the echoed example dropped
     assert CausalKG.load(tmp_path / "kg").chains[0].nodes == ("Icing", "Stall")
+
+
+# -- the verifier (the default method) -------------------------------------------------------
+TOPICS = [
+    ("The pilot did not remove frost from the wings before takeoff.", "Frost on the wings."),
+    ("The engine stopped because the fuel tanks were empty.", "Fuel exhaustion."),
+    ("Carburetor ice formed in humid air and the engine lost power.", "Carburetor icing."),
+    ("The helicopter struck power lines at low altitude.", "Wire strike."),
+]
+FILLER = " The airplane was substantially damaged. The pilot held a private certificate."
+
+
+@pytest.fixture
+def verifier_file(tmp_path, embedder, monkeypatch):
+    from causalqa.deduction.dataset import Example
+    from causalqa.deduction.verifier import Verifier
+
+    monkeypatch.setattr("causalqa.embed.Embedder", lambda *a, **k: embedder)
+    ex = []
+    for i in range(16):
+        ctx, true = TOPICS[i % 4]
+        other = TOPICS[(i + 1) % 4][1]
+        c = f"Report {i}. {ctx}{FILLER}"
+        ex.append(Example(report_id=f"r{i}", context=c, statement=true, label=True))
+        ex.append(Example(report_id=f"r{i}", context=c, statement=other, label=False))
+    v = Verifier(cross_encoder=False, kind="logistic", embedder=embedder).fit(ex)
+    return v.save(tmp_path / "verifier.pkl")
+
+
+def test_deduce_defaults_to_the_verifier_and_shows_its_evidence(verifier_file, monkeypatch):
+    def no_llm(*a, **k):
+        raise AssertionError("the verifier without LLM features must not load the LLM")
+
+    monkeypatch.setattr("causalqa.llm.get_llm", no_llm)
+    ctx = TOPICS[0][0] + FILLER
+    res = runner.invoke(
+        cli.app,
+        [
+            "deduce",
+            "-c",
+            ctx,
+            "-s",
+            "Frost on the wings.",
+            "--verifier",
+            str(verifier_file),
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["method"] == "verifier" and d["verdict"] is True
+    assert 0 <= d["probability"] <= 1 and d["threshold"] is not None
+    assert d["evidence"][0]["passage"].startswith("The pilot did not remove frost")
+    assert d["contributions"]
+    res = runner.invoke(
+        cli.app,
+        ["deduce", "-c", ctx, "-s", "Wire strike.", "--verifier", str(verifier_file), "--no-llm"],
+    )
+    assert res.exit_code == 0, res.output
+    assert "P(True)" in res.stdout and "threshold" in res.stdout and "evidence" in res.stdout
+
+
+def test_deduce_batch_keeps_input_order(verifier_file, tmp_path):
+    items = tmp_path / "items.jsonl"
+    rows = [
+        {"context": TOPICS[i % 4][0] + FILLER, "statement": s}
+        for i, s in enumerate(["Frost on the wings.", "Frost on the wings.", "Carburetor icing."])
+    ]
+    items.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    res = runner.invoke(
+        cli.app, ["deduce", "--batch", str(items), "--verifier", str(verifier_file)]
+    )
+    assert res.exit_code == 0, res.output
+    out = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [o["statement"] for o in out] == [r["statement"] for r in rows]
+    assert [o["verdict"] for o in out] == [True, False, True]
+    assert all({"verdict", "probability", "evidence"} <= set(o) for o in out)
+    # A bad line names the file and the line, before anything loads.
+    items.write_text(json.dumps(rows[0]) + "\n" + json.dumps({"context": "x"}) + "\n")
+    res = runner.invoke(
+        cli.app, ["deduce", "--batch", str(items), "--verifier", str(verifier_file)]
+    )
+    assert isinstance(res.exception, DatasetError) and ":2:" in res.exception.message
+
+
+def test_deduce_with_a_damaged_or_missing_verifier(verifier_file, tmp_path, monkeypatch):
+    from causalqa.errors import DataFileError
+
+    blob = bytearray(verifier_file.read_bytes())
+    blob[100] ^= 0xFF
+    verifier_file.write_bytes(bytes(blob))
+    ctx = TOPICS[0][0] + FILLER
+    res = runner.invoke(
+        cli.app, ["deduce", "-c", ctx, "-s", "Frost.", "--verifier", str(verifier_file)]
+    )
+    assert isinstance(res.exception, DataFileError)
+    assert "deduction train" in res.exception.hint
+    monkeypatch.setattr("causalqa.deduction.verifier.SHIPPED", tmp_path / "none.pkl")
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+    res = runner.invoke(cli.app, ["deduce", "-c", ctx, "-s", "Frost."])
+    assert (
+        isinstance(res.exception, DataFileError) and "no trained verifier" in res.exception.message
+    )
+
+
+def test_deduce_refuses_a_statement_longer_than_the_report(verifier_file):
+    ctx = TOPICS[0][0] + FILLER
+    res = runner.invoke(cli.app, ["deduce", "-c", ctx, "-s", ctx + " " + ctx])
+    assert (
+        isinstance(res.exception, ContextError)
+        and "longer than the report" in res.exception.message
+    )

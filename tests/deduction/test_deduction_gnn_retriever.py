@@ -81,7 +81,7 @@ def test_seeded(kg, embedder):
 
 
 def test_retrieve_returns_chains_of_top_nodes(kg, embedder):
-    r = RoTGRetriever(embedder, epochs=2).fit(kg, _examples())
+    r = RoTGRetriever(embedder, epochs=2, neighbourhood=None).fit(kg, _examples())
     assert isinstance(r, Retriever)
     ranked = r.node_scores("", "Ice on the wings", report_id="r1")
     assert len(ranked) == len(kg.nodes)
@@ -120,3 +120,18 @@ def test_registry_errors_and_save_load(kg, embedder, tmp_path):
     a, b = loaded.node_scores("", "Pilot fatigue"), r.node_scores("", "Pilot fatigue")
     assert [i for i, _ in a] == [i for i, _ in b]
     assert [s for _, s in a] == pytest.approx([s for _, s in b])
+
+
+def test_rotg_ranks_only_the_reports_neighbourhood(kg, embedder):
+    """Restricted to the report's neighbourhood, RoTG's candidates are the nodes within
+    `neighbourhood` hops of the report's own nodes — not the whole graph's hubs."""
+    whole = RoTGRetriever(embedder, epochs=1, neighbourhood=None, seed=0).fit(kg, _examples())
+    near = RoTGRetriever(embedder, epochs=1, neighbourhood=1, seed=0).fit(kg, _examples())
+    all_nodes = {n for n, _ in whole.node_scores("", "Carburetor ice", report_id="r2")}
+    scored = {n for n, _ in near.node_scores("", "Carburetor ice", report_id="r2")}
+    own = near.extracted_nodes_["r2"]
+    allowed = own | {m for n in own for m in near.adjacency_.get(n, ())}
+    assert own <= scored <= allowed
+    assert scored < all_nodes
+    # A report never mined starts from the nodes nearest the statement.
+    assert near.node_scores("", "Carburetor ice", report_id="unknown")

@@ -73,6 +73,12 @@ def tiny_graph() -> GraphData:
     return GraphData(nodes, edges, source={"format": "test"})
 
 
+@pytest.fixture(autouse=True)
+def _own_home(tmp_path, monkeypatch):
+    """Reference thresholds saved by any earlier run (for the scripted model) stay out."""
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+
+
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory):
     graph = KnowledgeGraph.build(tiny_graph(), tmp_path_factory.mktemp("kg") / "store")

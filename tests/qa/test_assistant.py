@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, QuestionError
 from causalqa.llm.testing import ScriptedLLM
-from causalqa.qa.assistant import Assistant
+from causalqa.qa.assistant import MAX_QUESTION_CHARS, Assistant
 from causalqa.qa.context import parse_bracketed
 from causalqa.qa.verbalise import states, template_sentence
 
@@ -29,7 +29,7 @@ def test_tool_mode_answers_with_the_executed_result(partners):
     assert a.result == {"arg": "2", "value": 40.0}
     assert a.answered and a.mode == "tool"
     assert "2" in a.answer and "40.00" in a.answer
-    assert set(a.step_seconds) == {"ground", "plan", "execute", "verbalise"}
+    assert set(a.step_seconds) == {"ground", "plan", "check", "execute", "verbalise"}
     # The planner decoded under the grounded schema.
     schema = llm.calls[0]["schema"]
     assert schema["$defs"]["treatment"] == {"enum": ["Tech Support"]}
@@ -70,8 +70,18 @@ def test_a_failing_plan_is_repaired_once(partners):
 
 
 def test_empty_question(partners):
-    with pytest.raises(CausalQAError):
+    with pytest.raises(QuestionError, match="empty"):
         Assistant(partners, ScriptedLLM()).ask("  ")
+
+
+def test_a_question_longer_than_any_question_is_refused_before_any_work(partners):
+    llm = ScriptedLLM()
+    huge = ("Which partner benefits most from Tech Support? " * 2_500)[:100_000]
+    with pytest.raises(QuestionError, match="too long .100,000 characters"):
+        Assistant(partners, llm).ask(huge)
+    assert llm.calls == []
+    just = ("What is the average effect of Tech Support? " * 60)[:MAX_QUESTION_CHARS]
+    assert Assistant(partners, ScriptedLLM()).ask(just).answer
 
 
 def test_context_mode_parses_like_the_paper(partners):
@@ -172,11 +182,52 @@ def test_how_many_counts_what_the_tool_lists(partners):
     assert a.answer.startswith("3 variables directly influence 'Revenue'")
 
 
-def test_how_many_of_something_no_tool_counts_is_refused(partners):
+def test_how_many_subjects_gain_is_counted_by_condition(partners):
     llm = ScriptedLLM([])
     a = Assistant(partners, llm).ask("How many partners gain from Tech Support?")
-    assert not a.answered and a.result is None and "cannot count" in a.answer
-    assert llm.calls == []
+    expected = int((partners.effects["Tech Support"] > 0).sum())
+    assert a.answered and a.result == expected
+    assert a.plan["steps"][0]["tool"] == "count_subjects"
+    assert "Tech Support" in a.computed and llm.calls == []
+
+
+def test_how_many_of_something_no_tool_counts_is_refused(partners):
+    # The open planner may only call tools that take the partner it names (its schema);
+    # its best try answers something else, and the check refuses it.
+    guess = {"tool": "best_treatment", "args": {"subject": "2"}}
+    llm = ScriptedLLM([json.dumps({"steps": [guess]})])
+    a = Assistant(partners, llm).ask("How many treatments does partner 2 gain from?")
+    assert not a.answered and a.result is None
+    assert "cannot" in a.answer
+    (call,) = llm.calls
+    assert "subject_value" in json.dumps(call["schema"])
+    assert "count_subjects" not in json.dumps(call["schema"])
+    a = Assistant(partners, ScriptedLLM([]), open_plans=False).ask(
+        "How many treatments does partner 2 gain from?"
+    )
+    assert not a.answered and "cannot" in a.answer
+
+
+def test_the_open_planner_answers_what_the_wording_and_the_paper_tools_miss(partners, monkeypatch):
+    # a wording the frame does not read (simulated): the paper planner's plan (the
+    # average) fails the check, the open planner's median passes it and is run
+    import causalqa.qa.assistant as assistant_module
+
+    monkeypatch.setattr(assistant_module, "read_frame", lambda *a, **k: None)
+    median = {
+        "tool": "summarize",
+        "args": {"value": {"treatment": "Tech Support"}, "stat": "median"},
+    }
+    llm = ScriptedLLM(['{"tool": "ate"}', json.dumps({"steps": [median]})])
+    a = Assistant(partners, llm).ask("What is the median effect of Tech Support?")
+    assert a.answered, a.answer
+    assert a.plan == {"steps": [median]} and a.result == pytest.approx(25.0)
+    assert "the median of the effect of 'Tech Support'" in a.computed
+    # an open plan that computes something else is refused like any other
+    mean = {"tool": "summarize", "args": {"value": {"treatment": "Tech Support"}, "stat": "mean"}}
+    llm = ScriptedLLM(['{"tool": "ate"}', json.dumps({"steps": [mean]})])
+    a = Assistant(partners, llm).ask("What is the median effect of Tech Support?")
+    assert not a.answered and "median" in a.answer
 
 
 def test_how_many_subjects_match_a_filter(partners):

@@ -4,7 +4,7 @@ import pytest
 from causalqa.llm.grammar import schema_to_gbnf
 from causalqa.qa.grounding import ground
 from causalqa.qa.planner import Planner, grounded_schema
-from causalqa.qa.tools import TOOLS
+from causalqa.qa.tools import PAPER_TOOLS, TOOLS
 
 
 def tools_of(schema):
@@ -74,7 +74,7 @@ def test_prompt_has_a_fixed_prefix(partners):
         ground("Which partner gains most from Tech Support?", partners),
     )
     assert m1[:-1] == m2[:-1]  # only the last turn differs: the KV cache keeps the rest
-    assert all(t.signature in m1[0]["content"] for t in TOOLS.values())
+    assert all(TOOLS[t].signature in m1[0]["content"] for t in PAPER_TOOLS)
 
 
 def test_two_variables_not_both_treatments_mean_a_graph_question(partners):

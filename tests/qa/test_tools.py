@@ -339,7 +339,10 @@ def test_odd_names_from_files(tmp_path):
 
 # -- registry ----------------------------------------------------------------------------
 
-KINDS = {"variable", "treatment", "subject", "filter", "where", "bool", "int"}
+KINDS = {
+    "variable", "treatment", "subject", "filter", "where", "bool", "int", "number", "stat",
+    "value", "conditions", "variables",
+}  # fmt: skip
 
 
 def test_registry_matches_the_functions():
@@ -484,7 +487,9 @@ def test_plan_schema_accepts_valid_plans_and_rejects_nonexistent_names(model):
 def test_plan_schema_adapts_to_the_model():
     graph_only = CausalModel.from_graph(nx.DiGraph([("x", "y")]))
     s = plan_schema(graph_only, max_steps=2)
-    assert set(s["$defs"]) == {"variable"} | {f"tool_{t.name}" for t in available_tools(graph_only)}
+    assert set(s["$defs"]) == {"variable", "variables"} | {
+        f"tool_{t.name}" for t in available_tools(graph_only)
+    }
     assert not valid(s, {"steps": [step("ate", treatment="x")]})
     assert s["properties"]["steps"]["maxItems"] == 2
     schema_to_gbnf(s)

@@ -255,6 +255,10 @@ def run_deduction_bench(
     seed: int = 0,
     rotg_params: dict[str, Any] | None = None,
     rotg_aux_variants: Sequence[str] = (),
+    verifier_pool: str | Path | Sequence[Example] | None = None,
+    ce_params: dict[str, Any] | None = None,
+    verifier_params: dict[str, Any] | None = None,
+    stored_predictions: str | Path | None = None,
     embedder=None,
     out_dir: Path | None = Path("bench/results/deduction"),
     progress: bool = True,
@@ -278,12 +282,22 @@ def run_deduction_bench(
     per condition, the pooled ROC AUC of P(True) and an exact McNemar test of the
     per-statement correctness against the baseline.
     """
+    from causalqa.bench import deduction_verifier as dv
     from causalqa.deduction.deduce import deduce
     from causalqa.deduction.event_graph import CausalKG
     from causalqa.deduction.prompts import get_format
 
     started = time.perf_counter()
     examples = list(load_jsonl(data)) if isinstance(data, str | Path) else list(data)
+    pool = (
+        list(load_jsonl(verifier_pool))
+        if isinstance(verifier_pool, str | Path)
+        else list(verifier_pool)
+        if verifier_pool is not None
+        else examples
+    )
+    verifier_conds = [c.strip().lower() for c in conditions if dv.is_verifier_condition(c)]
+    conditions = [c for c in conditions if not dv.is_verifier_condition(c)]
     if kg is not None and not isinstance(kg, CausalKG):
         kg = CausalKG.load(kg)
     if kg_reports_only:
@@ -299,7 +313,9 @@ def run_deduction_bench(
                 hint="mine the data set's reports first: causalqa kg mine DATA --out KG",
             )
     examples = limit_reports(examples, limit, seed)
-    if llm is None:
+    if verifier_pool is None:
+        pool = examples
+    if llm is None and conditions:
         from causalqa.llm import get_llm
 
         llm = get_llm(llm_spec, cache=True, quiet=not progress)
@@ -308,7 +324,7 @@ def run_deduction_bench(
 
         raise DatasetError(f"unknown RoTG variant(s) {bad}", hint=f"use {['all', *TRAIN_VARIANTS]}")
     keys = list(dict.fromkeys(condition_key(c) for c in conditions))
-    if BASELINE not in keys:
+    if keys and BASELINE not in keys:
         keys.insert(0, BASELINE)
     notes: list[str] = []
     run_keys = []
@@ -325,7 +341,8 @@ def run_deduction_bench(
             )
         run_keys.append(key)
     splits = grouped_folds(examples, folds)
-    total = sum(len(te) for _, te in splits) * len(run_keys)
+    total = sum(len(te) for _, te in splits) * (len(run_keys) + len(verifier_conds))
+    audits: list[dict[str, Any]] = []
     per_fold: dict[str, list[dict[str, Any]]] = {key: [] for key in run_keys}
     rotg_aux: dict[str, list[dict[str, Any]]] = {}
     retrieval_stats: dict[str, dict[str, float]] = {
@@ -359,6 +376,17 @@ def run_deduction_bench(
                         else:
                             r.fit(kg, reports=train_reports)
                         fitted[tkey] = r
+                        audits.append(
+                            {
+                                "condition": key,
+                                "fold": fold,
+                                "train_reports": train_reports,
+                                "retriever_reports": sorted(
+                                    {str(c.report_id) for c in getattr(r, "chains_", [])}
+                                ),
+                                "test_reports": sorted({e.report_id for e in test}),
+                            }
+                        )
                     retriever = copy.copy(fitted[tkey])
                     retriever.dedupe, retriever.per_kind = _cleaning(variants)
                 y_pred, kept = [], []
@@ -403,6 +431,40 @@ def run_deduction_bench(
                 per_fold[key].append(s)
                 if on_result:
                     on_result({"condition": key, **s})
+            # The evidence verifier and its controls: trained on the pool minus this fold.
+            test_reports = {e.report_id for e in test}
+            pool_train = [e for e in pool if e.report_id not in test_reports]
+            for cond in verifier_conds:
+                if bar:
+                    bar.update(task, description=f"fold {fold + 1}/{folds} {cond}")
+
+                def say(text, _c=cond, _f=fold):
+                    if bar:
+                        bar.update(task, description=f"fold {_f + 1}/{folds} {_c}: {text}")
+
+                preds_, audit = dv.run_fold(
+                    cond,
+                    pool_train,
+                    test,
+                    fold=fold,
+                    kg=kg,
+                    seed=seed,
+                    embedder=embedder,
+                    ce_params=ce_params,
+                    verifier_params=verifier_params,
+                    say=say,
+                )
+                audits.append(
+                    {**audit, "condition": cond, "fold": fold, "test_reports": sorted(test_reports)}
+                )
+                predictions += preds_
+                s = scores([p["label"] for p in preds_], [p["verdict"] for p in preds_], test)
+                s["fold"] = fold
+                per_fold.setdefault(cond, []).append(s)
+                if on_result:
+                    on_result({"condition": cond, **s})
+                if bar:
+                    bar.advance(task, len(test))
             # Table 2's edge-type ablations: RoTG's own classifier only, no LLM.
             for variant in rotg_aux_variants:
                 tkey = "rotg" if variant == "all" else f"rotg+{variant}"
@@ -415,6 +477,24 @@ def run_deduction_bench(
                 if on_result:
                     on_result({"condition": f"{tkey} (auxiliary)", **aux})
     summary = _summarize(per_fold, rotg_aux, retrieval_stats, notes)
+    stored: list[dict[str, Any]] = []
+    if stored_predictions is not None:
+        # Predictions of an earlier run (e.g. the LLM prompts, hours of compute), compared
+        # with the verifier statement by statement on the statements both scored.
+        from causalqa.errors import DatasetError as _DatasetError
+        from causalqa.jsonl import read_jsonl
+
+        wanted = {(e.report_id, e.statement) for e in examples}
+        for _, p in read_jsonl(Path(stored_predictions), error=_DatasetError):
+            if p.get("condition") in run_keys or (p["report_id"], p["statement"]) not in wanted:
+                continue
+            stored.append({**p, "condition": f"{p['condition']} (stored)"})
+    stored_conds = list(dict.fromkeys(p["condition"] for p in stored))
+    verifier_summary = (
+        dv.summarize(predictions + stored, verifier_conds + run_keys + stored_conds)
+        if verifier_conds
+        else None
+    )
     _add_pooled(summary["results"], predictions)
     summary["notes"] += _shift_notes(summary["results"])
     tuned = {key: tuned_fold_scores(predictions, key) for key in run_keys}
@@ -446,7 +526,13 @@ def run_deduction_bench(
             "rotg_params": rotg_params or {},
             "rotg_aux_variants": list(rotg_aux_variants),
             "encoder": "all-MiniLM-L6-v2 (stands in for the paper's RoBERTa / mpnet)",
+            "verifier_conditions": verifier_conds,
+            "stored_predictions": str(stored_predictions) if stored_predictions else None,
+            "verifier_pool": len({e.report_id for e in pool}) if verifier_conds else None,
+            "ce_params": ce_params or {},
         },
+        "verifier": verifier_summary,
+        "audits": audits,
         "quick": limit is not None or folds < 10,
         "seconds": round(time.perf_counter() - started, 1),
         "errors": errors,
@@ -460,6 +546,8 @@ def run_deduction_bench(
     report["markdown"] = markdown(report)
     if out_dir is not None:
         write(report, Path(out_dir))
+        if verifier_summary:
+            dv.plot(predictions, verifier_summary, Path(out_dir) / "deduction-latest.png")
     return report
 
 
@@ -509,7 +597,7 @@ def _add_pooled(results: list[dict[str, Any]], predictions: list[dict[str, Any]]
         labels = [bool(p["label"]) for p in preds]
         if all(v is not None for v in probs) and 0 < sum(labels) < len(labels):
             row["auc"] = round(100 * float(roc_auc_score(labels, probs)), 2)
-        row["prompt_tokens"] = round(float(np.mean([p["prompt_tokens"] for p in preds])), 1)
+        row["prompt_tokens"] = round(float(np.mean([p.get("prompt_tokens", 0) for p in preds])), 1)
         row["p_true_by_source"] = {
             src: round(float(np.mean([p["p_true"] for p in group])), 4)
             for src, group in _group(preds, "source").items()
@@ -787,8 +875,21 @@ def markdown(report: dict[str, Any]) -> str:
         "(Mistral-7B-Instruct, its unreleased data set) — labelled (paper), for shape only.",
         "",
     ]
+    if report.get("verifier"):
+        from causalqa.bench.deduction_verifier import markdown as verifier_markdown
+
+        best = max(
+            (float(str(r.get("macro_f1") or "0").split()[0]) for r in PAPER.values()),
+            default=None,
+        )
+        lines += verifier_markdown(report["verifier"], best)
+        lines += [
+            f"Verifier training pool: {cfg.get('verifier_pool')} reports (each fold: the "
+            "pool minus that fold's test reports).",
+            "",
+        ]
     for title, keys in TABLES.values():
-        if any(k in res for k in keys) or title.startswith("Table 3"):
+        if any(k in res for k in keys) or (title.startswith("Table 3") and res.get(BASELINE)):
             lines += _table(title, keys, res, PAPER)
     extra = [k for k in res if not any(k in keys for _, keys in TABLES.values())]
     if extra:

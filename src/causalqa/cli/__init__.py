@@ -16,7 +16,7 @@ import typer
 from rich.markup import escape
 
 from causalqa import __version__
-from causalqa.cli import bench, deduce, discover, kg, llm, qa
+from causalqa.cli import bench, deduce, discover, kg, llm, mcp, qa, serve
 from causalqa.cli.options import JSONOption, LLMOption, err, out, state
 from causalqa.errors import CausalQAError
 
@@ -58,6 +58,8 @@ app.command("chat")(qa.chat_command)
 app.command("deduce", help="Is a statement a probable cause of an accident? (paper 002)")(
     deduce.deduce_command
 )
+app.command("serve")(serve.serve_command)
+app.command("mcp")(mcp.mcp_command)
 app.add_typer(bench.app, name="bench")
 app.add_typer(kg.app, name="kg")
 app.add_typer(deduce.app, name="deduction")

@@ -229,12 +229,58 @@ def bench_qa_command(
         bool,
         typer.Option("--cache/--no-cache", help="Reuse cached LLM replies (reruns are cheap)."),
     ] = True,
+    open_: Annotated[
+        bool,
+        typer.Option(
+            "--open",
+            help="The open-question benchmark instead: medians, counts and shares over "
+            "thresholds, differences, confounders, d-separation, adjustment sets, and kinds "
+            "that must be refused; graded right / refused / wrong.",
+        ),
+    ] = False,
+    wordings: Annotated[
+        str,
+        typer.Option(
+            "--wordings", help="With --open: dev, dev2 (development) or test, test2 (held out)."
+        ),
+    ] = "dev",
+    open_sizes: Annotated[
+        str, typer.Option("--open-sizes", help="With --open: small,medium,large.")
+    ] = "small,medium,large",
+    cold: Annotated[
+        int,
+        typer.Option(
+            "--cold", min=0, help="With --open: also time N questions in fresh processes."
+        ),
+    ] = 0,
     out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
-    """The paper's QA benchmark: tool vs context mode, Tables 1–4 shape, plots."""
+    """The paper's QA benchmark: tool vs context mode, Tables 1–4 shape, plots; with
+    --open, the open-question benchmark."""
     from causalqa.bench.qa import planner_options, run_qa_bench
+
+    if open_:
+        from causalqa.bench.qa_open import SIZES, run_open_bench
+
+        sizes = tuple(choices(open_sizes, tuple(SIZES), "sizes"))
+        report = run_open_bench(
+            llm_spec(llm),
+            sizes=sizes,
+            seeds=seeds,
+            wording=wordings,
+            cache=cache,
+            out_dir=out_dir,
+            quick=quick,
+            cold_samples=cold,
+            console=err,
+        )
+        if as_json(json_):
+            emit_json({k: v for k, v in report.items() if k not in ("outcomes", "markdown")})
+        else:
+            out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+        return
 
     mode_list = tuple(m.strip() for m in modes.split(",") if m.strip())
     if not mode_list or set(mode_list) - {"tool", "context"}:
@@ -301,9 +347,11 @@ def bench_deduction_command(
         typer.Option(
             "--conditions",
             help="Comma-separated FORMAT:RETRIEVER[+variant], e.g. V1:none,V6:semantic,V6:rotg "
-            "(variants: notrunc, noclean; RoTG also similar, causal).",
+            "(variants: notrunc, noclean; RoTG also similar, causal), and the evidence "
+            "verifier and its controls: verifier, verifier+noce, verifier+kg, tfidf, "
+            "statement-only.",
         ),
-    ] = "V1:none,V6:semantic,V6:rotg",
+    ] = "verifier+noce,tfidf,statement-only,V1:none,V6:semantic,V6:rotg",
     folds: Annotated[int, typer.Option("--folds", min=2, help="Folds grouped by report.")] = 10,
     limit_reports: Annotated[
         int | None, typer.Option("--limit-reports", min=2, help="Use this many reports.")
@@ -330,6 +378,37 @@ def bench_deduction_command(
             "classifier (Table 2; no LLM calls): all, similar, causal.",
         ),
     ] = "",
+    verifier_pool: Annotated[
+        Path | None,
+        typer.Option(
+            "--verifier-pool",
+            help="Train the verifier on this data set's reports outside the test fold "
+            "(default: --data's).",
+        ),
+    ] = None,
+    stored: Annotated[
+        Path | None,
+        typer.Option(
+            "--stored-predictions",
+            help="Predictions JSONL of an earlier run (e.g. the LLM prompts) to compare the "
+            "verifier with, statement by statement.",
+        ),
+    ] = None,
+    mining: Annotated[
+        bool,
+        typer.Option(
+            "--mining",
+            help="Measure mining instead: s/report, tokens, chains per report (--limit-reports "
+            "reports, --mining-mode fast|paper).",
+        ),
+    ] = False,
+    speed: Annotated[
+        bool,
+        typer.Option("--speed", help="Measure deduce's cost with the verifier (no LLM)."),
+    ] = False,
+    mining_mode: Annotated[
+        str, typer.Option("--mining-mode", help="fast (one schema call) or paper (P3 + P4s).")
+    ] = "fast",
     seed: Annotated[int, typer.Option("--seed")] = 0,
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
@@ -337,9 +416,36 @@ def bench_deduction_command(
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
-    """Cross-validate no / semantic / RoTG retrieval; tables beside the paper's (§5)."""
+    """Cross-validate the evidence verifier beside no / semantic / RoTG retrieval; tables
+    beside the paper's (§5); with --mining, the cost of mining."""
     from causalqa.bench.deduction import run_deduction_bench
 
+    if speed:
+        from causalqa.bench.deduction_mining import run_speed_bench
+
+        report = run_speed_bench(data, seed=seed, out_dir=out_dir)
+        if as_json(json_):
+            emit_json({k_: v for k_, v in report.items() if k_ != "markdown"})
+        else:
+            sys.stdout.write(report["markdown"] + "\n")
+        return
+    if mining:
+        from causalqa.bench.deduction_mining import run_mining_bench
+
+        report = run_mining_bench(
+            data,
+            llm_spec=resolved_spec(llm)[0],
+            reports=limit_reports or 5,
+            mode=mining_mode,
+            seed=seed,
+            out_dir=out_dir,
+            progress=not as_json(json_),
+        )
+        if as_json(json_):
+            emit_json({k_: v for k_, v in report.items() if k_ != "markdown"})
+        else:
+            sys.stdout.write(report["markdown"] + "\n")
+        return
     report = run_deduction_bench(
         data,
         kg=load_event_graph(kg) if kg is not None else None,
@@ -353,6 +459,8 @@ def bench_deduction_command(
         seed=seed,
         rotg_params={"epochs": epochs, "max_train": max_train, "seed": seed},
         rotg_aux_variants=[v.strip() for v in rotg_aux.split(",") if v.strip()],
+        verifier_pool=verifier_pool,
+        stored_predictions=stored,
         out_dir=out_dir,
         progress=not as_json(json_),
         console=err,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,11 +24,34 @@ app = typer.Typer(
 @app.command("deduce")
 def deduce_command(
     context: Annotated[
-        str, typer.Option("--context", "-c", help="The accident report: a text file or text.")
-    ],
+        str | None,
+        typer.Option("--context", "-c", help="The accident report: a text file or text."),
+    ] = None,
     statement: Annotated[
-        str, typer.Option("--statement", "-s", help="The candidate probable cause.")
-    ],
+        str | None, typer.Option("--statement", "-s", help="The candidate probable cause.")
+    ] = None,
+    batch: Annotated[
+        Path | None,
+        typer.Option(
+            "--batch",
+            help="JSONL of {context, statement} items: one JSON line per item, in order.",
+        ),
+    ] = None,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="verifier (trained on evidence; default), or the paper's prompt-only "
+            "logprobs, text or both.",
+        ),
+    ] = "verifier",
+    verifier_path: Annotated[
+        Path | None,
+        typer.Option("--verifier", help="A verifier file (causalqa deduction train)."),
+    ] = None,
+    no_llm: Annotated[
+        bool, typer.Option("--no-llm", help="Never load the LLM (verifier method).")
+    ] = False,
     retriever: Annotated[
         str,
         typer.Option(
@@ -43,20 +67,97 @@ def deduce_command(
         str | None,
         typer.Option("--format", "-f", help="Prompt format V1–V9 (default V1, V6 if retrieving)."),
     ] = None,
-    method: Annotated[
-        str, typer.Option("--method", help="logprobs (fast), text (the paper's), or both.")
-    ] = "logprobs",
     k: Annotated[int, typer.Option("-k", min=1, help="Nearest KG nodes to retrieve.")] = 3,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
-    """Is STATEMENT a probable cause of the accident in CONTEXT? Verdict, P(True), chains."""
-    from causalqa.deduction.deduce import check_text, deduce, read_context
+    """Is STATEMENT a probable cause of the accident in CONTEXT? Verdict, P(True), evidence."""
+    from causalqa.deduction.deduce import METHODS, check_pair, read_context
+
+    if method not in METHODS:
+        raise DatasetError(f"unknown --method {method!r}", hint=f"use {', '.join(METHODS)}")
+    if batch is not None:
+        if context is not None or statement is not None:
+            raise DatasetError("give either --batch or --context/--statement, not both")
+        items = read_batch(batch)
+    else:
+        if context is None or statement is None:
+            raise DatasetError(
+                "--context and --statement are needed (or --batch FILE)",
+                hint="causalqa deduce -c report.txt -s 'The pilot's failure to ...'",
+            )
+        items = [check_pair(read_context(context), statement)]
+    if method == "verifier" and (retriever.strip().lower() != "none" or fmt is not None):
+        raise DatasetError(
+            "--retriever and --format choose the prompt of the paper's prompt-only methods; "
+            "the verifier reads the KG's chains itself (give --kg)",
+            hint="add --method logprobs (or text, both) to prompt with retrieved chains",
+        )
+    graph = load_event_graph(kg) if kg is not None else None
+    if method == "verifier":
+        results = _verify(items, verifier_path, graph, llm, no_llm, json_)
+    else:
+        results = _prompt_only(items, method, retriever, graph, fmt, k, llm, json_)
+    if batch is not None:
+        import sys
+
+        for r in results:
+            sys.stdout.write(json.dumps(r.model_dump(), ensure_ascii=False, default=str) + "\n")
+        return
+    result = results[0]
+    if as_json(json_):
+        emit_json(result.model_dump())
+        return
+    _print_human(result)
+
+
+def read_batch(path: Path) -> list[tuple[str, str]]:
+    """The (context, statement) items of a ``--batch`` JSONL file, checked in full before
+    any model loads: a bad line is a `DatasetError` naming the file and line."""
+    from causalqa.deduction.deduce import check_pair
+    from causalqa.errors import ContextError
+    from causalqa.jsonl import read_jsonl
+
+    if not path.is_file():
+        raise DatasetError(f"no such batch file: {path}", path=str(path))
+    items = []
+    for n, obj in read_jsonl(path, error=DatasetError):
+        if (
+            not isinstance(obj, dict)
+            or not isinstance(obj.get("context"), str)
+            or not isinstance(obj.get("statement"), str)
+        ):
+            raise DatasetError(
+                f"{path}:{n}: expected a JSON object with string fields context and statement",
+                path=str(path),
+                line=n,
+            )
+        try:
+            items.append(check_pair(obj["context"], obj["statement"]))
+        except ContextError as e:
+            raise DatasetError(
+                f"{path}:{n}: {e.message}", hint=e.hint, path=str(path), line=n
+            ) from None
+    if not items:
+        raise DatasetError(f"{path} holds no items", path=str(path))
+    return items
+
+
+def _verify(items, verifier_path, graph, llm, no_llm, json_):
+    from causalqa.deduction.deduce import verify_batch
+    from causalqa.deduction.verifier import load_verifier
+
+    v = load_verifier(verifier_path)
+    model = None
+    if v.llm_features and not no_llm:
+        model = open_llm(llm, quiet=as_json(json_))
+    return verify_batch(items, v, llm=model, kg=graph)
+
+
+def _prompt_only(items, method, retriever, graph, fmt, k, llm, json_):
+    from causalqa.deduction.deduce import deduce
     from causalqa.deduction.retrieve import get_retriever
 
-    text = check_text(read_context(context), what="context")
-    check_text(statement, what="statement", min_words=1)
-    graph = load_event_graph(kg) if kg is not None else None
     r = None
     if retriever.strip().lower() != "none":
         if graph is None:
@@ -66,15 +167,32 @@ def deduce_command(
             )
         r = get_retriever(retriever).fit(graph)
     model = open_llm(llm, quiet=as_json(json_))
-    result = deduce(text, statement, model, r, fmt, method=method, k=k, kg=graph)  # type: ignore[arg-type]
-    if as_json(json_):
-        emit_json(result.model_dump())
-        return
+    return [
+        deduce(c, s, model, r, fmt, method=method, k=k, kg=graph)  # type: ignore[arg-type]
+        for c, s in items
+    ]
+
+
+def _print_human(result) -> None:
     prob = f" · P(True) = {result.probability:.2f}" if result.probability is not None else ""
+    if result.threshold is not None:
+        prob += f" (threshold {result.threshold:.2f})"
     colour = "green" if result.verdict else "red"
     out.print(f"[bold {colour}]{result.label}[/]{prob}", highlight=False)
     if result.reply is not None:
         out.print(f"[dim]reply:[/] {escape(result.reply.strip())}", highlight=False)
+    if result.evidence:
+        table = Table("cosine", "passage", title="closest passages of the report")
+        for e in result.evidence:
+            table.add_row(f"{e['cosine']:.2f}", escape(e["passage"]))
+        out.print(table)
+    if result.contributions:
+        table = Table("feature", "value", "→ log-odds", "what it measures", title="evidence")
+        for c in result.contributions:
+            table.add_row(
+                c["feature"], f"{c['value']:.3g}", f"{c['contribution']:+.2f}", c["description"]
+            )
+        out.print(table)
     if result.chains:
         table = Table("score", "kind", "chain", "report", title="retrieved chains")
         for c in result.chains:
@@ -86,7 +204,7 @@ def deduce_command(
         for row in rows:
             out.print(f"[dim]{name}:[/] {escape(row)}", highlight=False)
     err.print(
-        f"[dim]{result.fmt} · {result.method} · retriever {result.retriever} · {result.model} · "
+        f"[dim]{result.method} · {result.fmt} · retriever {result.retriever} · {result.model} · "
         f"{result.usage.get('prompt_tokens', 0)} prompt + "
         f"{result.usage.get('completion_tokens', 0)} completion tokens · "
         f"{result.seconds:.2f} s[/]",
@@ -174,35 +292,172 @@ def dataset_command(
         str, typer.Option("--true-from", help="rules, or llm (Prompt 1).")
     ] = "rules",
     llm_negatives: Annotated[
-        bool, typer.Option("--llm-negatives", help="Add Prompt 2 False statements (slow).")
+        bool,
+        typer.Option(
+            "--llm-negatives",
+            help="Add Prompt 2 False statements (slow; resumable: every reply is kept in "
+            "--negatives-store).",
+        ),
     ] = False,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--negatives-store",
+            help="Where Prompt 2 replies are kept (default: OUT with .negatives.jsonl).",
+        ),
+    ] = None,
+    stored_only: Annotated[
+        bool,
+        typer.Option(
+            "--stored-only",
+            help="Use only the Prompt 2 replies already stored; never call the LLM.",
+        ),
+    ] = False,
+    limit_reports: Annotated[
+        int | None,
+        typer.Option(
+            "--limit-reports",
+            min=1,
+            help="Ask Prompt 2 for at most this many more reports (seeded order).",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
     """Build the deduction data set from the shared NTSB files (rules; LLM optional)."""
-    from causalqa.deduction.dataset import build_dataset, load_ntsb, save_jsonl, summary
+    from causalqa.deduction.dataset import (
+        Report,
+        build_dataset,
+        load_ntsb,
+        sample_report_ids,
+        save_jsonl,
+        summary,
+    )
+    from causalqa.deduction.negatives import mine_negatives, with_llm_negatives
 
     if true_from not in ("rules", "llm"):
         raise DatasetError(f"unknown --true-from {true_from!r}", hint="use rules or llm")
     reports = load_ntsb(data, max_words=max_words)
     model = None
-    if true_from == "llm" or llm_negatives:
+    if true_from == "llm" or (llm_negatives and not stored_only):
         model = open_llm(llm, quiet=as_json(json_))
     examples = build_dataset(
         reports,
         llm=model,
         true_from=true_from,  # type: ignore[arg-type]
-        with_llm_negatives=llm_negatives,
         seed=seed,
         progress=not as_json(json_),
     )
+    run: dict[str, Any] = {}
+    if llm_negatives:
+        store = store or out_file.with_name(out_file.stem + ".negatives.jsonl")
+        truths: dict[str, list[str]] = {}
+        ctx: dict[str, str] = {}
+        for e in examples:
+            ctx.setdefault(e.report_id, e.context)
+            if e.label:
+                truths.setdefault(e.report_id, []).append(e.statement)
+        if not stored_only:
+            order = sample_report_ids(ctx, len(ctx) - 1, seed) if len(ctx) > 1 else list(ctx)
+            order += [r for r in ctx if r not in set(order)]
+            todo = [(Report(report_id=r, context=ctx[r]), truths.get(r, [])) for r in order]
+            if limit_reports is not None:
+                from causalqa.deduction.negatives import load_store
+
+                done = load_store(store)
+                todo = [t for t in todo if t[0].report_id not in done][:limit_reports]
+            run = mine_negatives(todo, model, store, seed=seed, progress=not as_json(json_))
+        examples = with_llm_negatives(examples, store)
     save_jsonl(examples, out_file)
     s = summary(examples)
     if as_json(json_):
-        emit_json({"out": str(out_file), **s})
+        emit_json({"out": str(out_file), **s, **({"negatives": run} if run else {})})
     else:
         out.print(
             f"{s['reports']} reports, {s['statements']} statements ({s['true']} True, "
             f"{s['false']} False, {s['true_pct']}% True; {s['by_source']}) → {out_file}"
         )
+        if run:
+            err.print(f"[dim]Prompt 2: {run}[/]")
+
+
+# -- causalqa deduction train --------------------------------------------------------------
+@app.command("train")
+def train_command(
+    data: Annotated[
+        Path,
+        typer.Option("--data", "-d", help="Deduction data set JSONL (causalqa deduction dataset)."),
+    ],
+    out_file: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Verifier file (default: the user's cache folder)."),
+    ] = None,
+    cross_encoder: Annotated[
+        bool,
+        typer.Option("--cross-encoder/--no-cross-encoder", help="Fine-tune the cross-encoder."),
+    ] = True,
+    kg: Annotated[
+        Path | None, typer.Option("--kg", help="Add causal-KG features from this mined KG.")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    json_: JSONOption = False,
+) -> None:
+    """Train the evidence verifier on a data set and save it (with its manifest)."""
+    import hashlib
+    import sys
+
+    from causalqa.deduction.dataset import load_jsonl, summary
+    from causalqa.deduction.verifier import Verifier, user_verifier_path
+
+    target = out_file or user_verifier_path()
+    if target.exists() and not force and out_file is not None:
+        raise DatasetError(
+            f"{target} exists", hint="pass --force to overwrite it, or another --out"
+        )
+    examples = load_jsonl(data)
+    graph = load_event_graph(kg) if kg is not None else None
+    with progress_status(not as_json(json_)) as say:
+        v = Verifier(cross_encoder=cross_encoder, seed=seed).fit(examples, kg=graph, progress=say)
+    info = {
+        "command": "causalqa deduction train "
+        + " ".join(sys.argv[3:] if len(sys.argv) > 3 else []),
+        "data": str(data),
+        "data_sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
+        "summary": summary(examples),
+        "kg": str(kg) if kg else None,
+    }
+    v.save(target, info=info)
+    result = {
+        "out": str(target),
+        "bytes": target.stat().st_size,
+        "threshold": v.threshold_,
+        "features": v.feature_names_,
+    }
+    if as_json(json_):
+        emit_json(result)
+    else:
+        out.print(
+            f"verifier → {target} ({result['bytes'] / 1e6:.1f} MB, {len(v.feature_names_)} "
+            f"features, threshold {v.threshold_:.3f})"
+        )
+
+
+class progress_status:
+    """A spinner on stderr naming the current step (or nothing)."""
+
+    def __init__(self, show: bool) -> None:
+        self.show = show
+
+    def __enter__(self):
+        if not self.show:
+            return lambda _t: None
+        self._status = err.status("training")
+        self._status.__enter__()
+        return lambda t: self._status.update(f"training: {t}")
+
+    def __exit__(self, *exc):
+        if self.show:
+            self._status.__exit__(*exc)
+        return False

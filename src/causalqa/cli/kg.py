@@ -225,6 +225,14 @@ def mine_command(
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            help="paper (Prompt 3 + one Prompt 4 per statement) or fast (one "
+            "schema-constrained call per report).",
+        ),
+    ] = "paper",
     paper_order: Annotated[
         bool,
         typer.Option(
@@ -261,6 +269,7 @@ def mine_command(
         max_tokens=max_tokens,
         context_first=not paper_order,
         progress=not as_json(json_),
+        mode=mode,
     )
     if summary.calls or not kg.similar_current or not (out_dir / "meta.json").exists():
         kg.link_similar(threshold=threshold)

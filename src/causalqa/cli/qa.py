@@ -144,6 +144,8 @@ def _show_answer(answer, as_json: bool) -> None:
         emit_json(answer.model_dump())
         return
     out.print(answer.answer, highlight=False, markup=False)
+    if answer.computed:
+        err.print(f"[dim]computed: {escape(answer.computed)}[/]", highlight=False, soft_wrap=True)
     u = answer.usage
     err.print(
         f"[dim]{answer.mode} · {answer.model} · {u.get('prompt_tokens', 0)} prompt + "

@@ -1,13 +1,14 @@
 """Causal deductive reasoning over an LLM-mined causal knowledge graph (paper 002).
 
-Named steps: **build** a data set (`build_dataset`), **mine** causal chains into a KG
-(`mine`, `CausalKG`), **retrieve** chains for a statement (`SemanticRetriever`), and
-**deduce** whether a statement is a probable cause (`deduce`, prompt formats V1–V9).
+Named steps: **build** a data set (`build_dataset`, `mine_negatives`), **mine** causal
+chains into a KG (`mine`, `CausalKG`), **retrieve** chains for a statement
+(`SemanticRetriever`), **verify** whether a statement is a probable cause with the trained
+evidence verifier (`verify`, `Verifier`), or **deduce** it with the paper's prompts V1–V9.
 
->>> from causalqa.deduction import deduce                              # doctest: +SKIP
->>> from causalqa.llm import get_llm                                  # doctest: +SKIP
->>> deduce(report_text, "The pilot's failure to remove frost.", get_llm()).label  # doctest: +SKIP
-'True'
+>>> from causalqa.deduction import load_verifier, verify             # doctest: +SKIP
+>>> d = verify(report_text, "Frost on the wings.", load_verifier())      # doctest: +SKIP
+>>> d.verdict, d.probability                                          # doctest: +SKIP
+(True, 0.91)
 """
 
 from __future__ import annotations
@@ -27,11 +28,21 @@ if TYPE_CHECKING:
         save_jsonl,
         split_probable_cause,
     )
-    from causalqa.deduction.deduce import Deduction, check_text, deduce, read_context
+    from causalqa.deduction.deduce import (
+        Deduction,
+        check_pair,
+        check_text,
+        deduce,
+        read_context,
+        verify,
+        verify_batch,
+    )
     from causalqa.deduction.event_graph import CausalKG, MiningRecord
     from causalqa.deduction.mining import extract_chains, infer_chains, mine
+    from causalqa.deduction.negatives import mine_negatives, with_llm_negatives
     from causalqa.deduction.prompts import FORMATS, get_format, paper_verdict, render
     from causalqa.deduction.retrieve import NoRetriever, Retriever, SemanticRetriever, get_retriever
+    from causalqa.deduction.verifier import Verifier, load_verifier
     from causalqa.errors import (
         ContextError,
         DatasetError,
@@ -58,8 +69,19 @@ _EXPORTS = {
         "causalqa.deduction.dataset",
     ),
     **dict.fromkeys(
-        ["Deduction", "check_text", "deduce", "read_context"], "causalqa.deduction.deduce"
+        [
+            "Deduction",
+            "check_pair",
+            "check_text",
+            "deduce",
+            "read_context",
+            "verify",
+            "verify_batch",
+        ],
+        "causalqa.deduction.deduce",
     ),
+    **dict.fromkeys(["mine_negatives", "with_llm_negatives"], "causalqa.deduction.negatives"),
+    **dict.fromkeys(["Verifier", "load_verifier"], "causalqa.deduction.verifier"),
     **dict.fromkeys(
         ["ContextError", "DatasetError", "DeductionError", "EventGraphError", "UnknownFormatError"],
         "causalqa.errors",
@@ -93,7 +115,9 @@ __all__ = [
     "Retriever",
     "SemanticRetriever",
     "UnknownFormatError",
+    "Verifier",
     "build_dataset",
+    "check_pair",
     "check_text",
     "clean_chains",
     "deduce",
@@ -104,11 +128,16 @@ __all__ = [
     "infer_chains",
     "load_jsonl",
     "load_ntsb",
+    "load_verifier",
     "mine",
+    "mine_negatives",
     "paper_verdict",
     "parse_chains",
     "read_context",
     "render",
     "save_jsonl",
     "split_probable_cause",
+    "verify",
+    "verify_batch",
+    "with_llm_negatives",
 ]

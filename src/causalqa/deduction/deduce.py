@@ -1,8 +1,12 @@
-"""Causal deduction (paper 002, §4.3): is a statement a probable cause of the accident?
+"""Causal deduction: is a statement a probable cause of the accident in a report?
 
-`deduce` renders one of the prompt formats V1–V9 with whatever relations it shows —
-chains retrieved from a causal KG, chains extracted from the context (Prompt 3), chains
-inferred from the statement (Prompt 4) — and reads the verdict two ways:
+`verify` (the default of ``causalqa deduce``) asks the trained evidence verifier
+(`causalqa.deduction.verifier`): a calibrated probability, the passages and chains that
+support the statement, and the features that moved the verdict. `verify_batch` does many
+at once. `deduce` is the paper's prompt-only way (§4.3): it renders one of the prompt
+formats V1–V9 with whatever relations it shows — chains retrieved from a causal KG,
+extracted from the context (Prompt 3), inferred from the statement (Prompt 4) — and
+reads the LLM's verdict:
 
 - ``method="text"``: generate a reply; False if the word "False" appears anywhere in it
   (the paper's rule);
@@ -33,6 +37,7 @@ from causalqa.deduction.prompts import get_format, paper_verdict, render
 from causalqa.errors import ContextError, DeductionError
 
 Method = Literal["text", "logprobs", "both"]
+METHODS = ("verifier", "logprobs", "text", "both")
 LABELS = ("True", "False")
 
 
@@ -57,6 +62,13 @@ class Deduction(BaseModel):
     usage: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0
     model: str = ""
+    threshold: float | None = None
+    """The verifier's decision threshold on `probability` (method verifier)."""
+    evidence: list[dict[str, Any]] = Field(default_factory=list)
+    """The report's passages that support the statement best (text, cosine)."""
+    contributions: list[dict[str, Any]] = Field(default_factory=list)
+    """The features that moved the verifier's verdict most (value, contribution to the
+    log-odds, what the feature measures)."""
 
 
 # -- input checks --------------------------------------------------------------------------
@@ -124,6 +136,20 @@ def check_text(text: str, *, what: str = "context", min_words: int = 8) -> str:
     return t
 
 
+def check_pair(context: str, statement: str) -> tuple[str, str]:
+    """Both texts checked (`check_text`), and the statement no longer than the report:
+    a longer one is almost always the two swapped."""
+    context = check_text(context, what="context")
+    statement = check_text(statement, what="statement", min_words=1)
+    n_ctx, n_stmt = len(_WORD.findall(context)), len(_WORD.findall(statement))
+    if n_stmt > n_ctx:
+        raise ContextError(
+            f"the statement ({n_stmt} words) is longer than the report ({n_ctx} words)",
+            hint="give the report as --context and one candidate cause as --statement",
+        )
+    return context, statement
+
+
 def read_context(value: str | Path) -> str:
     """A context given as a path to a text file or as the text itself (FILE|TEXT)."""
     if isinstance(value, Path):
@@ -184,8 +210,7 @@ def deduce(
     Raises `ContextError` for an empty or garbled context or statement, and
     `DeductionError` when the format needs a retriever and none is given.
     """
-    context = check_text(context, what="context")
-    statement = check_text(statement, what="statement", min_words=1)
+    context, statement = check_pair(context, statement)
     if method not in ("text", "logprobs", "both"):
         raise DeductionError(f"unknown method {method!r}", hint="use text, logprobs or both")
     f = get_format(fmt or ("V6" if retriever is not None else "V1"))
@@ -265,3 +290,70 @@ def deduce(
         seconds=round(time.perf_counter() - start, 3),
         model=f"{llm.backend}:{llm.model}",
     )
+
+
+# -- the evidence verifier -----------------------------------------------------------------
+def llm_log_odds(context: str, statement: str, llm) -> float:
+    """The LLM's log P("True") − log P("False") under the paper's Prompt 5 (V1): the
+    verifier's optional LLM feature."""
+    messages = render(get_format("V1"), context, statement)
+    lp = llm.label_logprobs(messages, list(LABELS)).logprobs
+    return float(lp["True"] - lp["False"])
+
+
+def verify_batch(
+    items: list[tuple[str, str]],
+    verifier,
+    *,
+    llm=None,
+    kg=None,
+    top: int = 3,
+) -> list[Deduction]:
+    """The verifier's verdict on each (context, statement), in order. Bad items raise
+    `ContextError` naming the item. LLM features (if the verifier has any) need `llm`."""
+    start = time.perf_counter()
+    checked = []
+    for i, (c, s) in enumerate(items):
+        try:
+            checked.append(check_pair(c, s))
+        except ContextError as e:
+            if len(items) == 1:
+                raise
+            raise ContextError(f"item {i + 1}: {e.message}", hint=e.hint) from None
+    llm_cols: dict[str, list[float]] = {}
+    if verifier.llm_features:
+        if llm is None:
+            raise DeductionError(
+                "this verifier needs the LLM's log-odds, and --no-llm was given",
+                hint="drop --no-llm, or use a verifier trained without LLM features",
+            )
+        llm_cols["llm_v1"] = [llm_log_odds(c, s, llm) for c, s in checked]
+    X, rows = verifier.evidence(checked, kg=kg, llm=llm_cols)
+    probs = verifier.model_.predict_proba(X)[:, 1]
+    seconds = (time.perf_counter() - start) / max(len(items), 1)
+    out = []
+    for (_, s), x, row, p in zip(checked, X, rows, probs):
+        verdict = bool(p >= verifier.threshold_)
+        out.append(
+            Deduction(
+                statement=s,
+                verdict=verdict,
+                label="True" if verdict else "False",
+                probability=round(float(p), 4),
+                method="verifier",
+                fmt="-",
+                threshold=round(float(verifier.threshold_), 4),
+                evidence=[{"passage": t, "cosine": round(v, 3)} for t, v in row.ranked[:top]],
+                contributions=verifier.explain(x, top=5),
+                seconds=round(seconds, 3),
+                model=f"verifier ({len(verifier.feature_names_)} features"
+                + (f", LLM {llm.backend}:{llm.model}" if verifier.llm_features else "")
+                + ")",
+            )
+        )
+    return out
+
+
+def verify(context: str, statement: str, verifier, *, llm=None, kg=None, top: int = 3):
+    """The verifier's verdict on one statement about one report (see `verify_batch`)."""
+    return verify_batch([(context, statement)], verifier, llm=llm, kg=kg, top=top)[0]

@@ -203,7 +203,10 @@ class CausalKG:
         rewritten. Returns the number of chains."""
         from causalqa.deduction.chains import parse_chains
 
-        backed = {(r.report_id, r.task, r.statement or "") for r in self.records}
+        # Fast-mode records hold JSON whose chains were kept as mined: not re-parsed.
+        backed = {
+            (r.report_id, r.task, r.statement or "") for r in self.records if r.prompt != "fast"
+        }
         kept = [
             c
             for c in self.chains
@@ -212,7 +215,7 @@ class CausalKG:
         ]
         mined: list[Chain] = []
         for r in self.records:
-            if r.error is not None:
+            if r.error is not None or r.prompt == "fast":
                 continue
             found = parse_chains(
                 r.raw,

@@ -1,40 +1,11 @@
 """RoTG: the paper's graph neural retriever over the causal KG (§4.2, Appendix A, C.1).
 
-Node selection is trained through an auxiliary task — is the statement True or False? —
-and at inference the classification head is dropped: the top-E nodes by their learned
-weight ``ow`` point at the chains shown to the LLM.
-
-The model (one example = one statement about one report):
-
-- ``R``: frozen text embeddings of the KG's nodes, ``r``: the statement's. The paper used
-  RoBERTa-base (768-d [CLS]); RoBERTa is not obtainable here, so the offline MiniLM
-  sentence encoder (``causalqa.embed.Embedder``, 384-d) stands in for both.
-- ``Q' = [R, oh_extr, oh_inf]``: one-hot flags, 1 where the node lies on a chain extracted
-  from this report or inferred for this (report, statement) — read from the mined KG.
-- ``Q = Attention(Q', r, r)``: cross-attention of each node with the statement. With one
-  sentence vector as the only key, a softmax over keys is identically 1, so each head's
-  weight is a sigmoid of the scaled query·key score instead (a gated attention).
-- ``ow = TransformerGCN(G(Q, E))``: `torch_geometric.nn.TransformerConv` layers whose
-  attention sees the edge features (one-hot extracted/inferred/similar + weight), ending
-  in one score per node.
-- ``ow' = topKGating(ow)``: sigmoid(ow) on the top-K nodes, 0 elsewhere;
-  ``Q2 = ow' · R``; ``nw = TransformerGCN(G(Q2, E))``, pooled over the gated nodes;
-  ``o = LayerNorm(Dropout([r, nw]))`` → Linear 128 → LeakyReLU → Linear 64 → LeakyReLU →
-  Linear 2 (the paper's head).
-- Training: True examples oversampled to 1:2 True:False, cross-entropy weighted by the
-  post-oversampling class frequencies, Adam, effective batch 8 (gradient accumulation).
-
-Sizes are scaled to 2 CPU cores (the paper: 4 GNN layers, K = 4096 of 16.7K nodes, 8
-epochs on a GPU). Caps, all constructor parameters: ``epochs`` (default 4),
-``max_train`` examples per epoch (default 2000, after oversampling), ``hidden`` 64,
-``layers`` 2 per GNN stage, ``top_k`` 0.25 of the graph's nodes (≈ 4096/16675). Graphs up
-to ``full_graph_nodes`` (1000) run full batch; larger ones on the ``hops``-hop subgraph
-(`torch_geometric.utils.k_hop_subgraph`) around the flagged nodes and the
-``seed_nodes`` nodes nearest to the statement, at most ``max_subgraph_nodes``.
-``edge_types`` restricts message passing to some edge types (the paper's Table 2
-ablations: similar only, causal only). Everything is seeded (``seed``); ``threads``
-(default 1 — on a shared 2-core machine two torch threads ran 6× slower) is passed to
-`torch.set_num_threads`.
+Node selection is trained through an auxiliary task (is the statement True or False?):
+a statement-attended node encoding, TransformerConv layers over the typed edges, top-K
+gating and the paper's classification head; at inference the head is dropped and the
+top-E nodes by learned weight — among the report's own neighbourhood of the KG, not the
+whole graph's hubs — point at the chains shown to the LLM. MiniLM (384-d) stands in for
+RoBERTa; sizes are scaled to 2 CPU cores (see `RoTGRetriever`'s parameters).
 """
 
 from __future__ import annotations
@@ -206,6 +177,7 @@ class RoTGRetriever:
         dedupe: float | None = 0.8,
         per_kind: int | None = 10,
         edge_types: Sequence[str] = (EXTRACTED, INFERRED, SIMILAR),
+        neighbourhood: int | None = 2,
         seed: int = 0,
         threads: int | None = 1,
         progress: bool = False,
@@ -228,6 +200,7 @@ class RoTGRetriever:
         self.dedupe = dedupe
         self.per_kind = per_kind
         self.edge_types = tuple(edge_types)
+        self.neighbourhood = neighbourhood
         self.seed = seed
         self.threads = threads
         self.progress = progress
@@ -251,6 +224,7 @@ class RoTGRetriever:
         if not kg.nodes:
             raise EventGraphError("the causal KG is empty", hint="mine one with `causalqa kg mine`")
         self.kg_ = kg
+        self.__dict__.pop("adjacency_", None)
         self.R_np_ = self._encode([n.text for n in kg.nodes])
         self.R_ = torch.from_numpy(self.R_np_)
         src, dst, attr = [], [], []
@@ -455,7 +429,42 @@ class RoTGRetriever:
             ow = self.module_.node_weights(R, flags, r, ei, ea).numpy()
         ids = np.arange(len(ow)) if subset is None else subset.numpy()
         order = np.argsort(-ow, kind="stable")
-        return [(int(ids[i]), float(ow[i])) for i in order]
+        scored = [(int(ids[i]), float(ow[i])) for i in order]
+        if getattr(self, "neighbourhood", None) is None:
+            return scored
+        near = self.neighbourhood_of(
+            self._report_ids_for(report_id, context), statement, r_vec, self.neighbourhood
+        )
+        return [(n, w) for n, w in scored if n in near]
+
+    def neighbourhood_of(
+        self, report_ids: Sequence[str], statement: str, r_vec, hops: int
+    ) -> set[int]:
+        """The KG nodes within `hops` edges (any type, either direction) of the report's
+        own nodes — those on its extracted chains and on the chains inferred for this
+        statement — or, for a report never mined, of the `seed_nodes` nodes nearest the
+        statement. RoTG ranks only these, so a statement gets chains near its report
+        rather than the graph's hubs."""
+        seeds: set[int] = set()
+        skey = node_key(statement)
+        for rid in report_ids:
+            seeds |= self.extracted_nodes_.get(rid, set())
+            seeds |= self.inferred_nodes_.get((rid, skey), set())
+        if not seeds:
+            sims = self.R_np_ @ np.asarray(r_vec, dtype=np.float32)
+            seeds = set(np.argsort(-sims, kind="stable")[: self.seed_nodes].tolist())
+        if not hasattr(self, "adjacency_"):
+            adj: dict[int, set[int]] = {}
+            ei = self.edge_index_.numpy()
+            for a, b in zip(ei[0].tolist(), ei[1].tolist()):
+                adj.setdefault(a, set()).add(b)
+                adj.setdefault(b, set()).add(a)
+            self.adjacency_ = adj
+        seen, frontier = set(seeds), set(seeds)
+        for _ in range(hops):
+            frontier = {m for n in frontier for m in self.adjacency_.get(n, ())} - seen
+            seen |= frontier
+        return seen
 
     def predict_proba(self, examples: Sequence[Any]) -> np.ndarray:
         """P(True) of the auxiliary classifier for each example."""

@@ -2,17 +2,14 @@
 
 - `extract_chains`: Prompt 3 — every causal chain a report states;
 - `infer_chains`: Prompt 4 — chains linking a candidate cause to the report's accident;
-- `mine`: both over many reports into a `CausalKG`, incremental and resumable: a
-  (report, prompt, statement) already mined in the graph is skipped, every call is
-  recorded (raw reply, seconds, tokens) as soon as it returns.
+- `mine_report_fast`: both in one schema-constrained call per report (short events,
+  bounded counts: a reply cannot loop or echo the format example);
+- `mine`: over many reports into a `CausalKG` (``mode="paper"``: Prompts 3 and 4;
+  ``mode="fast"``: one call per report), incremental and resumable: a unit already mined
+  is skipped, every call is recorded (raw reply, seconds, tokens) as soon as it returns.
 
-Cost. Almost all of a call's time is generation, so the budgets (`EXTRACT_MAX_TOKENS`,
-`INFER_MAX_TOKENS`) are sized to what the model writes when it ends by itself (measured
-on NTSB reports: bench/results/deduction/mining-*.md). A reply cut off by the budget keeps
-every chain it holds; only the event cut mid-word is dropped. Prompt 4 is sent with the
-context before the statement by default (`context_first`, same words): a report's
-statements then share the prompt up to the end of the context, which llama.cpp keeps in
-its KV cache, and `mine` runs each report's calls back to back.
+Almost all of a call's time is generation, so budgets bound what the model writes;
+measurements are in bench/README.md (``causalqa bench deduction --mining``).
 
 >>> from causalqa.llm.testing import ScriptedLLM
 >>> r = extract_chains("Frost on the wings ...", ScriptedLLM(["1. Frost --> Stall"]))
@@ -146,6 +143,115 @@ def infer_chains(
     )
 
 
+FAST_EVENT_CHARS = 60
+FAST_EXTRACTED = 3
+FAST_PROMPT = """Report:
+{context}
+
+Candidate causes:
+{causes}
+
+Write the report's causal chains as JSON, events short (a few words):
+- "extracted": up to {n_extracted} chains the report itself states, each 2-3 events, cause first;
+- "inferred": for each candidate cause in order, the 1-2 events by which it led to the accident."""  # noqa: E501
+
+
+def fast_schema(n_statements: int) -> dict:
+    """The JSON schema of a fast mining reply for a report with `n_statements` causes."""
+    event = {"type": "string", "minLength": 2, "maxLength": FAST_EVENT_CHARS}
+    return {
+        "type": "object",
+        "properties": {
+            "extracted": {
+                "type": "array",
+                "maxItems": FAST_EXTRACTED,
+                "items": {"type": "array", "minItems": 2, "maxItems": 3, "items": event},
+            },
+            "inferred": {
+                "type": "array",
+                "minItems": n_statements,
+                "maxItems": n_statements,
+                "items": {"type": "array", "minItems": 1, "maxItems": 2, "items": event},
+            },
+        },
+        "required": ["extracted", "inferred"],
+    }
+
+
+def mine_report_fast(
+    context: str,
+    statements: Sequence[str],
+    llm,
+    *,
+    report_id: str | None = None,
+    seed: int = 0,
+) -> tuple[list[Chain], MiningRecord]:
+    """Extracted and inferred chains of one report from one schema-constrained call.
+
+    An inferred chain is the statement followed by the events the model gives for it;
+    its record's task is ``extract+infer`` and holds the raw JSON (re-parsable)."""
+    import json
+
+    from causalqa.deduction.event_graph import context_id
+
+    rid = report_id or context_id(context)
+    statements = list(dict.fromkeys(statements))
+    causes = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(statements)) or "(none)"
+    prompt = (
+        FAST_PROMPT.replace("{context}", context.strip())
+        .replace("{causes}", causes)
+        .replace("{n_extracted}", str(FAST_EXTRACTED))
+    )
+    start = time.perf_counter()
+    response = llm.complete(
+        [{"role": "user", "content": prompt}],
+        schema=fast_schema(len(statements)),
+        max_tokens=160 + 60 * len(statements),
+        temperature=0.0,
+        seed=seed,
+    )
+    seconds = response.seconds if not response.cached else time.perf_counter() - start
+    chains = fast_chains(response.data, statements, rid)
+    record = MiningRecord(
+        report_id=rid,
+        task="extract",
+        statement=None,
+        seconds=round(seconds, 3),
+        prompt_tokens=response.usage.prompt_tokens,
+        completion_tokens=response.usage.completion_tokens,
+        n_chains=len(chains),
+        model=f"{response.backend}:{response.model}",
+        context_sha=context_sha(context),
+        raw=json.dumps(response.data, ensure_ascii=False),
+        finish_reason=response.finish_reason,
+        prompt="fast",
+        max_tokens=160 + 60 * len(statements),
+    )
+    return chains, record
+
+
+def fast_chains(data, statements: Sequence[str], report_id: str) -> list[Chain]:
+    """The chains of a fast mining reply (see `fast_schema`)."""
+    from causalqa.deduction.chains import clean_node, echoes_example, node_key
+
+    out: list[Chain] = []
+    data = data if isinstance(data, dict) else {}
+
+    def nodes_of(events) -> list[str]:
+        nodes = [clean_node(str(e)) for e in events if isinstance(e, str) and clean_node(e)]
+        return [n for i, n in enumerate(nodes) if not i or node_key(n) != node_key(nodes[i - 1])]
+
+    for events in data.get("extracted") or []:
+        nodes = nodes_of(events)
+        if len(nodes) >= 2 and not echoes_example(nodes):
+            out.append(Chain(tuple(nodes), EXTRACTED, report_id))
+    for s, events in zip(statements, data.get("inferred") or []):
+        nodes = nodes_of([s, *events])
+        if len(nodes) >= 2:
+            out.append(Chain(tuple(nodes), INFERRED, report_id, s))
+    return out
+
+
 @dataclass
 class MiningSummary:
     """What one `mine` run did."""
@@ -172,6 +278,7 @@ def mine(
     context_first: bool = True,
     seed: int = 0,
     progress: bool = False,
+    mode: str = "paper",
 ) -> MiningSummary:
     """Mine `reports` into `kg`: Prompt 3 on each report and, with `infer`, Prompt 4 for
     each of its candidate causes in `statements` (report id → statements).
@@ -191,6 +298,12 @@ def mine(
     done = kg.mined_units()
     todo: list[tuple[Report, str, str | None]] = []
     summary = MiningSummary()
+    if mode == "fast":
+        return _mine_fast(reports, llm, kg, statements or {}, done, seed, progress)
+    if mode != "paper":
+        from causalqa.errors import DeductionError
+
+        raise DeductionError(f"unknown mining mode {mode!r}", hint="use fast or paper")
     ext_budget = max_tokens or extract_max_tokens
     inf_budget = max_tokens or infer_max_tokens
     for r in reports:
@@ -243,6 +356,58 @@ def mine(
         # rather than believing it done without its chains.
         summary.new_chains += kg.add_chains(res.chains)
         kg.add_record(res.record)
+        summary.calls += 1
+    summary.seconds = round(time.perf_counter() - start, 2)
+    return summary
+
+
+def _mine_fast(reports, llm, kg, statements, done, seed, progress) -> MiningSummary:
+    """`mine` in fast mode: one schema-constrained call per report not yet mined."""
+    summary = MiningSummary()
+    todo = []
+    for r in reports:
+        if (r.report_id, "extract", "") in done:
+            summary.skipped += 1
+        else:
+            todo.append((r, "fast", None))
+    start = time.perf_counter()
+    for r, _, _ in _track(todo, progress):
+        t0 = time.perf_counter()
+        try:
+            chains, record = mine_report_fast(
+                r.context, statements.get(r.report_id, ()), llm, report_id=r.report_id, seed=seed
+            )
+        except LLMUnavailableError:
+            raise
+        except LLMError as e:
+            kg.add_record(
+                MiningRecord(
+                    report_id=r.report_id,
+                    task="extract",
+                    seconds=round(time.perf_counter() - t0, 3),
+                    context_sha=context_sha(r.context),
+                    error=e.message,
+                    prompt="fast",
+                )
+            )
+            summary.failed += 1
+            summary.errors.append(f"{r.report_id} (fast): {e.message}")
+            continue
+        summary.new_chains += kg.add_chains(chains)
+        kg.add_record(record)
+        # The statements' inferences came in the same call: mark them mined too.
+        for s in dict.fromkeys(statements.get(r.report_id, ())):
+            kg.add_record(
+                MiningRecord(
+                    report_id=r.report_id,
+                    task="infer",
+                    statement=s,
+                    model=record.model,
+                    context_sha=record.context_sha,
+                    n_chains=sum(1 for c in chains if c.statement == s),
+                    prompt="fast",
+                )
+            )
         summary.calls += 1
     summary.seconds = round(time.perf_counter() - start, 2)
     return summary

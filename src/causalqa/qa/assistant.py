@@ -15,18 +15,22 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from causalqa.causal_model import CausalModel
-from causalqa.errors import CausalQAError, LLMError
+from causalqa.errors import LLMOutputError, QuestionError
 from causalqa.llm import LLM, Usage, get_llm
+from causalqa.qa.check import problems, refusal, unanswerable
 from causalqa.qa.context import answer_in_context
 from causalqa.qa.cues import answer_type, asks_count
+from causalqa.qa.frame import plan_of, read_frame
 from causalqa.qa.grounding import Grounding, Mention, ground
-from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, Strategy
-from causalqa.qa.tools import PlanError, execute
-from causalqa.qa.verbalise import count_answer, llm_sentence, template_sentence
+from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, PlanResult, Strategy
+from causalqa.qa.tools import PlanError, execute, validate_plan
+from causalqa.qa.verbalise import computation, count_answer, llm_sentence, template_sentence
 
 Mode = Literal["tool", "context"]
 Verbaliser = Literal["template", "llm"]
 
+MAX_QUESTION_CHARS = 2_000
+"""Longer text is not a question (and would not fit the planner's prompt)."""
 _FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
 
 
@@ -47,6 +51,9 @@ class Answer(BaseModel):
     cached: bool = False
     """True when the plan came from the response cache (seconds then exclude the LLM)."""
     model: str = ""
+    computed: str | None = None
+    """What was computed, in words derived from the plan ("the median of 'Tech Support''s
+    effect over 1,000 partners"); None when nothing was."""
 
 
 def _usage_dict(u: Usage) -> dict[str, int]:
@@ -67,7 +74,10 @@ class Assistant:
     `verbaliser` ("template": exact and instant; "llm": the model's own sentence, kept only
     when it states the result), `repair` (re-plan once with the executor's error), `cues`
     (read answer type, direction, scope and count from the wording; see `qa/cues.py`),
-    `intent_choice` (how the LLM picks a tool: "generate" or "logprob"; see `Planner`).
+    `intent_choice` (how the LLM picks a tool: "generate" or "logprob"; see `Planner`),
+    `check` (refuse a plan that does not compute what the question asks; see `check.py`),
+    `open_plans` (when neither the wording nor the paper's tools give a plan that passes
+    the check, let the LLM write one over every query tool, checked in turn).
     """
 
     def __init__(
@@ -82,8 +92,12 @@ class Assistant:
         repair: bool = True,
         cues: bool = True,
         intent_choice: IntentChoice = "generate",
+        check: bool = True,
+        open_plans: bool = True,
     ) -> None:
         self.model = model
+        self.check = check
+        self.open_plans = open_plans and cues
         self.llm = llm if isinstance(llm, LLM) else get_llm(llm)
         self.mode = mode
         self.verbaliser = verbaliser
@@ -94,6 +108,17 @@ class Assistant:
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
 
+    def _open_plan(self, question: str, g: Grounding) -> PlanResult | None:
+        """The open planner's plan, or None when it cannot write a valid one."""
+        if not self.check:
+            return None  # an unchecked open plan could answer something else
+        try:
+            opened = self.planner.plan_open(question, self.model, g)
+            validate_plan(opened.plan, self.model, max_steps=1)
+        except (PlanError, LLMOutputError):
+            return None
+        return opened
+
     def reset(self) -> None:
         """Forget the conversation."""
         self.history.clear()
@@ -101,7 +126,12 @@ class Assistant:
 
     def ask(self, question: str) -> Answer:
         if not isinstance(question, str) or not question.strip():
-            raise CausalQAError("the question is empty", hint="ask something about the model")
+            raise QuestionError("the question is empty", hint="ask something about the model")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise QuestionError(
+                f"the question is too long ({len(question):,} characters; at most "
+                f"{MAX_QUESTION_CHARS:,})"
+            )
         start = time.perf_counter()
         if self.mode == "context":
             answer = self._ask_in_context(question)
@@ -139,6 +169,8 @@ class Assistant:
         return g
 
     def _ask_with_tools(self, question: str) -> Answer:
+        """ground → plan (an open question's frame, else the planner's LLM) → check →
+        execute → verbalise; each step timed."""
         steps: dict[str, float] = {}
         usage = Usage()
         t = time.perf_counter()
@@ -146,10 +178,11 @@ class Assistant:
         steps["ground"] = time.perf_counter() - t
         base = dict(question=question, mode="tool", grounding=g.to_dict())
 
-        def honest(text: str) -> Answer:
+        def honest(text: str, plan: dict[str, Any] | None = None) -> Answer:
             return Answer(
                 **base,
                 answer=text,
+                plan=plan,
                 answered=False,
                 usage=_usage_dict(usage),
                 step_seconds=_rounded(steps),
@@ -161,31 +194,71 @@ class Assistant:
             return honest(_unknown_names(g.unresolved, self.model))
         if g.unknown_subjects:
             return honest(_unknown_subjects(g.unknown_subjects, self.model))
-        if self.planner.cues:
-            g, refusal = effects_focus(g, question, self.model)
-            base["grounding"] = g.to_dict()
-            if refusal is not None:
-                return honest(refusal)
+        if self.check:
+            asked_for = unanswerable(question, g)
+            if asked_for:
+                return honest(refusal(asked_for, self.model))
+        # -- plan: an open question's frame (graph questions read before the effects
+        # table's focus drops the outcome they may name), else the planner's LLM
         t = time.perf_counter()
-        try:
-            planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
-        except PlanError as e:
-            steps["plan"] = time.perf_counter() - t
-            return honest(f"I cannot answer that from this model: {e.message}.")
-        except LLMError as e:
-            steps["plan"] = time.perf_counter() - t
-            return honest(f"The language model did not produce a usable plan: {e.message}")
-        usage = usage + planned.usage
-        cached = planned.cached
+        frame = read_frame(question, g, self.model) if self.planner.cues else None
+        if frame is not None and not frame.graph:
+            frame = None
+        if self.planner.cues and frame is None:
+            g, refusal_text = effects_focus(g, question, self.model)
+            base["grounding"] = g.to_dict()
+            if refusal_text is not None:
+                return honest(refusal_text)
+            frame = read_frame(question, g, self.model)
+        planned, tried_open = None, False
+        if frame is not None:
+            plan = plan_of(frame, g)
+            if plan is None:
+                steps["plan"] = time.perf_counter() - t
+                return honest(
+                    refusal(
+                        [f"it asks for {frame.kind}, but not all of its arguments are named"],
+                        self.model,
+                    )
+                )
+        else:
+            try:
+                planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
+            except PlanError as e:
+                opened = self._open_plan(question, g) if self.open_plans else None
+                if opened is None:
+                    steps["plan"] = time.perf_counter() - t
+                    return honest(f"I cannot answer that from this model: {e.message}.")
+                planned, tried_open = opened, True
+            except LLMOutputError as e:
+                steps["plan"] = time.perf_counter() - t
+                return honest(f"The language model did not produce a usable plan: {e.message}")
+            usage = usage + planned.usage
+            plan = planned.plan
         steps["plan"] = time.perf_counter() - t
-        plan = planned.plan
 
+        # -- check: the plan must compute what the question asks
+        t = time.perf_counter()
+        issues = problems(question, plan, g, self.model) if self.check else []
+        if issues and frame is None and self.open_plans and not tried_open:
+            # The paper's tools do not compute what is asked: one whole plan over every
+            # query tool, checked in turn.
+            opened = self._open_plan(question, g)
+            if opened is not None and plan != opened.plan:
+                usage = usage + opened.usage
+                if not problems(question, opened.plan, g, self.model):
+                    planned, plan, issues = opened, opened.plan, []
+        steps["check"] = time.perf_counter() - t
+        if issues:
+            return honest(refusal(issues, self.model), plan)
+
+        # -- execute
         t = time.perf_counter()
         try:
             executed = execute(plan, self.model, max_steps=self.planner.max_steps)
         except PlanError as e:
-            if not self.repair:
-                return honest(f"I could not compute that: {e.message}")
+            if not self.repair or planned is None:
+                return honest(f"I could not compute that: {e.message}", plan)
             try:
                 repaired = self.planner.plan(
                     question,
@@ -197,31 +270,38 @@ class Assistant:
                 )
                 usage = usage + repaired.usage
                 plan = repaired.plan
+                issues = problems(question, plan, g, self.model) if self.check else []
+                if issues:
+                    steps["execute"] = time.perf_counter() - t
+                    return honest(refusal(issues, self.model), plan)
                 executed = execute(plan, self.model, max_steps=self.planner.max_steps)
-            except (PlanError, LLMError) as e2:
+            except (PlanError, LLMOutputError) as e2:
                 steps["execute"] = time.perf_counter() - t
-                return honest(f"I could not compute that: {e2.message}")
+                return honest(f"I could not compute that: {e2.message}", plan)
         steps["execute"] = time.perf_counter() - t
 
+        # -- verbalise
         t = time.perf_counter()
         last = executed.steps[-1]
         step = {"tool": last.tool, "args": last.args}
         result = executed.result
-        if self.planner.cues and asks_count(question):
+        if self.planner.cues and asks_count(question) and last.tool != "count_subjects":
             counted = count_answer(step, result, question)
             if counted is None:
                 steps["verbalise"] = time.perf_counter() - t
                 return honest(
                     "I cannot count that from this model: its tools list variables, "
-                    "treatments and subjects, but do not count subjects by their effects."
+                    "treatments and subjects, but do not count subjects by their effects.",
+                    plan,
                 )
             result, sentence = counted
         else:
             sentence = template_sentence(step, result)
-            if self.verbaliser == "llm":
+            if self.verbaliser == "llm" and planned is not None:
                 said, u = llm_sentence(self.llm, planned.messages, plan, result)
                 usage = usage + u
                 sentence = said or sentence
+        computed = computation(plan, self.model)
         steps["verbalise"] = time.perf_counter() - t
 
         self.history.append((question, g.to_dict(), plan))
@@ -231,9 +311,10 @@ class Assistant:
             answer=sentence,
             result=result,
             plan=plan,
+            computed=computed,
             usage=_usage_dict(usage),
             step_seconds=_rounded(steps),
-            cached=cached,
+            cached=planned.cached if planned is not None else False,
         )
 
 
@@ -244,21 +325,26 @@ def effects_focus(g: Grounding, question: str, model: CausalModel) -> tuple[Grou
     outcome the effects are measured on ("the effect of Discount on Revenue"). Returns the
     grounding without those mentions, and a refusal for an effect on a variable the table
     does not measure ("the effect of Discount on Demand" when the outcome is Revenue)."""
-    if model.effects is None or answer_type(g.masked(question)) not in (
-        "number",
-        "subject",
-        "treatment",
-    ):
+    asked = answer_type(g.masked(question))
+    if model.effects is None or asked not in ("number", "subject", "treatment"):
         return g, None
     treatments = g.names("treatment")
     drop = set()
     if g.where is not None:
         drop.add(g.where.filter)
-    if model.outcome is not None and treatments:
+    if model.outcome is not None and (treatments or asked in ("subject", "treatment")):
+        # "which treatment raises Revenue the most": the outcome names what is measured
         drop.add(model.outcome)
     kept = [m for m in g.mentions if not (m.kind == "variable" and m.name in drop)]
     g = Grounding(kept, g.where, g.unresolved, g.unknown_subjects)
-    others = [v for v in g.names("variable") if v not in treatments]
+    treatment_spans = {(m.start, m.end) for m in g.mentions if m.kind == "treatment"}
+    others = [
+        m.name
+        for m in g.mentions
+        if m.kind == "variable"
+        and m.name not in treatments
+        and (m.start, m.end) not in treatment_spans
+    ]
     if model.outcome is not None and treatments and others:
         from causalqa.qa.tools import is_cause
 

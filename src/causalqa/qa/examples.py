@@ -174,6 +174,73 @@ EXAMPLES: list[Example] = [
 """The library, in a fixed order."""
 
 
+_D, _T = {"treatment": "Discount"}, {"treatment": "Tech Support"}
+
+# Worked examples of the query tools beyond the paper's (the open planner's shots).
+OPEN_EXAMPLES: list[Example] = [
+    _ex(
+        "What is the middle value of the per-partner effects of Discount?",
+        "summarize",
+        {"value": _D, "stat": "median"},
+        treatments=["Discount"],
+    ),
+    _ex(
+        "How widely do Tech Support's effects vary across partners?",
+        "summarize",
+        {"value": _T, "stat": "std"},
+        treatments=["Tech Support"],
+    ),
+    _ex(
+        "How many partners would gain over 12 from Discount?",
+        "count_subjects",
+        {"conditions": [{"value": _D, "op": ">", "than": 12}]},
+        treatments=["Discount"],
+    ),
+    _ex(
+        "For what fraction of engaged partners does Tech Support beat Discount?",
+        "share_subjects",
+        {"where": _ENGAGED, "conditions": [{"value": _T, "op": ">", "than": _D}]},
+        treatments=["Tech Support", "Discount"],
+        where=_ENGAGED,
+    ),
+    _ex(
+        "On average, how much more does Tech Support give than Discount?",
+        "summarize",
+        {"value": {"difference": ["Tech Support", "Discount"]}, "stat": "mean"},
+        treatments=["Tech Support", "Discount"],
+    ),
+    _ex(
+        "Which engagement has the highest median effect?",
+        "rank_treatments",
+        {"stat": "median"},
+    ),
+    _ex(
+        "What lies between Price and Churn on the causal routes?",
+        "mediators",
+        {"source": "Price", "target": "Churn"},
+        variables=["Price", "Churn"],
+    ),
+    _ex(
+        "What drives both Demand and Churn?",
+        "common_causes",
+        {"a": "Demand", "b": "Churn"},
+        variables=["Demand", "Churn"],
+    ),
+    _ex(
+        "Once Demand is known, is Price still informative about Revenue?",
+        "d_connected",
+        {"a": "Price", "b": "Revenue", "given": ["Demand"]},
+        variables=["Demand", "Price", "Revenue"],
+    ),
+    _ex(
+        "To estimate Price's effect on Churn, what should I control for?",
+        "adjustment_set",
+        {"treatment": "Price", "outcome": "Churn"},
+        variables=["Price", "Churn"],
+    ),
+]
+
+
 def mentioned_text(mentioned: dict[str, Any]) -> str:
     """How grounding results are shown to the planner."""
     parts = []

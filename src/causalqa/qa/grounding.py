@@ -139,6 +139,11 @@ _COMMON = {
     "average",
     "effect",
     "effects",
+    "markov",
+    "blanket",
+    "bayes",
+    "bayesian",
+    "pearl",
 }
 _SUBJECT_NOUNS = (
     "partner",
@@ -159,6 +164,10 @@ def _norm(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = re.sub(r"[\"“”‘’`]", " ", text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+normalize = _norm
+"""The text form mentions' offsets refer to: NFKC, case-folded, quotes dropped, spaces folded."""
 
 
 def _core(name: str) -> str:
@@ -312,10 +321,12 @@ def _find_subjects(
 
 _COUNTING_BEFORE = re.compile(
     r"(?:\b(?:top|best|first|bottom|worst|last|lowest|highest|leading|k|n|number|no|over|under"
-    r"|above|below|than|least|most|only|just|about|around|out\s+of)|[=#$€£<>~+*/.,-])\s*$"
+    r"|above|below|than|least|most|only|just|about|around|out\s+of|exceeds?|exceeding|beyond"
+    r"|reaches|reach|equals?|to|by|exce\w*|meets?|beats?|clears?|is\s+(?:at\s+)?(?:least|most)?)|[=#$€£<>~+*/.,≥≤-])\s*$"
 )
 _COUNTED_AFTER = re.compile(
-    r"^\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?"
+    r"^\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?|-?(?:th|st|nd|rd)\b"
+    r"|or\s+(?:more|less|higher|lower|greater|above|below|better|worse)\b|\(?inclusive\b"
     r"|(?:best|top|most|worst|highest|lowest)\s+\w|\w*(?:partners?|subjects?|customers?|clients?|engagements?|treatments?|programs?"
     r"|variables?|nodes?|paths?|units?|items?|ones|others|more|less|of\b))"
 )
@@ -495,7 +506,20 @@ def ground(question: str, model: CausalModel) -> Grounding:
     variables = _find_names(q, model.variables, "variable", taken)
     if model.effects is not None and not subjects:
         subjects = _find_bare_subjects(q, model.subjects, taken + treat_taken)
-    mentions = sorted(subjects + treatments + variables, key=lambda m: (m.start, m.kind))
+    found = subjects + treatments + variables
+    # A name inside a longer one ("Loyalty Points" in "Loyalty Points Boost", "Discount" in
+    # "Discount (%)") is not mentioned on its own: the longest name wins across kinds.
+    mentions = sorted(
+        (
+            m
+            for m in found
+            if not any(
+                o.start <= m.start and m.end <= o.end and (o.end - o.start) > (m.end - m.start)
+                for o in found
+            )
+        ),
+        key=lambda m: (m.start, m.kind),
+    )
     all_spans = taken + treat_taken
     if model.effects is not None:  # a filter's own name is known, whatever its polarity
         for flt in model.filters:

@@ -16,6 +16,7 @@ import copy
 import json
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,9 +31,9 @@ from causalqa.qa.cues import (
     wants_lowest,
 )
 from causalqa.qa.direction import cause_and_effect, orient
-from causalqa.qa.examples import EXAMPLES, Example, mentioned_text
+from causalqa.qa.examples import EXAMPLES, OPEN_EXAMPLES, Example, mentioned_text
 from causalqa.qa.grounding import Grounding
-from causalqa.qa.tools import TOOLS, PlanError, plan_schema
+from causalqa.qa.tools import PAPER_TOOLS, TOOLS, PlanError, available_tools, plan_schema
 
 ExampleMode = Literal["all", "retrieve", "none"]
 Strategy = Literal["intent", "plan"]
@@ -63,7 +64,7 @@ Use only the names listed after "Mentioned". Reply with JSON only."""
 
 
 def _tool_lines() -> str:
-    return "\n".join(f"- {t.signature}: {t.description}" for t in TOOLS.values())
+    return "\n".join(f"- {TOOLS[t].signature}: {TOOLS[t].description}" for t in PAPER_TOOLS)
 
 
 def _user_turn(question: str, mentioned: dict[str, Any]) -> str:
@@ -75,13 +76,19 @@ def _plan_text(plan: dict[str, Any]) -> str:
 
 
 def grounded_schema(
-    model: CausalModel, grounding: Grounding, *, max_steps: int = 1
+    model: CausalModel,
+    grounding: Grounding,
+    *,
+    max_steps: int = 1,
+    tools: Sequence[str] = PAPER_TOOLS,
 ) -> dict[str, Any]:
-    """`plan_schema(model)` narrowed to what the question mentions (see module doc).
+    """`plan_schema(model)` over `tools` narrowed to what the question mentions (see
+    module doc).
 
     Raises `PlanError` when no tool can be called with what the question supplies.
     """
-    schema = copy.deepcopy(plan_schema(model, max_steps=max_steps))
+    usable = [t.name for t in available_tools(model) if t.name in set(tools)]
+    schema = copy.deepcopy(plan_schema(model, max_steps=max_steps, tools=usable))
     defs = schema["$defs"]
     supplied = {
         "variable": grounding.names("variable"),
@@ -134,7 +141,9 @@ def grounded_schema(
 def _fits_question(tool: str, params: list[str], supplied: dict[str, list[str]]) -> bool:
     """Whether `tool` (with `params` left after narrowing) can answer a question that
     names `supplied` variables, treatments and subjects — without ignoring any of them."""
-    kinds = [_param_kind(tool, p) for p in params]
+    # a value or conditions name treatments; a list of variables names variables
+    as_kind = {"value": "treatment", "conditions": "treatment", "variables": "variable"}
+    kinds = [as_kind.get(k, k) for k in (_param_kind(tool, p) for p in params)]
     variables, treatments = supplied["variable"], supplied["treatment"]
     needs_effects = TOOLS[tool].needs_effects
     if kinds.count("variable") == 2 and len(variables) < 2:
@@ -323,6 +332,41 @@ class Planner:
             msgs,
             cached or response.cached,
         )
+
+    def plan_open(self, question: str, model: CausalModel, grounding: Grounding) -> PlanResult:
+        """A whole plan over every query tool (statistics, counts, shares, differences,
+        rankings by any statistic, mediators, common causes, d-separation, adjustment
+        sets …), written by the LLM under the grounded schema — for a question the
+        wording did not map to one and the paper's tools do not answer. Its plan is
+        checked against the question like any other."""
+        start = time.perf_counter()
+        schema = grounded_schema(model, grounding, max_steps=1, tools=list(TOOLS))
+        # The prompt before the question is the same for every question about a model
+        # (the grammar narrows the tools), so its KV state is computed once and reused.
+        tools = available_tools(model)
+        lines = "\n".join(f"- {t.signature}: {t.description}" for t in tools)
+        msgs = [{"role": "system", "content": OPEN_SYSTEM.format(tools=lines)}]
+        names = {t.name for t in tools}
+        for ex in OPEN_EXAMPLES:
+            if ex.plan["steps"][0]["tool"] in names:
+                msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
+                msgs.append({"role": "assistant", "content": _plan_text(ex.plan)})
+        msgs.append({"role": "user", "content": _user_turn(question, grounding.to_dict())})
+        response = self.llm.complete(msgs, schema=schema, max_tokens=200)
+        return PlanResult(
+            response.data, response.usage, time.perf_counter() - start, msgs, response.cached
+        )
+
+
+OPEN_SYSTEM = """You answer questions about a causal model by writing one tool call that computes the answer.
+The model has a causal graph over variables and a table of treatment effects per subject (partner).
+A value is {{"treatment": T}} or {{"difference": [T1, T2]}} (T1's effect minus T2's, per subject).
+A condition is {{"value": ..., "op": ">", "than": a number or another value}}; "where" is a yes/no filter.
+
+Tools:
+{tools}
+
+Use only the names listed after "Mentioned". Reply with JSON only."""
 
 
 def _intent_text(plan: dict[str, Any]) -> str:

@@ -43,6 +43,7 @@ from pydantic import BaseModel
 
 from causalqa.causal_model import CausalModel
 from causalqa.errors import PlanError, ToolError
+from causalqa.qa import graph_ops
 
 MAX_STEPS = 4
 """Default bound on the number of calls in a plan."""
@@ -521,9 +522,349 @@ def compare_treatments(
     return {"arg": better, "value": max(va, vb), "values": {ta: va, tb: vb}, "difference": va - vb}
 
 
+# -- open questions over the table: a value per subject, a selection, a statistic --------
+#
+# A *value* is what each subject has: ``{"treatment": T}`` (T's individual effect) or
+# ``{"difference": [A, B]}`` (A's effect minus B's). A *condition* keeps the subjects whose
+# value compares with a number or with another value:
+# ``{"value": V, "op": ">", "than": 0}`` or ``{"value": V, "op": ">", "than": {"treatment": B}}``.
+
+STATS = ("mean", "median", "min", "max", "std", "var", "sum", "quantile")
+OPS = (">", ">=", "<", "<=", "==", "!=")
+ValueLike = Mapping[str, Any]
+ConditionLike = Mapping[str, Any]
+
+
+def _value_series(model: CausalModel, value: Any, rows: pd.DataFrame) -> pd.Series:
+    if not isinstance(value, Mapping) or len(value) != 1:
+        raise ToolError(
+            f'a value is {{"treatment": NAME}} or {{"difference": [NAME, NAME]}}, got {value!r}'
+        )
+    ((kind, arg),) = value.items()
+    if kind == "treatment":
+        return rows[_treatment(model, arg)].astype(float)
+    if kind == "difference":
+        if not isinstance(arg, Sequence) or isinstance(arg, str) or len(arg) != 2:
+            raise ToolError(f"a difference names two treatments, got {arg!r}")
+        a, b = (_treatment(model, t) for t in arg)
+        if a == b:
+            raise ToolError(f"a difference needs two different treatments, got {a!r} twice")
+        return rows[a].astype(float) - rows[b].astype(float)
+    raise ToolError(f'a value is {{"treatment": …}} or {{"difference": […]}}, got {kind!r}')
+
+
+def _compare(left: pd.Series, op: str, right: pd.Series | float) -> pd.Series:
+    if op not in OPS:
+        raise ToolError(f"a comparison is one of {', '.join(OPS)}, got {op!r}")
+    return {
+        ">": left > right, ">=": left >= right, "<": left < right,
+        "<=": left <= right, "==": left == right, "!=": left != right,
+    }[op]  # fmt: skip
+
+
+def select_subjects(
+    model: CausalModel, where: WhereLike, conditions: Sequence[ConditionLike] | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the subjects `where` keeps, those of them that meet every condition)."""
+    base = _rows(model, where)
+    keep = pd.Series(True, index=base.index)
+    for c in conditions or ():
+        if not isinstance(c, Mapping) or set(c) != {"value", "op", "than"}:
+            raise ToolError(f'a condition is {{"value": …, "op": …, "than": …}}, got {c!r}')
+        left = _value_series(model, c["value"], base)
+        than = c["than"]
+        if isinstance(than, bool) or not isinstance(than, int | float | Mapping):
+            raise ToolError(f"a condition compares with a number or a value, got {than!r}")
+        right = _value_series(model, than, base) if isinstance(than, Mapping) else float(than)
+        keep &= _compare(left, c["op"], right)
+    return base, base[keep]
+
+
+_STATISTIC: dict[str, Callable[[pd.Series], float]] = {
+    "mean": pd.Series.mean,
+    "median": pd.Series.median,
+    "min": pd.Series.min,
+    "max": pd.Series.max,
+    "std": pd.Series.std,
+    "var": pd.Series.var,
+    "sum": pd.Series.sum,
+}
+
+
+def _statistic(series: pd.Series, stat: str) -> float:
+    return float(_STATISTIC[stat](series))
+
+
+def _nonempty(rows: pd.DataFrame) -> pd.DataFrame:
+    if rows.empty:
+        raise ToolError(
+            "no subject meets the conditions, so there is nothing to compute over",
+            hint="loosen the conditions",
+        )
+    return rows
+
+
+def summarize(
+    model: CausalModel,
+    value: ValueLike,
+    stat: str,
+    q: float | None = None,
+    where: WhereLike = None,
+    conditions: Sequence[ConditionLike] | None = None,
+) -> float:
+    """A statistic of a value over the subjects (those `where` and `conditions` keep):
+    ``mean``, ``median``, ``min``, ``max``, ``std``/``var`` (sample standard deviation and
+    variance), ``sum`` or
+    ``quantile`` (`q` in [0, 1], linear interpolation).
+
+    Raises:
+        ToolError: unknown names, an unknown statistic, `q` missing or out of range, or no
+        subject left to compute over.
+
+    >>> summarize(model, {"treatment": "Discount"}, "median")
+    80.0
+    >>> summarize(model, {"difference": ["Discount", "Tech Support"]}, "min")
+    10.0
+    """
+    _, rows = select_subjects(model, where, conditions)
+    series = _value_series(model, value, _nonempty(rows))
+    if stat not in STATS:
+        raise ToolError(f"a statistic is one of {', '.join(STATS)}, got {stat!r}")
+    if stat == "quantile":
+        if isinstance(q, bool) or not isinstance(q, int | float) or not 0 <= q <= 1:
+            raise ToolError(f"a quantile needs q between 0 and 1, got {q!r}")
+        return float(series.quantile(float(q)))
+    if q is not None:
+        raise ToolError(f"q goes with the quantile statistic, not with {stat!r}")
+    if stat in ("std", "var") and len(series) < 2:
+        raise ToolError("a standard deviation or variance needs at least two subjects")
+    return _statistic(series, stat)
+
+
+def count_subjects(
+    model: CausalModel, where: WhereLike = None, conditions: Sequence[ConditionLike] | None = None
+) -> int:
+    """How many subjects `where` and `conditions` keep.
+
+    >>> count_subjects(model, conditions=[{"value": {"treatment": "Discount"}, "op": ">",
+    ...     "than": {"treatment": "Tech Support"}}])
+    3
+    """
+    return int(len(select_subjects(model, where, conditions)[1]))
+
+
+def share_subjects(
+    model: CausalModel, where: WhereLike = None, conditions: Sequence[ConditionLike] | None = None
+) -> float:
+    """The fraction (0–1) of the subjects `where` keeps that meet the `conditions`.
+
+    >>> share_subjects(model, conditions=[{"value": {"treatment": "Tech Support"}, "op": ">",
+    ...     "than": 30}])
+    0.6666666666666666
+    """
+    base, kept = select_subjects(model, where, conditions)
+    return float(len(kept) / len(base))
+
+
+def list_subjects(
+    model: CausalModel, where: WhereLike = None, conditions: Sequence[ConditionLike] | None = None
+) -> list[str]:
+    """The ids of the subjects `where` and `conditions` keep, in table order.
+
+    >>> list_subjects(model, conditions=[{"value": {"treatment": "Discount"}, "op": ">=",
+    ...     "than": 80}])
+    ['2', '3']
+    """
+    return [str(s) for s in select_subjects(model, where, conditions)[1].index]
+
+
+def subject_values(
+    model: CausalModel,
+    value: ValueLike,
+    where: WhereLike = None,
+    conditions: Sequence[ConditionLike] | None = None,
+) -> list[dict[str, Any]]:
+    """Each kept subject's value, in table order: ``[{"arg": id, "value": v}, ...]``.
+
+    >>> subject_values(model, {"treatment": "Tech Support"})[0]
+    {'arg': '1', 'value': 10.0}
+    """
+    _, rows = select_subjects(model, where, conditions)
+    series = _value_series(model, value, _nonempty(rows))
+    return [{"arg": str(i), "value": float(v)} for i, v in series.items()]
+
+
+def subject_value(model: CausalModel, value: ValueLike, subject: str) -> float:
+    """One subject's value: a treatment's effect on it, or the difference of two.
+
+    >>> subject_value(model, {"difference": ["Discount", "Tech Support"]}, "2")
+    55.0
+    """
+    sid = _subject(model, subject)
+    return float(_value_series(model, value, _effects(model).loc[[sid]]).iloc[0])
+
+
+def rank_subjects(
+    model: CausalModel,
+    value: ValueLike,
+    k: int = 1,
+    lowest: bool = False,
+    where: WhereLike = None,
+    conditions: Sequence[ConditionLike] | None = None,
+) -> list[dict[str, Any]]:
+    """The `k` kept subjects with the highest value (lowest, with `lowest`), best first.
+
+    >>> rank_subjects(model, {"difference": ["Discount", "Tech Support"]})
+    [{'arg': '2', 'value': 55.0}]
+    """
+    _, rows = select_subjects(model, where, conditions)
+    return _ranked(_value_series(model, value, _nonempty(rows)), lowest)[: _k(k)]
+
+
+def rank_treatments(
+    model: CausalModel,
+    stat: str,
+    k: int = 1,
+    lowest: bool = False,
+    where: WhereLike = None,
+    conditions: Sequence[ConditionLike] | None = None,
+) -> list[dict[str, Any]]:
+    """The `k` treatments with the highest statistic of their effect over the kept
+    subjects (lowest, with `lowest`), best first; `stat` as in `summarize`, not quantile.
+
+    >>> rank_treatments(model, "median", k=2)
+    [{'arg': 'Discount', 'value': 80.0}, {'arg': 'New Engagement Strategy', 'value': 60.0}]
+    """
+    if stat not in STATS or stat == "quantile":
+        raise ToolError(f"treatments are ranked by one of {', '.join(STATS[:-1])}, got {stat!r}")
+    _, rows = select_subjects(model, where, conditions)
+    rows = _nonempty(rows)
+    scores = pd.Series({t: _statistic(rows[t].astype(float), stat) for t in model.treatments})
+    return _ranked(scores, lowest)[: _k(k)]
+
+
+# -- open questions over the graph (causalqa.qa.graph_ops) --------------------------------
+
+
+def _variables(model: CausalModel, names: Any) -> list[str]:
+    if not isinstance(names, Sequence) or isinstance(names, str):
+        raise ToolError(f"expected a list of variables, got {names!r}")
+    return [_variable(model, n) for n in names]
+
+
+def mediators(model: CausalModel, source: str, target: str) -> list[str]:
+    """The variables on the directed paths from `source` to `target` (endpoints excluded).
+
+    >>> mediators(model, "Price", "Revenue")
+    ['Demand']
+    """
+    s, t = _variable(model, source), _variable(model, target)
+    return _ordered(model, graph_ops.mediators(model.graph, s, t))
+
+
+def on_path(model: CausalModel, variable: str, source: str, target: str) -> bool:
+    """Whether `variable` lies on a directed path from `source` to `target`.
+
+    >>> on_path(model, "Demand", "Discount", "Revenue")
+    True
+    """
+    v, s, t = (_variable(model, x) for x in (variable, source, target))
+    return graph_ops.on_causal_path(model.graph, v, s, t)
+
+
+def common_causes(model: CausalModel, a: str, b: str) -> list[str]:
+    """The confounders of `a` and `b`: variables that cause both, by paths that avoid the
+    other one.
+
+    >>> common_causes(model, "Demand", "Revenue")  # Price reaches Revenue only via Demand
+    ['Discount']
+    """
+    x, y = _variable(model, a), _variable(model, b)
+    return _ordered(model, graph_ops.common_causes(model.graph, x, y))
+
+
+def common_effects(model: CausalModel, a: str, b: str) -> list[str]:
+    """Variables that both `a` and `b` lead to, by paths that avoid the other one.
+
+    >>> common_effects(model, "Price", "Tech Support")
+    ['Revenue']
+    """
+    x, y = _variable(model, a), _variable(model, b)
+    return _ordered(model, graph_ops.common_effects(model.graph, x, y))
+
+
+def markov_blanket(model: CausalModel, variable: str) -> list[str]:
+    """Parents, children and the children's other parents of `variable`.
+
+    >>> markov_blanket(model, "Price")
+    ['Demand', 'Discount']
+    """
+    return _ordered(model, graph_ops.markov_blanket(model.graph, _variable(model, variable)))
+
+
+def d_separated(model: CausalModel, a: str, b: str, given: Sequence[str] = ()) -> bool:
+    """Whether the graph makes `a` and `b` independent once we condition on `given`
+    (d-separation).
+
+    >>> d_separated(model, "Price", "Satisfaction"), d_separated(model, "Price", "Revenue")
+    (True, False)
+    """
+    x, y = _variable(model, a), _variable(model, b)
+    return graph_ops.d_separated(model.graph, x, y, _variables(model, given))
+
+
+def d_connected(model: CausalModel, a: str, b: str, given: Sequence[str] = ()) -> bool:
+    """Whether `a` and `b` can still depend on each other once we condition on `given`:
+    the negation of `d_separated`.
+
+    >>> d_connected(model, "Price", "Revenue")
+    True
+    """
+    return not d_separated(model, a, b, given)
+
+
+def adjustment_set(model: CausalModel, treatment: str, outcome: str) -> list[str]:
+    """A minimal set of variables to adjust for (the back-door criterion) to estimate the
+    effect of `treatment` on `outcome`; empty when none is needed.
+
+    >>> adjustment_set(model, "Demand", "Revenue")
+    ['Discount']
+    """
+    x, y = _variable(model, treatment), _variable(model, outcome)
+    found = graph_ops.backdoor_adjustment_set(model.graph, x, y)
+    if found is None:
+        raise ToolError(
+            f"no set of the graph's variables satisfies the back-door criterion for {x!r} → {y!r}"
+        )
+    return _ordered(model, found)
+
+
+def effect_kind(model: CausalModel, cause: str, effect: str) -> str:
+    """Whether `cause` affects `effect` directly, indirectly, both or not at all.
+
+    >>> effect_kind(model, "Discount", "Revenue"), effect_kind(model, "Price", "Revenue")
+    ('both', 'indirect')
+    """
+    c, e = _variable(model, cause), _variable(model, effect)
+    return graph_ops.effect_kind(model.graph, c, e)
+
+
 # -- the registry ------------------------------------------------------------------------
 
-ParamKind = Literal["variable", "treatment", "subject", "filter", "where", "bool", "int"]
+ParamKind = Literal[
+    "variable",
+    "treatment",
+    "subject",
+    "filter",
+    "where",
+    "bool",
+    "int",
+    "number",
+    "stat",
+    "value",
+    "conditions",
+    "variables",
+]
 
 
 @dataclass(frozen=True)
@@ -694,6 +1035,155 @@ TOOLS: dict[str, Tool] = _tools(
         True,
     ),
     Tool(
+        "summarize",
+        summarize,
+        "a statistic (mean, median, min, max, std, sum, quantile q) of a value over subjects",
+        (
+            Param("value", "value"),
+            Param("stat", "stat"),
+            Param("q", "number", False),
+            Param("where", _W, False),
+            Param("conditions", "conditions", False),
+        ),
+        "number",
+        True,
+    ),
+    Tool(
+        "count_subjects",
+        count_subjects,
+        "how many subjects meet conditions (optionally filtered)",
+        (Param("where", _W, False), Param("conditions", "conditions", False)),
+        "number",
+        True,
+    ),
+    Tool(
+        "share_subjects",
+        share_subjects,
+        "the fraction of subjects (optionally filtered) that meet conditions",
+        (Param("where", _W, False), Param("conditions", "conditions", False)),
+        "number",
+        True,
+    ),
+    Tool(
+        "list_subjects",
+        list_subjects,
+        "the subjects that meet conditions (optionally filtered)",
+        (Param("where", _W, False), Param("conditions", "conditions", False)),
+        "list of subject ids",
+        True,
+    ),
+    Tool(
+        "subject_values",
+        subject_values,
+        "each subject's value (a treatment's effect, or the difference of two)",
+        (
+            Param("value", "value"),
+            Param("where", _W, False),
+            Param("conditions", "conditions", False),
+        ),
+        "list of {arg, value}",
+        True,
+    ),
+    Tool(
+        "subject_value",
+        subject_value,
+        "one subject's value (a treatment's effect, or the difference of two)",
+        (Param("value", "value"), Param("subject", _S)),
+        "number",
+        True,
+    ),
+    Tool(
+        "rank_subjects",
+        rank_subjects,
+        "the k subjects with the highest (or lowest) value",
+        (
+            Param("value", "value"),
+            Param("k", "int", False),
+            Param("lowest", "bool", False),
+            Param("where", _W, False),
+            Param("conditions", "conditions", False),
+        ),
+        "list of {arg, value}",
+        True,
+    ),
+    Tool(
+        "rank_treatments",
+        rank_treatments,
+        "the k treatments with the highest (or lowest) statistic of their effect",
+        (
+            Param("stat", "stat"),
+            Param("k", "int", False),
+            Param("lowest", "bool", False),
+            Param("where", _W, False),
+            Param("conditions", "conditions", False),
+        ),
+        "list of {arg, value}",
+        True,
+    ),
+    Tool(
+        "mediators",
+        mediators,
+        "the variables on the directed paths from one variable to another",
+        (Param("source", _V), Param("target", _V)),
+        "list of variables",
+    ),
+    Tool(
+        "on_path",
+        on_path,
+        "whether a variable lies on a directed path from one variable to another",
+        (Param("variable", _V), Param("source", _V), Param("target", _V)),
+        "bool",
+    ),
+    Tool(
+        "common_causes",
+        common_causes,
+        "the confounders (common causes) of two variables",
+        (Param("a", _V), Param("b", _V)),
+        "list of variables",
+    ),
+    Tool(
+        "common_effects",
+        common_effects,
+        "the variables two variables both lead to",
+        (Param("a", _V), Param("b", _V)),
+        "list of variables",
+    ),
+    Tool(
+        "markov_blanket",
+        markov_blanket,
+        "the Markov blanket of a variable (parents, children, children's other parents)",
+        (Param("variable", _V),),
+        "list of variables",
+    ),
+    Tool(
+        "d_separated",
+        d_separated,
+        "whether two variables are independent given a set of variables (d-separation)",
+        (Param("a", _V), Param("b", _V), Param("given", "variables", False)),
+        "bool",
+    ),
+    Tool(
+        "d_connected",
+        d_connected,
+        "whether two variables can depend on each other given a set of variables",
+        (Param("a", _V), Param("b", _V), Param("given", "variables", False)),
+        "bool",
+    ),
+    Tool(
+        "adjustment_set",
+        adjustment_set,
+        "a minimal set of variables to adjust for (back-door) to estimate an effect",
+        (Param("treatment", _V), Param("outcome", _V)),
+        "list of variables",
+    ),
+    Tool(
+        "effect_kind",
+        effect_kind,
+        "whether one variable affects another directly, indirectly, both or not at all",
+        (Param("cause", _V), Param("effect", _V)),
+        "direct | indirect | both | none",
+    ),
+    Tool(
         "compare_treatments",
         compare_treatments,
         "which of two treatments has the higher effect, for one subject or on average",
@@ -703,6 +1193,14 @@ TOOLS: dict[str, Tool] = _tools(
     ),
 )
 """Every tool by name. Graph tools need only the graph; the others need effects."""
+
+PAPER_TOOLS = (
+    "variables", "parents", "children", "ancestors", "descendants", "is_parent", "is_cause",
+    "paths_between", "treatments", "subjects", "filters", "ate", "ite", "best_treatment",
+    "best_subject", "top_k_subjects", "top_k_treatments", "compare_treatments",
+)  # fmt: skip
+"""The paper's tools: the ones the planner's LLM chooses among. The others answer open
+questions and are reached through `causalqa.qa.frame`, which reads what they need."""
 
 
 def available_tools(model: CausalModel, names: Iterable[str] | None = None) -> list[Tool]:
@@ -728,7 +1226,64 @@ def _param_schema(kind: str) -> dict[str, Any]:
         return {"type": "boolean"}
     if kind == "int":
         return {"type": "integer"}
+    if kind == "number":
+        return {"type": "number"}
     return {"$ref": f"#/$defs/{kind}"}
+
+
+def _structured_defs() -> dict[str, Any]:
+    """The schemas of the structured argument kinds (a value, conditions, a statistic, a
+    list of variables), each referring to the model's name enums."""
+    treatment = {"$ref": "#/$defs/treatment"}
+    value = {
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {"treatment": treatment},
+                "required": ["treatment"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "difference": {
+                        "type": "array",
+                        "items": treatment,
+                        "minItems": 2,
+                        "maxItems": 2,
+                    }
+                },
+                "required": ["difference"],
+                "additionalProperties": False,
+            },
+        ]
+    }
+    condition = {
+        "type": "object",
+        "properties": {
+            "value": {"$ref": "#/$defs/value"},
+            "op": {"enum": list(OPS)},
+            "than": {"anyOf": [{"type": "number"}, {"$ref": "#/$defs/value"}]},
+        },
+        "required": ["value", "op", "than"],
+        "additionalProperties": False,
+    }
+    return {
+        "value": value,
+        "condition": condition,
+        "conditions": {"type": "array", "items": {"$ref": "#/$defs/condition"}, "maxItems": 3},
+        "stat": {"enum": list(STATS)},
+        "variables": {"type": "array", "items": {"$ref": "#/$defs/variable"}, "maxItems": 12},
+    }
+
+
+# Structured kinds and the name enums their schemas refer to.
+_NEEDS = {
+    "value": {"treatment"},
+    "conditions": {"condition", "value", "treatment"},
+    "variables": {"variable"},
+    "stat": set(),
+}
 
 
 def plan_schema(
@@ -787,6 +1342,13 @@ def plan_schema(
         "subject": model.subjects,
         "filter": model.filters,
     }
+    structured = _structured_defs()
+    for kind in list(used):
+        if kind in _NEEDS:
+            used |= _NEEDS[kind]
+    for kind in ("value", "condition", "conditions", "stat", "variables"):
+        if kind in used:
+            defs[kind] = structured[kind]
     if "where" in used:
         used.add("filter")
         defs["where"] = {
@@ -840,6 +1402,17 @@ def _arg_problem(model: CausalModel, kind: str, value: Any) -> str | None:
     if kind == "int":
         ok = isinstance(value, int) and not isinstance(value, bool)
         return None if ok else f"must be a whole number, got {value!r}"
+    if kind == "number":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return None if ok else f"must be a number, got {value!r}"
+    if kind == "stat":
+        return None if value in STATS else f"must be one of {', '.join(STATS)}, got {value!r}"
+    if kind == "variables":
+        if not isinstance(value, list):
+            return f"must be a list of variables, got {value!r}"
+        return next((p for v in value if (p := _arg_problem(model, "variable", v))), None)
+    if kind in ("value", "conditions"):
+        return None  # structured: the schema's own message says what is wrong
     if kind == "where":
         if not isinstance(value, dict) or set(value) != {"filter", "value"}:
             return f'must be {{"filter": NAME, "value": true|false}}, got {value!r}'

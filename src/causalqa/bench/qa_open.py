@@ -1,0 +1,853 @@
+"""The open-question benchmark: the next questions people ask about a causal model —
+statistics other than the mean, counts and shares over thresholds, differences of two
+treatments, per-subject values, confounders, mediators, d-separation, adjustment sets —
+and questions no operator covers, which must be refused.
+
+Written independently of the paper's templates. Models come from `qa_data.generate_model`
+(multi-word names, three sizes); every answer's truth is computed here with pandas and a
+d-separation of our own (moralised ancestral graph), never by the engine's tools; a
+wording set is chosen by name (``dev`` for development; held-out sets are never read
+while developing). Each answer is graded right, refused or wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from causalqa.bench import qa_data
+from causalqa.bench.report import environment, table_markdown, write_report
+from causalqa.causal_model import CausalModel
+from causalqa.errors import CausalQAError
+
+SIZES: dict[str, tuple[int, int, int]] = {
+    "small": (8, 4, 30),
+    "medium": (20, 8, 200),
+    "large": (50, 15, 1000),
+}
+"""Size name → (graph nodes, treatments, subjects)."""
+
+EDGE_PROBABILITY = 0.2
+UNIT = "partner"
+
+Pick = dict[str, Any]
+
+
+# -- truth, computed independently of the engine ------------------------------------------
+
+
+def _ancestral_moral_separated(g: nx.DiGraph, a: str, b: str, given: set[str]) -> bool:
+    """d-separation by the moralised ancestral graph (Lauritzen): keep the ancestors of
+    {a, b} ∪ given, marry co-parents, drop directions, remove `given`; separated when no
+    path is left between `a` and `b`."""
+    keep = {a, b} | given
+    for n in list(keep):
+        keep |= nx.ancestors(g, n)
+    sub = g.subgraph(keep)
+    moral = nx.Graph(sub.to_undirected())
+    for child in sub:
+        parents = list(sub.predecessors(child))
+        moral.add_edges_from(itertools.combinations(parents, 2))
+    moral.remove_nodes_from(given)
+    return not nx.has_path(moral, a, b)
+
+
+def _common_causes(g: nx.DiGraph, a: str, b: str) -> set[str]:
+    out = set()
+    for c in g:
+        if c in (a, b):
+            continue
+        without_b = g.subgraph(n for n in g if n != b)
+        without_a = g.subgraph(n for n in g if n != a)
+        if nx.has_path(without_b, c, a) and nx.has_path(without_a, c, b):
+            out.add(c)
+    return out
+
+
+def _common_effects(g: nx.DiGraph, a: str, b: str) -> set[str]:
+    out = set()
+    for c in g:
+        if c in (a, b):
+            continue
+        without_b = g.subgraph(n for n in g if n != b)
+        without_a = g.subgraph(n for n in g if n != a)
+        if nx.has_path(without_b, a, c) and nx.has_path(without_a, b, c):
+            out.add(c)
+    return out
+
+
+def is_backdoor_set(g: nx.DiGraph, x: str, y: str, z: set[str]) -> bool:
+    """The back-door criterion, checked from its definition: no member of `z` descends
+    from `x`, and `z` d-separates `x` and `y` once `x`'s outgoing edges are cut."""
+    if z & (nx.descendants(g, x) | {x, y}):
+        return False
+    cut = g.copy()
+    cut.remove_edges_from(list(g.out_edges(x)))
+    return _ancestral_moral_separated(cut, x, y, z)
+
+
+def _effect_kind(g: nx.DiGraph, a: str, b: str) -> str:
+    direct = g.has_edge(a, b)
+    longer = any(len(p) > 2 for p in itertools.islice(nx.all_simple_paths(g, a, b), 10_000))
+    return "both" if direct and longer else "direct" if direct else "indirect" if longer else "none"
+
+
+# -- the kinds ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenKind:
+    """A kind of open question: how to pick its names and numbers from a model, its
+    exact answer (None for a kind no operator covers: it must be refused), and how an
+    answer's result is compared with it."""
+
+    name: str
+    family: str
+    pick: Callable[[CausalModel, np.random.Generator], Pick | None]
+    truth: Callable[[CausalModel, Pick], Any] | None
+    compare: str = "number"
+
+
+def _eff(m: CausalModel) -> pd.DataFrame:
+    assert m.effects is not None
+    return m.effects
+
+
+def _two_treatments(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    if len(m.treatments) < 2:
+        return None
+    t, u = rng.choice(len(m.treatments), size=2, replace=False)
+    return {"T": m.treatments[t], "U": m.treatments[u]}
+
+
+def _treatment(m: CausalModel, rng: np.random.Generator) -> Pick:
+    return {"T": m.treatments[rng.integers(len(m.treatments))]}
+
+
+def _threshold(m: CausalModel, rng: np.random.Generator) -> Pick:
+    pick = _treatment(m, rng)
+    pick["N"] = int(rng.choice([10, 20, 25, 50, 75, 100]))
+    return pick
+
+
+def _subject_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    pick = _two_treatments(m, rng)
+    if pick is None:
+        return None
+    pick["S"] = m.subjects[rng.integers(len(m.subjects))]
+    return pick
+
+
+def _percentile(m: CausalModel, rng: np.random.Generator) -> Pick:
+    pick = _treatment(m, rng)
+    pick["P"] = int(rng.choice([10, 25, 75, 90]))
+    return pick
+
+
+def _causal_pair(m: CausalModel, rng: np.random.Generator, *, min_len: int = 1) -> Pick | None:
+    g = m.graph
+    anc = {n: nx.ancestors(g, n) for n in g}
+    desc = {n: nx.descendants(g, n) for n in g}
+    pairs = [(a, b) for a in g for b in desc[a] if min_len <= 1 or desc[a] & anc[b]]
+    if not pairs:
+        return None
+    a, b = pairs[rng.integers(len(pairs))]
+    return {"A": a, "B": b}
+
+
+def _mediators(g: nx.DiGraph, a: str, b: str) -> set[str]:
+    return {c for c in g if c not in (a, b) and nx.has_path(g, a, c) and nx.has_path(g, c, b)}
+
+
+def _confounded_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    g = m.graph
+    pairs = [(a, b) for a in g for b in nx.descendants(g, a)]
+    rng.shuffle(pairs)
+    for a, b in pairs[:200]:
+        if _common_causes(g, a, b):
+            return {"A": a, "B": b}
+    return _causal_pair(m, rng)
+
+
+def _on_path(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    g = m.graph
+    anc = {n: nx.ancestors(g, n) for n in g}
+    desc = {n: nx.descendants(g, n) for n in g}
+    pairs = [(a, b) for a in g for b in desc[a] if desc[a] & anc[b]]
+    if not pairs:
+        return None
+    a, b = pairs[rng.integers(len(pairs))]
+    inside = sorted(_mediators(g, a, b))
+    outside = sorted(set(g) - set(inside) - {a, b})
+    if outside and rng.random() < 0.5:
+        return {"A": a, "B": b, "M": outside[rng.integers(len(outside))]}
+    return {"A": a, "B": b, "M": inside[rng.integers(len(inside))]}
+
+
+def _dsep(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    g = m.graph
+    nodes = sorted(g)
+    if len(nodes) < 3:
+        return None
+    for _ in range(200):
+        a, b = rng.choice(len(nodes), size=2, replace=False)
+        a, b = nodes[a], nodes[b]
+        if g.has_edge(a, b) or g.has_edge(b, a):
+            continue
+        others = [n for n in nodes if n not in (a, b)]
+        z = sorted(
+            rng.choice(others, size=min(len(others), int(rng.integers(1, 3))), replace=False)
+        )
+        return {"A": a, "B": b, "Z": list(z)}
+    return None
+
+
+def _blanket(m: CausalModel, rng: np.random.Generator) -> Pick:
+    return {"A": sorted(m.graph)[rng.integers(len(m.graph))]}
+
+
+def _kind_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    g = m.graph
+    nodes = sorted(g)
+    desc = {n: nx.descendants(g, n) for n in nodes}
+    by_kind: dict[str, list[tuple[str, str]]] = {}
+    for a in nodes:
+        for b in nodes:
+            if a == b:
+                continue
+            direct = g.has_edge(a, b)
+            longer = any(b in desc[c] for c in g.successors(a) if c != b)
+            kind = (
+                "both"
+                if direct and longer
+                else "direct"
+                if direct
+                else "indirect"
+                if longer
+                else "none"
+            )
+            by_kind.setdefault(kind, []).append((a, b))
+    kinds = sorted(by_kind)
+    kind = kinds[rng.integers(len(kinds))]
+    a, b = by_kind[kind][rng.integers(len(by_kind[kind]))]
+    return {"A": a, "B": b}
+
+
+def _common_effect_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    g = m.graph
+    nodes = sorted(g)
+    desc = {n: nx.descendants(g, n) for n in nodes}
+    pairs = [
+        (a, b)
+        for a, b in itertools.combinations(nodes, 2)
+        if b not in desc[a] and a not in desc[b] and desc[a] & desc[b]
+    ]
+    if not pairs:
+        return None
+    a, b = pairs[rng.integers(len(pairs))]
+    return {"A": a, "B": b}
+
+
+def _with_outcome(m: CausalModel, rng: np.random.Generator) -> Pick | None:
+    return {"Y": m.outcome} if m.outcome else None
+
+
+def _ranked(series: pd.Series, lowest: bool = False) -> str:
+    values = series.to_numpy(dtype=float)
+    i = int(np.argmin(values)) if lowest else int(np.argmax(values))
+    return str(series.index[i])
+
+
+KINDS: list[OpenKind] = [
+    OpenKind("median", "table", _treatment, lambda m, p: float(_eff(m)[p["T"]].median())),
+    OpenKind("minimum", "table", _treatment, lambda m, p: float(_eff(m)[p["T"]].min())),
+    OpenKind("maximum", "table", _treatment, lambda m, p: float(_eff(m)[p["T"]].max())),
+    OpenKind("std", "table", _treatment, lambda m, p: float(_eff(m)[p["T"]].std())),
+    OpenKind(
+        "percentile",
+        "table",
+        _percentile,
+        lambda m, p: float(_eff(m)[p["T"]].quantile(p["P"] / 100)),
+    ),  # fmt: skip
+    OpenKind("count_benefit", "table", _treatment, lambda m, p: int((_eff(m)[p["T"]] > 0).sum())),
+    OpenKind(
+        "count_threshold",
+        "table",
+        _threshold,
+        lambda m, p: int((_eff(m)[p["T"]] > p["N"]).sum()),
+    ),  # fmt: skip
+    OpenKind(
+        "count_more_engaged",
+        "table",
+        _two_treatments,
+        lambda m, p: int(
+            ((_eff(m)[p["T"]] > _eff(m)[p["U"]]) & _eff(m)[qa_data.ENGAGED].astype(bool)).sum()
+        ),
+    ),  # fmt: skip
+    OpenKind(
+        "share_benefit", "table", _treatment, lambda m, p: float((_eff(m)[p["T"]] > 0).mean())
+    ),
+    OpenKind(
+        "share_at_least",
+        "table",
+        _threshold,
+        lambda m, p: float((_eff(m)[p["T"]] >= p["N"]).mean()),
+    ),  # fmt: skip
+    OpenKind(
+        "list_hurt",
+        "table",
+        _treatment,
+        lambda m, p: {str(s) for s in _eff(m).index[_eff(m)[p["T"]] < 0]},
+        "set",
+    ),  # fmt: skip
+    OpenKind(
+        "subject_difference",
+        "table",
+        _subject_pair,
+        lambda m, p: float(_eff(m).at[p["S"], p["T"]] - _eff(m).at[p["S"], p["U"]]),
+    ),  # fmt: skip
+    OpenKind(
+        "mean_difference",
+        "table",
+        _two_treatments,
+        lambda m, p: float((_eff(m)[p["T"]] - _eff(m)[p["U"]]).mean()),
+    ),  # fmt: skip
+    OpenKind(
+        "best_by_median",
+        "table",
+        lambda m, rng: {},
+        lambda m, p: _ranked(_eff(m)[m.treatments].median()),
+        "arg",
+    ),  # fmt: skip
+    OpenKind(
+        "best_subject_difference",
+        "table",
+        _two_treatments,
+        lambda m, p: _ranked(_eff(m)[p["T"]] - _eff(m)[p["U"]]),
+        "arg",
+    ),  # fmt: skip
+    OpenKind(
+        "each",
+        "table",
+        _treatment,
+        lambda m, p: {str(s): float(v) for s, v in _eff(m)[p["T"]].items()},
+        "values",
+    ),  # fmt: skip
+    OpenKind(
+        "best_on_average_outcome",
+        "table",
+        _with_outcome,
+        lambda m, p: _ranked(_eff(m)[m.treatments].mean()),
+        "arg",
+    ),  # fmt: skip
+    OpenKind(
+        "confounders",
+        "graph",
+        _confounded_pair,
+        lambda m, p: _common_causes(m.graph, p["A"], p["B"]),
+        "set",
+    ),  # fmt: skip
+    OpenKind(
+        "mediators",
+        "graph",
+        lambda m, rng: _causal_pair(m, rng, min_len=2),
+        lambda m, p: _mediators(m.graph, p["A"], p["B"]),
+        "set",
+    ),  # fmt: skip
+    OpenKind(
+        "on_path",
+        "graph",
+        _on_path,
+        lambda m, p: p["M"] in _mediators(m.graph, p["A"], p["B"]),
+        "bool",
+    ),  # fmt: skip
+    OpenKind(
+        "independence",
+        "graph",
+        _dsep,
+        lambda m, p: _ancestral_moral_separated(m.graph, p["A"], p["B"], set(p["Z"])),
+        "bool",
+    ),  # fmt: skip
+    OpenKind("adjustment", "graph", _causal_pair, lambda m, p: (p["A"], p["B"]), "adjustment"),
+    OpenKind(
+        "markov_blanket",
+        "graph",
+        _blanket,
+        lambda m, p: (
+            (
+                set(m.graph.predecessors(p["A"]))
+                | set(m.graph.successors(p["A"]))
+                | {q for c in m.graph.successors(p["A"]) for q in m.graph.predecessors(c)}
+            )
+            - {p["A"]}
+        ),
+        "set",
+    ),  # fmt: skip
+    OpenKind(
+        "effect_kind",
+        "graph",
+        _kind_pair,
+        lambda m, p: _effect_kind(m.graph, p["A"], p["B"]),
+        "equal",
+    ),  # fmt: skip
+    OpenKind(
+        "common_effects",
+        "graph",
+        _common_effect_pair,
+        lambda m, p: _common_effects(m.graph, p["A"], p["B"]),
+        "set",
+    ),  # fmt: skip
+    OpenKind("mode", "unsupported", _treatment, None),
+    OpenKind("correlation", "unsupported", _causal_pair, None),
+    OpenKind("probability", "unsupported", _subject_pair, None),
+    OpenKind("intervention_level", "unsupported", _causal_pair, None),
+    OpenKind("iqr", "unsupported", _treatment, None),
+]
+"""Every kind, by family: table and graph kinds have an exact answer; the unsupported
+kinds must be refused."""
+
+KIND_NAMES = [k.name for k in KINDS]
+
+
+# -- wordings ------------------------------------------------------------------------------
+
+DEV: dict[str, list[str]] = {
+    "median": [
+        "What is the median effect of {T}?",
+        "What's the median uplift from {T} across {unit}s?",
+        "Give me the median of {T}'s effects.",
+    ],
+    "minimum": [
+        "What is the smallest effect {T} has on any {unit}?",
+        "What is the minimum effect of {T} across all {unit}s?",
+        "What's the lowest individual effect of {T} among the {unit}s?",
+    ],
+    "maximum": [
+        "What is the largest effect {T} has on any {unit}?",
+        "What is the maximum effect of {T} across {unit}s?",
+        "What's the highest individual effect of {T} over all {unit}s?",
+    ],
+    "std": [
+        "What is the standard deviation of {T}'s effect?",
+        "How large is the spread of the effects of {T}, as a standard deviation?",
+    ],
+    "percentile": [
+        "What is the {P}th percentile of {T}'s effect?",
+        "Give the {P}th percentile of the effects of {T} across {unit}s.",
+    ],
+    "count_benefit": [
+        "How many {unit}s benefit from {T}?",
+        "How many {unit}s gain from {T}?",
+        "Count the {unit}s that profit from {T}.",
+    ],
+    "count_threshold": [
+        "How many {unit}s have an effect of {T} above {N}?",
+        "How many {unit}s gain more than {N} from {T}?",
+        "Number of {unit}s whose {T} effect exceeds {N}?",
+    ],
+    "count_more_engaged": [
+        "Among {unit}s already engaged, how many gain more from {T} than from {U}?",
+        "How many engaged {unit}s benefit more from {T} than from {U}?",
+    ],
+    "share_benefit": [
+        "What fraction of {unit}s benefit from {T}?",
+        "What share of {unit}s gain from {T}?",
+        "What percentage of {unit}s see a positive effect of {T}?",
+    ],
+    "share_at_least": [
+        "What share of {unit}s gain at least {N} from {T}?",
+        "What fraction of {unit}s have an effect of {T} of at least {N}?",
+    ],
+    "list_hurt": [
+        "Which {unit}s are hurt by {T}?",
+        "List the {unit}s with a negative effect of {T}.",
+    ],
+    "subject_difference": [
+        "How much more does {unit} {S} gain from {T} than from {U}?",
+        "What is the difference between {T} and {U} for {unit} {S}?",
+    ],
+    "mean_difference": [
+        "On average, how much more do {unit}s gain from {T} than from {U}?",
+        "What is the average difference between the effects of {T} and {U}?",
+    ],
+    "best_by_median": [
+        "Which treatment has the highest median effect?",
+        "Which engagement is best by median effect?",
+    ],
+    "best_subject_difference": [
+        "Which {unit} gains the most from {T} relative to {U}?",
+        "Which {unit} has the largest difference between {T} and {U}?",
+    ],
+    "each": [
+        "What is the effect of {T} on each {unit}?",
+        "List the effect of {T} for every {unit}.",
+    ],
+    "best_on_average_outcome": [
+        "Which treatment raises {Y} the most on average?",
+        "Which engagement increases {Y} the most, on average?",
+    ],
+    "confounders": [
+        "What confounds the effect of {A} on {B}?",
+        "What are the common causes of {A} and {B}?",
+        "Which variables confound the relationship between {A} and {B}?",
+    ],
+    "mediators": [
+        "Which variables mediate the effect of {A} on {B}?",
+        "What are the mediators between {A} and {B}?",
+    ],
+    "on_path": [
+        "Does {M} lie on a causal path from {A} to {B}?",
+        "Is {M} a mediator between {A} and {B}?",
+    ],
+    "independence": [
+        "Are {A} and {B} independent once we condition on {Z}?",
+        "Is {A} independent of {B} given {Z}?",
+        "Are {A} and {B} d-separated given {Z}?",
+    ],
+    "adjustment": [
+        "Which variables must I adjust for to estimate the effect of {A} on {B}?",
+        "What should I control for to estimate the effect of {A} on {B}?",
+        "Give a valid adjustment set for the effect of {A} on {B}.",
+    ],
+    "markov_blanket": [
+        "What is the Markov blanket of {A}?",
+        "Which variables form the Markov blanket of {A}?",
+    ],
+    "effect_kind": [
+        "Is the effect of {A} on {B} direct, indirect or both?",
+        "Does {A} affect {B} directly, indirectly or both?",
+    ],
+    "common_effects": [
+        "What are the common effects of {A} and {B}?",
+        "Which variables do both {A} and {B} affect?",
+    ],
+    "mode": ["What is the mode of {T}'s effects?"],
+    "correlation": ["What is the correlation between {A} and {B}?"],
+    "probability": ["What is the probability that {unit} {S} benefits from {T}?"],
+    "intervention_level": ["What would {B} be if we doubled {A}?"],
+    "iqr": ["What is the interquartile range of {T}'s effect?"],
+}
+"""Development wordings: fix the engine against these."""
+
+WORDING_SETS: dict[str, dict[str, list[str]]] = {"dev": DEV}
+
+
+def wordings(name: str) -> dict[str, list[str]]:
+    """A wording set by name: ``dev`` (ours) and ``dev2`` (a second writer's) for
+    development; ``test`` and ``test2`` held out (`causalqa.bench.qa_open_test`, written by
+    an independent writer and never read while developing)."""
+    if name in WORDING_SETS:
+        return WORDING_SETS[name]
+    if name == "dev2":
+        from causalqa.bench.qa_open_dev2 import DEV2
+
+        return DEV2
+    from causalqa.bench import qa_open_test
+
+    sets = qa_open_test.SETS
+    if name not in sets:
+        raise ValueError(f"unknown wording set {name!r}: use dev, dev2 or {', '.join(sets)}")
+    return sets[name]
+
+
+# -- questions ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenItem:
+    kind: str
+    family: str
+    question: str
+    pick: Pick
+    expected: Any
+    compare: str
+
+
+def _names_text(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def open_model(size: str, seed: int) -> CausalModel:
+    """A generated model of one of `SIZES`, with a sink of the graph as its outcome."""
+    n_n, n_t, n_s = SIZES[size]
+    m = qa_data.generate_model(n_n, n_t, n_s, p=EDGE_PROBABILITY, seed=seed)
+    sinks = [v for v in m.variables if m.graph.out_degree(v) == 0 and m.graph.in_degree(v) > 0]
+    outcome = sinks[0] if sinks else None
+    return CausalModel(m.graph, m.effects.reset_index(), filters=m.filters, outcome=outcome)
+
+
+def generate_open_questions(
+    model: CausalModel, *, seed: int, wording: str = "dev", kinds: list[str] | None = None
+) -> list[OpenItem]:
+    """One pick per kind (seeded) and every wording of the set for it."""
+    rng = np.random.default_rng(seed)
+    texts = wordings(wording)
+    items = []
+    for kind in KINDS:
+        if kinds is not None and kind.name not in kinds:
+            continue
+        pick = kind.pick(model, rng)
+        if pick is None:
+            continue
+        fill = {k: (_names_text(v) if isinstance(v, list) else v) for k, v in pick.items()}
+        expected = kind.truth(model, pick) if kind.truth is not None else None
+        for text in texts.get(kind.name, []):
+            question = text.format(unit=UNIT, Unit=UNIT.capitalize(), **fill)
+            items.append(OpenItem(kind.name, kind.family, question, pick, expected, kind.compare))
+    return items
+
+
+def grade_open(item: OpenItem, answered: bool, result: Any, model: CausalModel) -> str:
+    """``right``, ``refused`` or ``wrong``: an unsupported kind is right only when refused;
+    any other refusal is counted as refused, any other answer compared with the truth."""
+    if item.family == "unsupported":
+        return "right" if not answered else "wrong"
+    if not answered:
+        return "refused"
+    return "right" if _matches(item, result, model) else "wrong"
+
+
+def _matches(item: OpenItem, result: Any, model: CausalModel) -> bool:
+    exp = item.expected
+    try:
+        if item.compare == "number":
+            value = float(result)
+            return math.isclose(value, float(exp), rel_tol=1e-6, abs_tol=1e-6)
+        if item.compare == "set":
+            if isinstance(result, dict) and "variables" in result:  # paths_between's answer
+                result = result["variables"]
+            return isinstance(result, list) and {str(x) for x in result} == {str(x) for x in exp}
+        if item.compare == "bool":
+            return isinstance(result, bool) and result == exp
+        if item.compare == "equal":
+            return result == exp
+        if item.compare == "arg":
+            got = result[0] if isinstance(result, list) and len(result) == 1 else result
+            return isinstance(got, dict) and str(got.get("arg")) == str(exp)
+        if item.compare == "values":
+            got = {str(r["arg"]): float(r["value"]) for r in result}
+            return got.keys() == exp.keys() and all(
+                math.isclose(got[k], exp[k], abs_tol=1e-6) for k in exp
+            )
+        if item.compare == "adjustment":
+            x, y = exp
+            return isinstance(result, list) and is_backdoor_set(model.graph, x, y, set(result))
+    except (TypeError, ValueError, KeyError):
+        return False
+    return False
+
+
+# -- the run -------------------------------------------------------------------------------
+
+
+def run_open_bench(
+    llm_spec: str | None,
+    *,
+    sizes: tuple[str, ...] = tuple(SIZES),
+    seeds: int = 2,
+    wording: str = "dev",
+    cache: bool = True,
+    out_dir: Path = Path("bench/results"),
+    quick: bool = False,
+    cold_samples: int = 0,
+    console=None,
+) -> dict[str, Any]:
+    """Ask every open question of `wording` about models of `sizes` × `seeds`; grade each
+    right, refused or wrong; report per kind and family, with plan validity and seconds,
+    as JSON, Markdown and a plot (``qa-open-latest.*`` under `out_dir`)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from causalqa.llm import get_llm
+    from causalqa.qa.assistant import Assistant
+    from causalqa.qa.tools import validate_plan
+
+    if quick:
+        sizes, seeds = ("small",), 1
+    llm = get_llm(llm_spec, cache=cache, quiet=True)
+    llm.load()
+    jobs = []
+    for size in sizes:
+        for seed in range(seeds):
+            model = open_model(size, seed)
+            jobs.append(
+                (size, seed, model, generate_open_questions(model, seed=seed, wording=wording))
+            )
+    outcomes: list[dict[str, Any]] = []
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("open questions", total=sum(len(j[3]) for j in jobs))
+        for size, seed, model, items in jobs:
+            assistant = Assistant(model, llm)
+            for item in items:
+                start = time.perf_counter()
+                answer = assistant.ask(item.question)
+                seconds = time.perf_counter() - start
+                assistant.reset()
+                valid = None
+                if answer.plan is not None:
+                    try:
+                        validate_plan(answer.plan, model, max_steps=4)
+                        valid = True
+                    except CausalQAError:
+                        valid = False
+                outcomes.append(
+                    {
+                        "size": size, "seed": seed, "kind": item.kind, "family": item.family,
+                        "question": item.question, "grade": grade_open(item, answer.answered, answer.result, model),
+                        "answer": answer.answer, "plan": answer.plan, "plan_valid": valid,
+                        "llm_called": bool(answer.usage.get("total_tokens")),
+                        "seconds": round(seconds, 3), "cached": answer.cached,
+                    }
+                )  # fmt: skip
+                progress.advance(task)
+    rows = _open_rows(outcomes)
+    cold = (
+        _cold_process_seconds(jobs[0][2], jobs[0][3], llm_spec, cold_samples)
+        if cold_samples
+        else []
+    )
+    report = {
+        "benchmark": "qa-open",
+        "llm": f"{llm.backend}:{llm.model}",
+        "wording": wording,
+        "sizes": {s: SIZES[s] for s in sizes},
+        "seeds": seeds,
+        "cache": cache,
+        "quick": quick,
+        "environment": environment(),
+        "rows": rows,
+        "cold_seconds": cold,
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "outcomes": outcomes,
+    }
+    columns_md = [
+        ("kind", "kind"), ("family", "family"), ("questions", "questions"), ("right", "right"),
+        ("refused", "refused"), ("wrong", "wrong"), ("right_rate", "right %"),
+        ("plan_valid", "valid plans"), ("llm_rate", "LLM called %"), ("median_s", "median s"),
+    ]  # fmt: skip
+    total = rows[-1]
+    extra = (
+        f"Overall: {total['right']}/{total['questions']} right ({total['right_rate']}%), "
+        f"{total['refused']} refused, {total['wrong']} wrong; plans valid {total['plan_valid']}; "
+        f"median {total['median_s']} s per question. Wording set: {wording}. A refused question "
+        "of an unsupported kind counts as right; any other refusal as refused."
+    )
+    if cold:
+        extra += (
+            f" Cold process (`causalqa ask` started afresh, {len(cold)} questions of the first "
+            f"model, one per kind): median {statistics.median([c['wall'] for c in cold]):.2f} s wall "
+            f"(max {max(c['wall'] for c in cold):.2f} s), median {statistics.median([c['cpu'] for c in cold]):.2f} s "
+            f"of CPU; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores."
+        )
+    png = _plot_open(rows[:-1], out_dir / "qa-open-latest.png")
+    if png is not None:
+        extra += f"\n\n![right/refused/wrong per kind]({png.name})"
+    markdown = table_markdown("qa-open", report, columns_md, extra=extra)
+    write_report(out_dir, "qa-open", report, markdown)
+    report["markdown"] = markdown
+    return report
+
+
+def _cold_process_seconds(
+    model: CausalModel, items: list[OpenItem], llm_spec: str | None, n: int
+) -> list[float]:
+    """Wall seconds of `causalqa ask` in a fresh process for the first question of up to `n`
+    kinds: imports, loading the model files (and the LLM, when the question needs it); and
+    the CPU seconds it used, which other work on a shared machine does not inflate."""
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+
+    seen: set[str] = set()
+    chosen = [i for i in items if not (i.kind in seen or seen.add(i.kind))][:n]
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save(tmp)
+        for item in chosen:
+            cmd = [sys.executable, "-m", "causalqa.cli", "ask", item.question, "--graph",
+                   f"{tmp}/graph.graphml", "--effects", f"{tmp}/effects.csv", "--json"]  # fmt: skip
+            if llm_spec:
+                cmd[3:3] = ["--llm", llm_spec]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            out.append({"wall": round(wall, 2), "cpu": round(cpu, 2)})
+    return out
+
+
+def _open_rows(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for o in outcomes:
+        groups.setdefault((o["kind"], o["family"]), []).append(o)
+    order = {k.name: i for i, k in enumerate(KINDS)}
+    rows = [
+        _row(kind, family, group)
+        for (kind, family), group in sorted(groups.items(), key=lambda kv: order[kv[0][0]])
+    ]
+    rows.append(_row("all", "all", outcomes))
+    return rows
+
+
+def _row(kind: str, family: str, group: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(group)
+    grades = [o["grade"] for o in group]
+    plans = [o["plan_valid"] for o in group if o["plan_valid"] is not None]
+    seconds = sorted(o["seconds"] for o in group)
+    return {
+        "kind": kind,
+        "family": family,
+        "questions": n,
+        "right": grades.count("right"),
+        "refused": grades.count("refused"),
+        "wrong": grades.count("wrong"),
+        "right_rate": round(100 * grades.count("right") / n, 1) if n else None,
+        "plan_valid": f"{sum(plans)}/{len(plans)}",
+        "llm_rate": round(100 * sum(o["llm_called"] for o in group) / n, 1) if n else None,
+        "median_s": round(seconds[len(seconds) // 2], 2) if seconds else None,
+    }
+
+
+def _plot_open(rows: list[dict[str, Any]], path: Path) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is a dependency
+        return None
+    kinds = [r["kind"] for r in rows]
+    fig, ax = plt.subplots(figsize=(10, max(4, 0.3 * len(kinds))))
+    left = np.zeros(len(kinds))
+    for key, colour in (("right", "#2e7d32"), ("refused", "#f9a825"), ("wrong", "#c62828")):
+        values = np.array([r[key] / max(r["questions"], 1) for r in rows])
+        ax.barh(kinds, values, left=left, color=colour, label=key)
+        left += values
+    ax.invert_yaxis()
+    ax.set_xlabel("share of questions")
+    ax.set_title("Open questions: right / refused / wrong per kind")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

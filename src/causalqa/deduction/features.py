@@ -1,0 +1,268 @@
+"""Evidence features of (report, statement) for the deduction verifier, each explainable.
+
+- lexical support: BM25 (``rank_bm25``) of the statement over the report's passages,
+  TF-IDF cosine with the whole report (IDF fitted on training reports), coverage of the
+  statement's key terms (plain and IDF-weighted, in the report and in its best passage);
+- semantic support: MiniLM cosine between the statement and the report's passages
+  (best, mean of the top 3) and the whole report;
+- cues: negation ("no evidence", "did not", "ruled out") and hedging ("could not be
+  determined", "may have") in the passage that supports the statement best, and in the
+  statement itself.
+
+`passages` splits a report into the units every feature (and the cross-encoder, and the
+explanation a user sees) works on: a coded-findings line, or a sentence of a narrative.
+`TextFeatures` is an estimator (``fit`` on training contexts learns the IDF table) whose
+``transform`` returns one row per (context, statement) and the passages behind it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+STOP = frozenset(
+    "a an the of and or to in on at by for with from was were is are be been being had has "
+    "have his her their its it this that which who whom these those not no nor but as after "
+    "before during when while he she they them him there than then into onto over under "
+    "about also any all some such would could should may might can did do does due result "
+    "resulted resulting which led leading accident accidents probable cause causes "
+    "contributing factor factors".split()
+)
+NEGATION = re.compile(
+    r"\b(?:no|not|never|none|without|nor|neither|cannot|unable|ruled out|excluded|"
+    r"no evidence|did not|was not|were not|no anomalies|not a factor|unlikely)\b",
+    re.IGNORECASE,
+)
+HEDGE = re.compile(
+    r"\b(?:may|might|could|possibly|possible|likely|probably|undetermined|unknown|"
+    r"not determined|could not be determined|suspected|appears?|suggests?)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+FEATURES: tuple[str, ...] = (
+    "bm25_max",
+    "bm25_top2",
+    "tfidf_cos",
+    "coverage",
+    "coverage_idf",
+    "passage_coverage",
+    "emb_max",
+    "emb_top3",
+    "emb_context",
+    "passage_negation",
+    "passage_hedge",
+    "statement_negation",
+    "statement_hedge",
+)
+"""The text features, in column order."""
+
+DESCRIPTIONS: dict[str, str] = {
+    "bm25_max": "BM25 of the statement against the report's best passage",
+    "bm25_top2": "mean BM25 of the statement against the report's two best passages",
+    "tfidf_cos": "TF-IDF cosine between the statement and the whole report",
+    "coverage": "share of the statement's key terms found in the report",
+    "coverage_idf": "IDF-weighted share of the statement's key terms found in the report",
+    "passage_coverage": "share of the statement's key terms in the best passage",
+    "emb_max": "MiniLM cosine between the statement and the closest passage",
+    "emb_top3": "mean MiniLM cosine of the three closest passages",
+    "emb_context": "MiniLM cosine between the statement and the whole report",
+    "passage_negation": "the closest passage negates (no evidence, did not, ruled out)",
+    "passage_hedge": "the closest passage hedges (may have, could not be determined)",
+    "statement_negation": "the statement itself is negated",
+    "statement_hedge": "the statement itself hedges",
+}
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: plural, -ing, -ed, -ly, possessive (no dictionary)."""
+    w = word.replace("'s", "")
+    for suf in ("ingly", "ing", "edly", "ed", "ies", "es", "ly", "s"):
+        if suf.startswith("ed") and w.endswith("e" + suf) or w.endswith("ss"):
+            continue  # airspeed, loss
+        if len(w) > len(suf) + 3 and w.endswith(suf):
+            return w[: -len(suf)] + ("y" if suf == "ies" else "")
+    return w
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased, stemmed content words of `text` (stop words dropped)."""
+    t = text.lower().replace("’", "'")
+    return [stem(w) for w in _WORD.findall(t) if w not in STOP and len(w) > 1]
+
+
+_SENT = re.compile(r"(?<=[.!?])[\"”’]?\s+(?=[A-Z“\"(])")
+
+
+def passages(context: str, *, max_words: int = 60) -> list[str]:
+    """The report cut into passages: each line (a coded finding, a fact) and, within a
+    line, each sentence; a sentence longer than `max_words` is cut into windows."""
+    out: list[str] = []
+    for line in context.splitlines():
+        line = line.strip().lstrip("-•* ").strip()
+        if not line:
+            continue
+        for s in _SENT.split(line):
+            words = s.split()
+            for i in range(0, len(words), max_words):
+                chunk = " ".join(words[i : i + max_words]).strip()
+                if len(chunk.split()) >= 2:
+                    out.append(chunk)
+    return out or [context.strip()]
+
+
+@dataclass
+class Row:
+    """One (context, statement)'s text features and the passages ranked for it."""
+
+    values: dict[str, float]
+    ranked: list[tuple[str, float]] = field(default_factory=list)
+    """The report's passages, most similar to the statement first (text, cosine)."""
+
+
+class TextFeatures:
+    """Lexical, semantic and cue features of (context, statement) pairs.
+
+    ``fit(contexts)`` learns the IDF of terms over training reports (`idf_`, `n_docs_`);
+    ``transform(pairs)`` gives one `Row` per pair. `embedder` (MiniLM by default) is
+    anything with ``encode(list[str]) -> unit vectors``.
+    """
+
+    def __init__(self, embedder=None, *, k1: float = 1.5, b: float = 0.75) -> None:
+        self.embedder = embedder
+        self.k1 = k1
+        self.b = b
+
+    def _embedder(self):
+        if self.embedder is None:
+            from causalqa.embed import Embedder
+
+            self.embedder = Embedder()
+        return self.embedder
+
+    def fit(self, contexts: Sequence[str]) -> TextFeatures:
+        docs = list(dict.fromkeys(contexts))
+        df: Counter[str] = Counter()
+        for c in docs:
+            df.update(set(terms(c)))
+        n = max(len(docs), 1)
+        self.idf_ = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self.default_idf_ = math.log(1 + (n + 0.5) / 0.5)
+        self.n_docs_ = n
+        return self
+
+    def _idf(self, t: str) -> float:
+        return self.idf_.get(t, self.default_idf_)
+
+    def transform(self, pairs: Sequence[tuple[str, str]]) -> list[Row]:
+        """One `Row` per (context, statement)."""
+        if not hasattr(self, "idf_"):
+            from causalqa.errors import DeductionError
+
+            raise DeductionError("the text features are not fitted", hint="call fit first")
+        contexts = list(dict.fromkeys(c for c, _ in pairs))
+        cut = {c: passages(c) for c in contexts}
+        texts = list(dict.fromkeys([p for c in contexts for p in cut[c]] + [s for _, s in pairs]))
+        texts += [c for c in contexts if c not in set(texts)]
+        vecs = np.asarray(self._embedder().encode(texts), dtype=np.float32)
+        at = {t: i for i, t in enumerate(texts)}
+        bm25 = {c: _bm25(cut[c], self.k1, self.b) for c in contexts}
+        ctx_terms = {c: Counter(terms(c)) for c in contexts}
+        rows = []
+        for c, s in pairs:
+            ps = cut[c]
+            sv = vecs[at[s]]
+            sims = vecs[[at[p] for p in ps]] @ sv
+            order = np.argsort(-sims, kind="stable")
+            best = ps[int(order[0])]
+            st = terms(s)
+            uniq = list(dict.fromkeys(st))
+            ct = ctx_terms[c]
+            bt = set(terms(best))
+            w = np.array([self._idf(t) for t in uniq]) if uniq else np.zeros(0)
+            found = np.array([t in ct for t in uniq], dtype=float)
+            scores = np.sort(bm25[c].get_scores(st))[::-1] if st else np.zeros(1)
+            values = {
+                "bm25_max": float(scores[0]),
+                "bm25_top2": float(scores[:2].mean()),
+                "tfidf_cos": self._tfidf_cos(st, ct),
+                "coverage": float(found.mean()) if uniq else 0.0,
+                "coverage_idf": float((w * found).sum() / w.sum()) if uniq and w.sum() else 0.0,
+                "passage_coverage": float(np.mean([t in bt for t in uniq])) if uniq else 0.0,
+                "emb_max": float(sims[order[0]]),
+                "emb_top3": float(sims[order[:3]].mean()),
+                "emb_context": float(vecs[at[c]] @ sv),
+                "passage_negation": float(bool(NEGATION.search(best))),
+                "passage_hedge": float(bool(HEDGE.search(best))),
+                "statement_negation": float(bool(NEGATION.search(s))),
+                "statement_hedge": float(bool(HEDGE.search(s))),
+            }
+            rows.append(Row(values, [(ps[int(i)], float(sims[i])) for i in order]))
+        return rows
+
+    def tfidf_cos(self, context: str, statement: str) -> float:
+        """TF-IDF cosine between a statement and a whole report (the fitted IDF)."""
+        return self._tfidf_cos(terms(statement), Counter(terms(context)))
+
+    def _tfidf_cos(self, st: list[str], ct: Counter[str]) -> float:
+        q = Counter(st)
+        if not q or not ct:
+            return 0.0
+        qv = {t: n * self._idf(t) for t, n in q.items()}
+        cv = {t: n * self._idf(t) for t, n in ct.items()}
+        dot = sum(v * cv.get(t, 0.0) for t, v in qv.items())
+        nq = math.sqrt(sum(v * v for v in qv.values()))
+        nc = math.sqrt(sum(v * v for v in cv.values()))
+        return float(dot / (nq * nc)) if nq and nc else 0.0
+
+
+def _bm25(ps: list[str], k1: float, b: float):
+    from rank_bm25 import BM25Okapi
+
+    docs = [terms(p) or ["_"] for p in ps]
+    return BM25Okapi(docs, k1=k1, b=b)
+
+
+class TermPairs:
+    """A learned lexical interaction: logistic regression over hashed (statement term,
+    report term) pairs and statement terms found / not found in the report — which words
+    of a cause go with which words of a report (e.g. coded findings) in the training data.
+
+    ``fit(contexts, statements, labels)`` returns self; ``decision_function`` the logit.
+    """
+
+    def __init__(self, *, n_features: int = 2**18, C: float = 0.5) -> None:
+        self.n_features = n_features
+        self.C = C
+
+    def _rows(self, contexts: Sequence[str], statements: Sequence[str]):
+        from sklearn.feature_extraction import FeatureHasher
+
+        def feats(c: str, s: str) -> dict[str, float]:
+            st, ct = set(terms(s)), set(terms(c))
+            d: dict[str, float] = {}
+            w = 1.0 / max(len(ct), 1) ** 0.5
+            for a in st:
+                d[f"in:{a}" if a in ct else f"out:{a}"] = 1.0
+                for b in ct:
+                    d[f"{a}|{b}"] = w
+            return d
+
+        hasher = FeatureHasher(self.n_features, input_type="dict")
+        return hasher.transform(feats(c, s) for c, s in zip(contexts, statements))
+
+    def fit(self, contexts, statements, labels) -> TermPairs:
+        from sklearn.linear_model import LogisticRegression
+
+        self.model_ = LogisticRegression(C=self.C, max_iter=3000, class_weight="balanced").fit(
+            self._rows(contexts, statements), np.asarray(labels, dtype=bool)
+        )
+        return self
+
+    def decision_function(self, contexts, statements) -> np.ndarray:
+        return self.model_.decision_function(self._rows(contexts, statements))

@@ -1,0 +1,481 @@
+"""Check that a plan computes what its question asks, before anything is answered.
+
+The check reads the question on its own — a lexicon of the words that ask for a quantity
+("median", "how many", "what share", "at least 10", "independent", "confound", "through")
+— and requires each to be honoured by the plan's operators; every number and every name
+the question states must be used by the plan; and an operator that changes the meaning
+(a median, a share, a threshold) must be asked for. A plan that fails is not run: the
+answer says what was asked that the plan does not do and what can be asked instead. The
+planner's own shortcuts go through this check like the LLM's plans do.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from causalqa.causal_model import CausalModel
+from causalqa.qa.cues import answer_type
+from causalqa.qa.frame import numbers, slotted, stated_direction
+from causalqa.qa.grounding import Grounding
+
+Plan = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Demand:
+    """A word (or phrase) of the question and what the plan must do to honour it."""
+
+    name: str
+    pattern: re.Pattern[str]
+    satisfied: Callable[[Plan], bool]
+    says: str
+    """What the question asks, in words, for the refusal: "the median"."""
+
+
+def _steps(plan: Plan) -> list[dict[str, Any]]:
+    return plan.get("steps", []) if isinstance(plan, dict) else []
+
+
+def _last(plan: Plan) -> dict[str, Any]:
+    steps = _steps(plan)
+    return steps[-1] if steps else {"tool": None, "args": {}}
+
+
+def _tool(plan: Plan) -> str | None:
+    return _last(plan)["tool"]
+
+
+def _args(plan: Plan) -> dict[str, Any]:
+    return _last(plan).get("args", {})
+
+
+def _uses(*tools: str) -> Callable[[Plan], bool]:
+    return lambda plan: _tool(plan) in tools
+
+
+def _stat(*stats: str) -> Callable[[Plan], bool]:
+    return lambda plan: (
+        _tool(plan) in ("summarize", "rank_treatments") and _args(plan).get("stat") in stats
+    )
+
+
+def _conditions(plan: Plan) -> list[dict[str, Any]]:
+    return list(_args(plan).get("conditions") or [])
+
+
+def _either(*tests: Callable[[Plan], bool]) -> Callable[[Plan], bool]:
+    return lambda plan: any(t(plan) for t in tests)
+
+
+_LISTS = (
+    "variables", "treatments", "subjects", "filters", "parents", "children", "ancestors",
+    "descendants", "paths_between", "mediators", "common_causes", "common_effects",
+    "markov_blanket", "adjustment_set", "list_subjects", "top_k_subjects", "top_k_treatments",
+)  # fmt: skip
+_ONE_WAY = (
+    "paths_between",
+    "is_cause",
+    "is_parent",
+    "parents",
+    "children",
+    "ancestors",
+    "descendants",
+)
+_AVERAGES = ("ate", "best_treatment", "top_k_treatments", "compare_treatments")
+
+
+def _is_mean(plan: Plan) -> bool:
+    tool, args = _tool(plan), _args(plan)
+    if tool in ("summarize", "rank_treatments"):
+        return args.get("stat") == "mean"
+    if tool in _AVERAGES:
+        return not args.get("subject")
+    return False
+
+
+def _is_low(plan: Plan) -> bool:
+    args = _args(plan)
+    return (
+        bool(args.get("lowest")) or args.get("stat") == "min" or _tool(plan) == "compare_treatments"
+    )
+
+
+def _is_high(plan: Plan) -> bool:
+    tool, args = _tool(plan), _args(plan)
+    ranked = tool in (
+        "best_treatment", "best_subject", "top_k_subjects", "top_k_treatments",
+        "rank_subjects", "rank_treatments",
+    )  # fmt: skip
+    return (
+        (ranked and not args.get("lowest"))
+        or args.get("stat") == "max"
+        or tool == "compare_treatments"
+    )
+
+
+def _named_statistic(plan: Plan) -> bool:
+    return _tool(plan) in ("summarize", "rank_treatments") and _args(plan).get("stat") != "mean"
+
+
+def _compares_two(plan: Plan) -> bool:
+    tool, args = _tool(plan), _args(plan)
+    if tool == "compare_treatments":
+        return True
+    if "difference" in (args.get("value") or {}):
+        return True
+    return any(isinstance(c.get("than"), dict) for c in _conditions(plan))
+
+
+def _has_threshold(plan: Plan) -> bool:
+    return any(not isinstance(c.get("than"), dict) for c in _conditions(plan))
+
+
+_SUBJ = (
+    r"(?:partners?|subjects?|customers?|clients?|patients?|accounts?|users?|companies|company"
+    r"|members?|firms?|units?|individuals?|people)"
+)
+_NUMBER_AFTER = r"\s+(?:\w+\s+)?-?\d"
+
+DEMANDS: list[Demand] = [
+    Demand("median", re.compile(r"\bmedian\b"), _stat("median"), "the median"),
+    Demand(
+        "quantile",
+        re.compile(r"\b(?:percentile|quantile|quartile|decile)s?\b"),
+        _stat("quantile"),
+        "a quantile",
+    ),  # fmt: skip
+    Demand(
+        "std",
+        re.compile(r"\bstandard\s+deviation\b|\bstd\b|\bspread\b|\bvariability\b"),
+        _stat("std"),
+        "the standard deviation",
+    ),  # fmt: skip
+    Demand("var", re.compile(r"\bvariance\b"), _stat("var"), "the variance"),
+    Demand(
+        "sum",
+        re.compile(r"\bsum\b|\bsummed\b|\bin\s+total\b|\baltogether\b|\bcombined\b"),
+        _stat("sum"),
+        "a total over subjects",
+    ),  # fmt: skip
+    Demand("mean", re.compile(r"\b(?:average|mean|on\s+average)\b"), _is_mean, "an average"),
+    Demand(
+        "share",
+        re.compile(
+            r"\b(?:fraction|proportion|percentage|percent|portion)\b|%"
+            r"|\bshare\b(?!\s+(?:it|this|that|them|these|those|with)\b)|\bwhat\s+part\b"
+        ),
+        # "the value 10 percent of the effects fall below" is a quantile
+        _either(_uses("share_subjects"), _stat("quantile")),
+        "a share of subjects",
+    ),  # fmt: skip
+    Demand(
+        "count",
+        re.compile(rf"\bhow\s+many\b|\bnumber\s+of\b|^\s*count\b|\bcount\s+(?:the\s+)?{_SUBJ}"),
+        _either(_uses("count_subjects"), _uses(*_LISTS)),
+        "a count",
+    ),  # fmt: skip
+    Demand(
+        "each",
+        re.compile(
+            rf"\b(?:(?:for|on|to|with|by)\s+|list\s+(?:\w+\s+){{0,4}}?)(?:each|every)\s+(?:single\s+)?"
+            rf"{_SUBJ}\b(?!\s+into\s+account)|\bper\s+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b"
+            rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)"
+        ),
+        # "the 10th percentile of T's effect per partner" is a statistic of per-subject
+        # values: a summarize whose statistic the question names honours it too
+        _either(_uses("subject_values", "list_subjects"), _named_statistic),
+        "a value for each subject",
+    ),  # fmt: skip
+    Demand(
+        "threshold",
+        re.compile(
+            r"\b(?:at\s+least|at\s+most|more\s+than|less\s+than|fewer\s+than"
+            r"|greater\s+than|higher\s+than|lower\s+than|above|below|over"
+            r"|under|exceed\w*|beyond|no\s+more\s+than|no\s+less\s+than)" + _NUMBER_AFTER
+        ),
+        _has_threshold,
+        "a comparison with a number",
+    ),  # fmt: skip
+    Demand(
+        "than",
+        re.compile(
+            r"\b(?:more|less|better|worse|higher|lower|larger|smaller|bigger"
+            r"|greater|stronger|weaker)\b[^?.!]*?\bthan\s+(?!-?\d)"
+        ),
+        _either(_compares_two, _has_threshold),
+        "a comparison of two treatments",
+    ),  # fmt: skip
+    Demand(
+        "low",
+        re.compile(
+            r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst|bottom"
+            r"|most\s+negative)\b(?<!at\sleast)"
+        ),
+        _is_low,
+        "the lowest",
+    ),  # fmt: skip
+    Demand(
+        "high",
+        re.compile(
+            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest"
+            r"|best|top|most)\b(?!\s+negative)"
+        ),
+        _either(
+            _is_high,
+            _uses(
+                "is_cause", "is_parent", "descendants", "ancestors", "paths_between", "effect_kind"
+            ),
+        ),
+        "the highest",
+    ),  # fmt: skip
+    Demand(
+        "independent",
+        re.compile(
+            r"\bindependen\w*|\bd-?separat\w*|\bd-?connect\w*"
+            r"|\b(?<!in)dependent\b|\bcorrelat\w*|\bunrelated\b"
+        ),
+        _uses("d_separated", "d_connected"),
+        "(in)dependence",
+    ),  # fmt: skip
+    Demand(
+        "confound",
+        re.compile(r"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+causes?\b"),
+        _uses("common_causes", "adjustment_set"),
+        "the common causes",
+    ),  # fmt: skip
+    Demand(
+        "common effect",
+        re.compile(
+            r"\bcommon\s+(?:effects?|consequences|descendants)\b"
+            r"|\bcollider\w*"
+        ),
+        _uses("common_effects"),
+        "the common effects",
+    ),  # fmt: skip
+    Demand(
+        "mediate",
+        re.compile(r"\bmediat\w*|\bintermediar\w*"),
+        # "directly or through intermediaries" only widens an is-there-an-effect question
+        _uses(
+            "mediators",
+            "paths_between",
+            "on_path",
+            "is_cause",
+            "ancestors",
+            "descendants",
+            "effect_kind",
+        ),
+        "the mediators",
+    ),  # fmt: skip
+    Demand(
+        "adjust",
+        re.compile(r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bback-?door\b|\bdeconfound\w*"),
+        _uses("adjustment_set"),
+        "an adjustment set",
+    ),  # fmt: skip
+    Demand(
+        "as well as",
+        re.compile(r"⟦\d+⟧\s+as\s+well\s+as\s+(?:by\s+|from\s+|on\s+)?⟦\d+⟧"),
+        lambda plan: _tool(plan) not in _ONE_WAY,
+        "something true of both",
+    ),  # fmt: skip
+    Demand(
+        "blanket",
+        re.compile(r"\bmarkov\s+blanket\b"),
+        _uses("markov_blanket"),
+        "the Markov blanket",
+    ),  # fmt: skip
+    Demand(
+        "kind",
+        re.compile(r"\bindirect(?:ly)?\s*,?\s*or\s+both\b|\bor\s+both\b"),
+        _uses("effect_kind"),
+        "whether the effect is direct, indirect or both",
+    ),  # fmt: skip
+]
+"""Every demand word and what honours it, in the order they are checked."""
+
+_NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bmode\b|\bmost\s+common\s+value\b"), "the most common value (mode)"),
+    (re.compile(r"\bskew\w*|\bkurtosis\b"), "the shape of the distribution"),
+    (re.compile(r"\binter-?quartile\b|\biqr\b"), "the interquartile range"),
+    (re.compile(r"\bgeometric\s+mean\b|\bharmonic\s+mean\b"), "that kind of mean"),
+    (
+        re.compile(
+            r"\bcorrelation\s+(?:coefficient|between|of)\b|\bhow\s+(?:strongly\s+)?correlated\b"
+        ),
+        "a correlation coefficient",
+    ),  # fmt: skip
+    (
+        re.compile(r"\bprobabilit\w*|\blikelihood\b|\blikely\b|\bodds\b|\bchances?\b"),
+        "a probability",
+    ),
+    (
+        re.compile(r"\bconfidence\s+interval\b|\bp-?value\b|\bsignifican\w*"),
+        "statistical uncertainty",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"\bif\s+(?:we|i|you|they)\s+(?:doubl\w*|halv\w*|tripl\w*|rais\w*|lower\w*|increas\w*"
+            r"|decreas\w*|cut|set|fix\w*|chang\w*\s+\S+\s+to)\b|\bwould\s+(?:\w+\s+|⟦\d+⟧\s+)(?:be|become"
+            r"|reach|have\s+been)\s+(?:if|after|when|under)\b|\bwhat\s+(?:would|will)\s+⟦\d+⟧\s+(?:be|become|reach)\b"
+        ),
+        "the level of a variable under an intervention",
+    ),  # fmt: skip
+]
+"""Questions no operator can answer, and what they ask for, in words."""
+
+
+_NEGATED = re.compile(r"\b(?:not|no|without|rather\s+than|instead\s+of|never)\s+(?:\w+\s+)?$")
+
+
+def _plan_names(plan: Plan) -> set[str]:
+    found: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str):
+            found.add(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    for step in _steps(plan):
+        walk(step.get("args", {}))
+    return found
+
+
+def _plan_numbers(plan: Plan) -> set[float]:
+    args = _args(plan)
+    found = {float(c["than"]) for c in _conditions(plan) if not isinstance(c.get("than"), dict)}
+    if isinstance(args.get("k"), int):
+        found.add(float(args["k"]))
+    if isinstance(args.get("q"), int | float):
+        found |= {float(args["q"]), round(100 * float(args["q"]), 6), 10 * float(args["q"])}
+        if args["q"] in (0.25, 0.5, 0.75):  # quartiles: "first", "second", "third"
+            found |= {1.0, 2.0, 3.0}
+    return found
+
+
+def unanswerable(question: str, grounding: Grounding) -> list[str]:
+    """What `question` asks that no operator computes (a mode, a correlation coefficient,
+    a probability …), in words; empty when nothing."""
+    text, _ = slotted(question, grounding)
+    return [
+        f"the question asks for {what}, which no operator computes"
+        for pattern, what in _NO_OPERATOR
+        if pattern.search(text)
+    ]
+
+
+def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel) -> list[str]:
+    """What `plan` fails to do that `question` asks (empty when it answers it), in words."""
+    text, slots = slotted(question, grounding)
+    found = unanswerable(question, grounding)
+    for demand in DEMANDS:
+        hits = [m for m in demand.pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]
+        if hits and not demand.satisfied(plan):
+            found.append(f"the question asks for {demand.says}, which the plan does not compute")
+    asked = answer_type(grounding.masked(question))
+    if asked in ("number", "subject", "treatment", "variables") and _tool(plan) in _BOOL_TOOLS:
+        found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
+    used = _plan_names(plan)
+    outcome = model.outcome
+    for m in grounding.mentions:
+        if m.name in used:
+            continue
+        if m.kind == "variable" and m.name in (
+            outcome,
+            grounding.where.filter if grounding.where else None,
+        ):
+            continue  # the effects table's outcome, or the filter column named as a node
+        if m.kind == "variable" and _tool(plan) in _TABLE_TOOLS and m.name in model.treatments:
+            continue
+        if m.kind == "treatment" and m.name in used:
+            continue
+        if any(o.name in used and (o.start, o.end) == (m.start, m.end) for o in grounding.mentions):
+            continue  # the same words named as another kind, and that one is used
+        found.append(f"the plan does not use {m.name!r}, which the question names")
+    direction = stated_direction(text, slots)
+    if direction is not None:
+        roles = _ROLES.get(_tool(plan))
+        args = _args(plan)
+        if roles and (args.get(roles[0]), args.get(roles[1])) == (direction[1], direction[0]):
+            found.append(
+                f"the question asks about {direction[0]!r} → {direction[1]!r}, the plan about "
+                f"{direction[1]!r} → {direction[0]!r}"
+            )
+    stated = {n.value for n in numbers(text) if re.fullmatch(r"-?[\d.,]+", text[n.start : n.end])}
+    missing = [n for n in stated if n not in _plan_numbers(plan)]
+    if missing:
+        shown = ", ".join(f"{n:g}" for n in sorted(missing))
+        found.append(f"the plan does not use the number(s) {shown} the question states")
+    return list(dict.fromkeys(found))
+
+
+_ROLES = {
+    "is_cause": ("cause", "effect"),
+    "is_parent": ("parent", "child"),
+    "paths_between": ("source", "target"),
+    "mediators": ("source", "target"),
+    "on_path": ("source", "target"),
+    "adjustment_set": ("treatment", "outcome"),
+    "effect_kind": ("cause", "effect"),
+}
+"""The (cause, effect) roles of the directional graph tools."""
+
+_BOOL_TOOLS = {"is_cause", "is_parent", "on_path", "d_separated", "d_connected"}
+_ASKED = {
+    "number": "a number",
+    "subject": "a subject",
+    "treatment": "a treatment",
+    "variables": "variables",
+}
+
+_TABLE_TOOLS = {
+    "ate", "ite", "best_treatment", "best_subject", "top_k_subjects", "top_k_treatments",
+    "compare_treatments", "summarize", "count_subjects", "share_subjects", "list_subjects",
+    "subject_values", "subject_value", "rank_subjects", "rank_treatments", "subjects",
+    "treatments", "filters",
+}  # fmt: skip
+
+
+def what_can_be_asked(model: CausalModel) -> list[str]:
+    """Examples of questions this model can answer, with its own names."""
+    v = model.variables
+    a, b = (v[0], v[-1]) if len(v) > 1 else (v[0], v[0]) if v else ("X", "Y")
+    asks = [
+        f"what causes {b!r} (directly or indirectly)",
+        f"whether {a!r} affects {b!r}, and through which variables",
+        f"what confounds the effect of {a!r} on {b!r}, and what to adjust for",
+        f"whether {a!r} and {b!r} are independent given other variables",
+    ]
+    if model.effects is not None and model.treatments:
+        t = model.treatments[0]
+        noun = (model.subject_column or "subject").lower()
+        asks += [
+            f"the average, median, minimum, maximum or a percentile of {t!r}'s effect",
+            f"how many or what share of {noun}s benefit from {t!r} (or gain more than a number)",
+            f"which {noun} or treatment gains most, for everyone or a filtered group",
+        ]
+    return asks
+
+
+def refusal(question_problems: Iterable[str], model: CausalModel) -> str:
+    """An honest answer to a question the plan cannot compute: why, and what to ask."""
+    why = "; ".join(question_problems)
+    return (
+        f"I cannot answer that exactly from this model: {why}. I can answer, for example: "
+        + "; ".join(what_can_be_asked(model))
+        + "."
+    )
+
+
+def describe(plan: Plan) -> str:
+    """The plan as compact text, for logs and refusals."""
+    return json.dumps(plan, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,948 @@
+"""Read what an open question asks to compute — a statistic, a count or a share of subjects
+meeting conditions, a difference of two treatments, a value for each subject, or a causal
+property of the graph — and turn it into candidate plans over the query tools.
+
+The question is read with its names replaced by slots (``⟦1⟧``, ``⟦2⟧`` …, in the order
+they appear), so the wording around the names decides: "the median effect of ⟦1⟧",
+"partners who gain more from ⟦1⟧ than from ⟦2⟧", "are ⟦1⟧ and ⟦2⟧ independent given ⟦3⟧".
+A question none of whose words ask for an open operation gives no frame, and the paper's
+single tools answer it as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from causalqa.causal_model import CausalModel
+from causalqa.qa.cues import answer_type
+from causalqa.qa.grounding import Grounding, normalize
+
+# -- the question with its names as slots ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One name the question mentions: its slot number, where, and what it can be."""
+
+    index: int
+    start: int
+    end: int
+    variable: str | None
+    treatment: str | None
+    subject: str | None
+
+
+def slotted(question: str, grounding: Grounding) -> tuple[str, list[Slot]]:
+    """The normalised question with each variable or treatment mention replaced by ``⟦n⟧``
+    (one slot per span: a name that is both a variable and a treatment fills one slot) and
+    each subject id by the word ``someone``; and the slots, with their offsets in it."""
+    q = normalize(question)
+    spans: dict[tuple[int, int], dict[str, str]] = {}
+    for m in grounding.mentions:
+        spans.setdefault((m.start, m.end), {})[m.kind] = m.name
+    spans.update(_ordinal_spans(q, grounding))
+    parts: list[str] = []
+    slots: list[Slot] = []
+    at = 0
+    for (start, end), kinds in sorted(spans.items()):
+        if start < at:  # overlapping mentions: the first one wins
+            continue
+        parts.append(q[at:start])
+        offset = sum(len(x) for x in parts)
+        if set(kinds) == {"subject"}:
+            parts.append("someone")
+        else:
+            token = f"⟦{len(slots) + 1}⟧"
+            slots.append(
+                Slot(
+                    len(slots) + 1,
+                    offset,
+                    offset + len(token),
+                    kinds.get("variable"),
+                    kinds.get("treatment"),
+                    kinds.get("subject"),
+                )
+            )
+            parts.append(token)
+        at = end
+    parts.append(q[at:])
+    return spell_out("".join(parts)), slots
+
+
+_ORDINAL = re.compile(r"\bthe\s+(first|second|former|latter)(?:\s+one)?\b")
+
+
+def _ordinal_spans(q: str, grounding: Grounding) -> dict[tuple[int, int], dict[str, str]]:
+    """ "⟦1⟧ vs ⟦2⟧ … the first one's effect exceeds the second's": with exactly two
+    treatments named, "the first"/"the former" and "the second"/"the latter" after both
+    stand for them."""
+    treatments = [m for m in grounding.mentions if m.kind == "treatment"]
+    names = list(dict.fromkeys(m.name for m in treatments))
+    if len(names) != 2:
+        return {}
+    after = max(m.end for m in treatments)
+    spans = {}
+    for m in _ORDINAL.finditer(q, after):
+        name = names[0] if m.group(1) in ("first", "former") else names[1]
+        spans[m.span()] = {"treatment": name}
+    return spans
+
+
+# Words that ask for a quantity or an operation, as people mistype or abbreviate them.
+QUANTITY_WORDS = (
+    "median", "minimum", "maximum", "average", "percentile", "quantile", "quartile", "decile",
+    "deviation", "variance", "standard", "fraction", "proportion", "percentage", "confound",
+    "confounds", "confounder", "confounders", "confounding", "mediator", "mediators",
+    "mediate", "mediates", "independent", "independence", "dependent", "adjust", "adjustment",
+    "control", "correlation", "correlated", "probability", "likelihood", "interquartile",
+    "markov", "blanket", "common", "effects", "smallest", "largest", "highest", "lowest",
+    "which", "partners", "partner", "treatment", "treatments", "individual", "separated",
+    "exceed", "exceeds", "exceeding", "greater", "higher", "positive", "negative", "benefit",
+    "difference", "relative", "compared", "covariates", "threshold", "spread",
+)  # fmt: skip
+_ABBREVIATIONS = [
+    (re.compile(r"\bavg\b\.?"), "average"),
+    (re.compile(r"\bmed\b\.?(?=\s+(?:effect|uplift|impact|of))"), "median"),
+    (re.compile(r"\bstd\.?\s*dev\w*\b|\bstdev\b|\bsd\b"), "standard deviation"),
+    (re.compile(r"\bvar\b\.?(?=\s+(?:of|in)\b)"), "variance"),
+    (re.compile(r"\bpct\b\.?|\bper\s*cent\b"), "percent"),
+    (re.compile(r"\bpctls?\b\.?|\bptile\b"), "percentile"),
+    (re.compile(r"\bp(\d{1,2})\b"), r"\1th percentile"),
+    (re.compile(r"\bq([1-3])\b"), r"quartile \1"),
+    (re.compile(r"\bconf\.?(?=\s)"), "confounders"),
+    (re.compile(r"\bindep\.?(?=\s|$)"), "independent"),
+    (re.compile(r"\bcorr\b\.?|\bcorrel\b"), "correlation"),
+    (re.compile(r"\bprob\b\.?|\bprobab\b\.?"), "probability"),
+    (re.compile(r"\bp\(\s*(?=\w)"), "probability of ("),
+    (
+        re.compile(r"\bhow\s+likely\b|\bwhat\s+(?:are\s+the\s+)?(?:odds|chances?)\b"),
+        "what probability",
+    ),
+    (re.compile(r"\bdiffs?\b\.?"), "difference"),
+    (re.compile(r"\bmodal\b"), "mode"),
+    (re.compile(r"\bmin\b\.?"), "minimum"),
+    (re.compile(r"\bmax\b\.?"), "maximum"),
+    (re.compile(r"\bw/o\b"), "without"),
+    (re.compile(r"\bw/(?=\s)"), "with"),
+    (re.compile(r"\bno\.\s+of\b|#\s*of\b"), "number of"),
+]
+
+
+def spell_out(text: str) -> str:
+    """`text` with abbreviations written out ("avg" → "average", "p90" → "90th
+    percentile", "std dev" → "standard deviation") and mistyped quantity words corrected
+    ("minimun" → "minimum", "confunds" → "confounds"): so a typo cannot hide what a
+    question asks from the frame or from the check."""
+    from rapidfuzz import fuzz, process
+
+    for pattern, repl in _ABBREVIATIONS:
+        text = pattern.sub(repl, text)
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if len(word) < 5 or word in QUANTITY_WORDS:
+            return word
+        same_start = [w for w in QUANTITY_WORDS if w[0] == word[0]]
+        hit = process.extractOne(word, same_start, scorer=fuzz.ratio, score_cutoff=85)
+        return hit[0] if hit else word
+
+    return re.sub(r"(?<![⟦\w])[a-z]+(?![\w⟧])", fix, text)
+
+
+_SLOT = r"⟦(\d+)⟧"
+
+# -- numbers -----------------------------------------------------------------------------
+
+_NUMBER_WORDS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100,
+}  # fmt: skip
+_NUM = r"(-?\d+(?:[.,]\d+)*(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
+
+
+def _number(text: str) -> float:
+    t = text.replace(",", "")
+    return float(_NUMBER_WORDS[t]) if t in _NUMBER_WORDS else float(t)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number the question states, and where."""
+
+    value: float
+    start: int
+    end: int
+
+
+def numbers(text: str) -> list[Number]:
+    """Every number written in `text` (digits or a small number word), outside slots."""
+    found = []
+    for m in re.finditer(rf"(?<![\w⟦.]){_NUM}(?![\w⟧])", text):
+        found.append(Number(_number(m.group(1)), m.start(1), m.end(1)))
+    return found
+
+
+# -- what the question asks --------------------------------------------------------------
+
+_SUBJ = (
+    r"(?:partners?|subjects?|customers?|clients?|patients?|accounts?|users?|companies|company"
+    r"|members?|firms?|units?|individuals?|people|ones|of\s+them|of\s+those)"
+)
+_EFFECT = r"(?:effects?|impacts?|uplifts?|lifts?|gains?|benefits?|returns?|responses?|payoffs?)"
+
+_STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
+    ("median", re.compile(r"\bmedian\b")),
+    ("std", re.compile(r"\bstandard\s+deviation\b|\bstd\b|\bspread\b|\bvariability\b")),
+    ("var", re.compile(r"\bvariance\b")),
+    ("quantile", re.compile(r"\bpercentile\b|\bquantile\b|\bquartile\b|\bdecile\b")),
+    (
+        "sum",
+        re.compile(
+            r"\bsum\b|\bsummed\b|\bin\s+total\b|\baltogether\b|\bcombined\b"
+            rf"|\btotal\s+(?:\w+\s+)?{_EFFECT}\s+(?:of\s+⟦\d+⟧\s+)?(?:across|over|summed)\b"
+            r"|\btotal\b(?=.*\b(?:across|over)\s+(?:all\s+)?(?:the\s+)?\w+)"
+        ),
+    ),  # fmt: skip
+    (
+        "min",
+        re.compile(r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst)\b(?<!at\sleast)"),
+    ),
+    ("max", re.compile(r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best)\b")),
+    ("mean", re.compile(r"\b(?:average|mean|on\s+average|typical)\b")),
+]
+_QUANTILES = [
+    (re.compile(r"\b(?:upper|third|top)\s+quartile\b"), 0.75),
+    (re.compile(r"\b(?:lower|first|bottom)\s+quartile\b"), 0.25),
+    (re.compile(r"\b(?:second\s+quartile)\b"), 0.5),
+    (re.compile(r"\b(\d{1,2})-?(?:st|nd|rd|th)\s+percentile\b"), None),
+    (re.compile(r"\bpercentile\s+(\d{1,2})\b"), None),
+    (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:%|percent)\s*(?:quantile|percentile)\b"), None),
+    (re.compile(r"\bquantile\s+(?:of\s+)?(0?\.\d+)\b"), None),
+    (re.compile(r"\b(0?\.\d+)\s+quantile\b"), None),
+    (re.compile(r"\b(\d)(?:st|nd|rd|th)\s+decile\b"), -10.0),
+    (re.compile(r"\bpercentile\b[^.?!]{0,100}?\b(\d{1,2})(?:st|nd|rd|th)\b"), None),
+    (
+        re.compile(
+            r"\b(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?(?:\S+\s+){0,6}?"
+            r"(?:fall|lie|sit|are|is|come\s+in)\s+(?:below|under)\b"
+        ),
+        None,
+    ),  # fmt: skip
+]
+
+_COUNT = re.compile(
+    rf"\bhow\s+many\s+(?:\w+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
+    rf"(?:\w+\s+){{0,2}}?{_SUBJ}\b|^\s*count\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
+    rf"|\bhow\s+many\b(?=.*\b(?:benefit|gain|profit|respond|are\s+hurt|lose|have|see|get)\b)"
+)
+_SHARE = re.compile(
+    r"\b(?:what|which)\s+(?:\w+\s+)?(?:fraction|share|proportion|percentage|percent|part|portion"
+    r"|ratio)\b|\bwhat\s+%|\bhow\s+many\s+percent\b|\b(?:the\s+)?(?:fraction|share|proportion"
+    rf"|percentage|portion)\s+of\s+(?:(?:all|the)\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
+    r"|\bpercentage\b|\bfraction\b|\bproportion\b|\bpercent\s+of\b|%\s*of\b"
+)
+_ALL_OF = r"(?<!\bover\s)(?<!\bacross\s)(?<!\bamong\s)(?<!\btaking\s)(?<!\bconsidering\s)(?<!\bof\s)(?<!\band\s)"
+_EACH = re.compile(
+    rf"\b(?:for|on|to|with|by)\s+(?:each|every|every\s+single|each\s+individual)\s+(?:\w+\s+)?{_SUBJ}\b(?!\s+into\s+account)"
+    rf"|\bper[\s-]+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b|{_ALL_OF}\beach\s+{_SUBJ}(?:'s)?\b(?!\s+into\s+account)"
+    rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)|\b{_SUBJ}[\s-]+by[\s-]+{_SUBJ}\b"
+    rf"|\b(?:all|the)\s+individual\s+{_EFFECT}\b(?!.*\b(?:smallest|largest|lowest|highest|minimum|maximum)\b)"
+    rf"|\blist\s+(?:the\s+)?{_EFFECT}\b"
+)
+
+# Comparisons between two treatments: "gain more from ⟦1⟧ than from ⟦2⟧".
+_MORE = r"(?:more|better|higher|larger|bigger|greater|stronger|further)"
+_LESS = r"(?:less|worse|lower|smaller|weaker)"
+_BETWEEN = [
+    (
+        re.compile(
+            rf"\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:from|with|to|by|under|of)?\s*⟦(\d+)⟧(?:'s)?"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+        ),
+        ">",
+    ),  # fmt: skip
+    (
+        re.compile(
+            rf"\b{_LESS}\s+(?:\w+\s+){{0,3}}?(?:from|with|to|by|under|of)?\s*⟦(\d+)⟧(?:'s)?"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+        ),
+        "<",
+    ),  # fmt: skip
+    (
+        re.compile(
+            rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beats?|outperforms?|exceeds?|tops|surpass\w*"
+            rf"|(?:is|was|are)\s+{_MORE}\s+than|works?\s+better\s+than|does\s+better\s+than"
+            rf"|{_MORE}\s+than)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+)?⟦(\d+)⟧"
+        ),
+        ">",
+    ),  # fmt: skip
+    (
+        re.compile(
+            rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:(?:is|was|are)\s+{_LESS}\s+than"
+            rf"|works?\s+worse\s+than|{_LESS}\s+than|trails?|lags?\s+behind)\s+"
+            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+)?⟦(\d+)⟧"
+        ),
+        "<",
+    ),  # fmt: skip
+    (re.compile(r"\bprefer\w*\s+⟦(\d+)⟧\s+(?:over|to)\s+⟦(\d+)⟧"), ">"),
+    (
+        re.compile(
+            rf"\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|over|than\s+(?:of|from|for|with)?)\s*⟦(\d+)⟧"
+        ),
+        ">",
+    ),
+    (
+        re.compile(
+            rf"\b{_LESS}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|than\s+(?:of|from|for|with)?)\s*⟦(\d+)⟧"
+        ),
+        "<",
+    ),
+    (
+        re.compile(
+            rf"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:for|with|from|under)\s+the\s+first\b"
+        ),
+        ">",
+    ),
+    (
+        re.compile(
+            rf"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:for|with|from|under)\s+the\s+second\b"
+        ),
+        "<",
+    ),
+]
+# A comparison with a number: "an effect of ⟦1⟧ above 10", "gain at least 5 from ⟦1⟧".
+_OPS = [
+    (r"at\s+least|no\s+less\s+than|not\s+less\s+than|greater\s+than\s+or\s+equal\s+to|>=|≥|or\s+more"
+     r"|reach(?:es|ing)?|hits?|meets?(?:\s+or\s+beats?)?", ">="),
+    (r"at\s+most|no\s+more\s+than|not\s+more\s+than|up\s+to|less\s+than\s+or\s+equal\s+to|<=|≤|or\s+less", "<="),
+    (r"more\s+than|greater\s+than|higher\s+than|larger\s+than|bigger\s+than|above|over|exceed\w*"
+     r"|beyond|in\s+excess\s+of|>", ">"),
+    (r"less\s+than|lower\s+than|smaller\s+than|fewer\s+than|below|under|beneath|<", "<"),
+    (r"exactly|equal\s+to|equals|=", "=="),
+]  # fmt: skip
+_OP_RE = "|".join(f"(?P<o{i}>{p})" for i, (p, _) in enumerate(_OPS))
+_THRESHOLD = [
+    # "⟦1⟧ … above 10", "⟦1⟧'s effect is at least 5"
+    re.compile(rf"⟦(?P<slot>\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,4}}?(?:{_OP_RE})\s*{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?"),
+    # "above 10 from ⟦1⟧", "at least 5 points of uplift from ⟦1⟧"
+    re.compile(rf"(?:{_OP_RE})\s*{_NUM}\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to)\s+⟦(?P<slot>\d+)⟧"),
+    # "an uplift of 20 or more from ⟦1⟧"
+    re.compile(rf"(?P<ormore>){_NUM}\s+or\s+(?:more|higher|greater|above|better)\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to)\s+⟦(?P<slot>\d+)⟧"),
+]  # fmt: skip
+# A comparison that names no treatment ("# of partners with effect > 20"), for a question
+# about one treatment only.
+_LOOSE_THRESHOLD = re.compile(
+    rf"(?:{_OP_RE})\s*{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?(?P<inclusive>\s*\(?inclusive\)?)?"
+)
+_LOOSE_OR_MORE = re.compile(
+    rf"{_NUM}\s+(?:\(inclusive\)|or\s+(?:more|higher|greater|above|better))"
+)
+_LOOSE_SIGN = re.compile(
+    rf"\b(?:positive|negative)\s+(?:\w+\s+)?{_EFFECT}\b(?!\s+(?:of|from|for)\s+⟦)"
+    rf"|\b(?:benefit|gain|profit)s?\b(?!\s+(?:\w+\s+){{0,2}}?(?:from|by|with|of)\s+⟦)(?=[^⟦]*$)"
+)
+# A determiner or superlative right before "gain"/"benefit" makes it a noun.
+_NOUN_BEFORE = re.compile(
+    r"\b(?:the|a|an|its|their|biggest|largest|highest|greatest|maximum|max|smallest|lowest"
+    r"|minimum|min|average|mean|median|typical|total|expected)\s+$"
+)
+# The sign of one treatment's effect: "benefit from ⟦1⟧", "are hurt by ⟦1⟧".
+_POSITIVE = re.compile(
+    rf"\b(?:benefit\w*|gain\w*|profit\w*|helped|better\s+off|respond\w*\s+(?:positively|well)"
+    rf"|improv\w*|positive\s+{_EFFECT}?|positively|upside)\s+"
+    rf"(?!(?:the\s+)?(?:most|more|least|less|best|worst)\b)(?:\w+\s+){{0,2}}?(?:from|by|with|to|under|of)?\s*⟦(\d+)⟧"
+    rf"|⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were|be)\s+positive\b"
+    rf"|⟦(\d+)⟧\s+(?:helps?|benefits?|pays\s+off)\b"
+    rf"|⟦(\d+)⟧\s+(?:has|have|had|shows?|gives?|yields?|produces?)\s+(?:a\s+)?positive\b"
+)
+_NEGATIVE = re.compile(
+    rf"\b(?:hurt|harmed|damaged|worse\s+off|los\w+|suffer\w*|negative\s+{_EFFECT}?|negatively"
+    rf"|downside|backfire\w*)\s+(?:\w+\s+){{0,2}}?(?:from|by|with|to|under|of)?\s*⟦(\d+)⟧"
+    rf"|⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were|be)\s+negative\b"
+    rf"|⟦(\d+)⟧\s+(?:hurts?|harms?|backfires?)\b"
+    rf"|⟦(\d+)⟧\s+(?:has|have|had|shows?|gives?|yields?|produces?)\s+(?:a\s+)?negative\b"
+)
+_NOT = re.compile(r"\b(?:not|never|n't|no|fail\s+to|fails\s+to|without)\s+(?:\w+\s+)?$")
+
+# A difference of two treatments as the value asked for.
+_DIFFERENCE = [
+    (
+        re.compile(
+            rf"\bhow\s+much\s+{_MORE}\s+(?:\w+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
+    (
+        re.compile(
+            rf"\bhow\s+much\s+{_LESS}\s+(?:\w+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+        ),
+        True,
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"\b(?:difference|gap)\s+(?:in\s+\w+\s+)?between\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?and\s+(?:the\s+)?(?:\w+\s+){0,2}?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:(?:individual|partner-level|subject-level)\s+)?(?:effects?\s+)?"
+            r"(?:minus|less(?!\s+than))\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"\bby\s+how\s+much\s+(?:does|do|did|would|will)\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceeds?|beats?|outperforms?|tops|surpass\w*)\s+(?:that\s+of\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?by\b"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            r"\bby\s+which\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?(?:exceeds?|beats?|outperforms?|tops"
+            r"|surpass\w*)\s+(?:that\s+of\s+|those\s+of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
+    (re.compile(r"^(?=.*\bdifference\b).*?⟦(\d+)⟧\s+[-−]\s+⟦(\d+)⟧"), False),
+    (re.compile(r"\bmoving\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
+    (
+        re.compile(
+            r"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧.*\b(?:difference|gap|first\s+minus\s+second)\b"
+        ),
+        False,
+    ),
+    (re.compile(r"\b(?:advantage|edge|lead|margin)\s+of\s+⟦(\d+)⟧\s+over\s+⟦(\d+)⟧"), False),
+    # "switching from ⟦1⟧ to ⟦2⟧" gains ⟦2⟧ − ⟦1⟧
+    (re.compile(r"\bswitch\w*\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
+    (re.compile(r"\b⟦(\d+)⟧\s+instead\s+of\s+⟦(\d+)⟧"), False),
+    (
+        re.compile(
+            r"\bfrom\s+⟦(\d+)⟧\s+(?:relative\s+to|compared\s+(?:to|with)|over|versus|vs\.?)\s+"
+            r"(?:from\s+|that\s+of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
+]
+
+# Graph questions beyond the paper's.
+_CONFOUND = re.compile(
+    r"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+(?:causes?|parents?|ancestors?)\b"
+    r"|\bcommon\s+(?:parents?|ancestors?)\b|\b(?:causes?|influences?|drives?|affects?)\s+both\b"
+    r"|\bback-?door\s+paths?\b|\bupstream\s+of\s+both\b"
+)
+_COMMON_EFFECT = re.compile(
+    r"\bcommon\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b|\bcollider\w*"
+    r"|\bshared\s+(?:downstream\s+)?(?:effects?|consequences?|descendants?|children|outcomes?)\b"
+    r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+both\b"
+    r"|\bboth\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+(?:\w+\s+)?(?:affect|influence|cause|lead\s+to|drive|change"
+    r"|impact|feed\s+into|point\s+to)\b|\bdownstream\s+of\s+both\b"
+    r"|\bhave\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+as\s+(?:causes|parents|ancestors|inputs|drivers)\b"
+    r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+⟦\d+⟧\s+(?:as\s+well\s+as|and(?:\s+also)?)\s+(?:by\s+)?⟦\d+⟧"
+)
+_ON_PATH = re.compile(
+    r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+on\s+(?:a|the|any|some|every)\s+"
+    r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
+    r"|^\s*(?:is|does|do)\s+⟦\d+⟧\s+(?:\w+\s+)?on\s+(?:a|the|any|some|every)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
+    r"|\bon\s+the\s+(?:causal\s+)?"
+    r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
+    r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
+)
+_MEDIATORS = re.compile(
+    r"\bmediat\w*|\bintermediar\w*|\bintermediate\s+(?:variables|nodes|factors|steps)\b"
+    r"|\b(?:go|goes|going|went|pass\w*|run|runs|route[sd]?|lead|leads)\s+(?:through|via)\b"
+    r"|\btransmit\w*\b|\bchannel\w*\b"
+)
+_DSEP = re.compile(
+    r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
+    r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependent\b|\bcorrelated\b"
+    r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
+)
+_GIVEN = re.compile(
+    r"\b(?:given|conditional\s+on|conditioning\s+on|condition\s+on|once\s+(?:we|you|i)\s+"
+    r"(?:condition\s+on|control\s+for|know|observe|fix|hold)|after\s+(?:conditioning\s+on|"
+    r"controlling\s+for)|controlling\s+for|if\s+(?:we|you|i)\s+(?:condition\s+on|control\s+for"
+    r"|know|observe|fix|hold)|holding|when\s+(?:we|you)\s+(?:condition\s+on|control\s+for|know"
+    r"|observe|fix|hold))\b"
+    r"|(?<=⟧)\s*\|(?=\s*⟦)"
+)
+_ADJUST = re.compile(
+    r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
+    r"|\bdeconfound\w*|\bcondition\s+on\b|\bcovariates?\b|\bunbiased\s+estimate\b"
+    r"|\bblock\w*\s+(?:the\s+|all\s+)?(?:confounding|back-?door|spurious)"
+)
+_BLANKET = re.compile(r"\bmarkov\s+blanket\b")
+_KIND = re.compile(
+    r"\bdirect(?:ly)?\s*,?\s*(?:or\s+)?(?:only\s+)?indirect(?:ly)?\s*,?\s*(?:or\s+)?both\b"
+    r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effects?|influences?|links?|relation\w*"
+    r"|connections?|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
+    r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effect|link|influence|relationship)\b"
+    r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to)\s*⟦\d+⟧\s*:\s*direct\s+or\s+indirect\b"
+    r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
+    r"|\bdirectly\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
+)
+
+_SUPERLATIVE = re.compile(
+    r"\b(?:most|least|best|worst|top|bottom|highest|lowest|largest|smallest|greatest|biggest"
+    r"|strongest|weakest|maximum|minimum|maximal|minimal)\b(?<!at\sleast)"
+)
+
+_WHICH_SUBJECTS = re.compile(
+    r"\b(?:which|what|list|show|name|identify|find|give)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,2}?"
+    r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
+    r"|units|individuals|people|ones)\b|\bwho\s+(?:are|would|will|does|do|benefits?|gains?|is)\b"
+)
+
+
+@dataclass
+class Frame:
+    """What an open question asks: see the module docstring. `kind` names the operation;
+    the other fields carry its arguments as read from the wording."""
+
+    kind: str
+    stat: str | None = None
+    q: float | None = None
+    value: dict[str, Any] | None = None
+    conditions: list[dict[str, Any]] = field(default_factory=list)
+    subject: str | None = None
+    variables: list[str] = field(default_factory=list)
+    given: list[str] = field(default_factory=list)
+    lowest: bool = False
+    k: int = 1
+    used_numbers: list[float] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def graph(self) -> bool:
+        """Whether it is a question about the graph (not the effects table)."""
+        return self.kind not in _TABLE_KINDS
+
+
+def _slot(slots: list[Slot], index: str) -> Slot:
+    return slots[int(index) - 1]
+
+
+def _treatment_of(slots: list[Slot], index: str) -> str | None:
+    return _slot(slots, index).treatment
+
+
+def _quantile(text: str) -> float | None:
+    for pattern, fixed in _QUANTILES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        if fixed is not None and fixed > 0:
+            return fixed
+        raw = float(m.group(1))
+        if fixed == -10.0:
+            return raw / 10
+        return raw if raw < 1 else raw / 100
+    return None
+
+
+def _stats(text: str) -> list[str]:
+    return [name for name, pattern in _STAT_WORDS if pattern.search(text)]
+
+
+def _number_text(match: re.Match[str]) -> str:
+    """The number a comparison states: its one unnamed group that reads as a number."""
+    named = {match.start(g) for g in match.groupdict() if match.group(g) is not None}
+    for i in range(1, (match.re.groups or 0) + 1):
+        text = match.group(i)
+        if (
+            text
+            and match.start(i) not in named
+            or text
+            and re.fullmatch(_NUM, text)
+            and i not in _named_indexes(match)
+        ):
+            if re.fullmatch(_NUM, text):
+                return text
+    raise AssertionError("a comparison pattern matched without a number")
+
+
+def _named_indexes(match: re.Match[str]) -> set[int]:
+    return set(match.re.groupindex.values())
+
+
+def _op_of(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    if "ormore" in groups:
+        return ">="
+    for i, (_, op) in enumerate(_OPS):
+        if groups.get(f"o{i}"):
+            return op
+    raise AssertionError("an operator group matched")
+
+
+def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], list[float]]:
+    """The conditions the wording puts on subjects, and the numbers they use."""
+    found: list[dict[str, Any]] = []
+    used: list[float] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(m: re.Match[str]) -> bool:
+        return all(m.end() <= s or m.start() >= e for s, e in taken)
+
+    for pattern, op in _BETWEEN:
+        for m in pattern.finditer(text):
+            a, b = _treatment_of(slots, m.group(1)), _treatment_of(slots, m.group(2))
+            if a and b and a != b and free(m):
+                negated = bool(_NOT.search(text[: m.start()]))
+                if negated:
+                    op = {">": "<=", "<": ">="}[op]
+                found.append({"value": {"treatment": a}, "op": op, "than": {"treatment": b}})
+                taken.append(m.span())
+    for pattern in _THRESHOLD:
+        for m in pattern.finditer(text):
+            t = _treatment_of(slots, m.group("slot"))
+            if not t or not free(m):
+                continue
+            op = _op_of(m)
+            number_text = _number_text(m)
+            trail = m.groupdict().get("trail") or ""
+            if "or more" in trail:
+                op = ">="
+            elif "or less" in trail:
+                op = "<="
+            value = _number(number_text)
+            found.append({"value": {"treatment": t}, "op": op, "than": value})
+            used.append(value)
+            taken.append(m.span())
+    for pattern, op in ((_POSITIVE, ">"), (_NEGATIVE, "<")):
+        for m in pattern.finditer(text):
+            index = next(g for g in m.groups() if g)
+            t = _treatment_of(slots, index)
+            if not t or not free(m):
+                continue
+            if any(c["value"] == {"treatment": t} for c in found):
+                continue  # "gain more from T than from U" already says how T compares
+            if re.match(r"(?:gain|benefit|profit)", m.group(0)) and _NOUN_BEFORE.search(
+                text[: m.start()]
+            ):
+                continue  # "the biggest gain produced by T": a quantity, not a condition
+            negated = bool(_NOT.search(text[: m.start()]))
+            real = {">": "<=", "<": ">="}[op] if negated else op
+            found.append({"value": {"treatment": t}, "op": real, "than": 0})
+            taken.append(m.span())
+    return found, used
+
+
+def _loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], list[float]]:
+    """Conditions a question about one treatment states without naming it again ("⟦1⟧:
+    number of partners with a positive effect", "… effect > 20", "100 (inclusive)")."""
+    value = {"treatment": treatment}
+    m = _LOOSE_THRESHOLD.search(text)
+    if m and not re.match(r"\s*(?:th|st|nd|rd)\b|-?th\b", text[m.end() :]):
+        number_text = _number_text(m)
+        op = _op_of(m)
+        if m.group("trail") and "more" in m.group("trail") or m.group("inclusive"):
+            op = ">="
+        number = _number(number_text)
+        return [{"value": value, "op": op, "than": number}], [number]
+    m = _LOOSE_OR_MORE.search(text)
+    if m:
+        number = _number(m.group(1))
+        return [{"value": value, "op": ">=", "than": number}], [number]
+    m = _LOOSE_SIGN.search(text)
+    if m and not _NOT.search(text[: m.start()]):
+        negative = m.group(0).startswith("negative")
+        return [{"value": value, "op": "<" if negative else ">", "than": 0}], []
+    return [], []
+
+
+def _difference(text: str, slots: list[Slot]) -> list[str] | None:
+    for pattern, swap in _DIFFERENCE:
+        m = pattern.search(text)
+        if m:
+            a, b = _treatment_of(slots, m.group(1)), _treatment_of(slots, m.group(2))
+            if a and b and a != b:
+                return [b, a] if swap else [a, b]
+    return None
+
+
+def _graph_variables(text: str, slots: list[Slot]) -> list[str]:
+    return [s.variable for s in slots if s.variable is not None]
+
+
+def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | None:
+    names = _graph_variables(text, slots)
+    if _BLANKET.search(text) and len(names) == 1:
+        return Frame("markov_blanket", variables=names)
+    if _KIND.search(text) and len(names) == 2:
+        return Frame("effect_kind", variables=_cause_effect(text, slots, names))
+    dsep = _DSEP.search(text)
+    if dsep and len(names) >= 2:
+        given_at = _GIVEN.search(text)
+        if given_at:
+            # the conditioning set: the names right after "given" (up to the next clause)
+            rest = text[given_at.end() :]
+            stop = re.search(
+                r"[;?|]|,(?!\s*(?:and\s+)?⟦)|\b(?:are|is|do|does|will|would|can|then|so)\b", rest
+            )
+            clause_end = given_at.end() + (stop.start() if stop else len(rest))
+            after = [
+                s.variable for s in slots if s.variable and given_at.end() <= s.start < clause_end
+            ]
+            before = [s.variable for s in slots if s.variable and s.variable not in after]
+        else:
+            before = [s.variable for s in slots if s.variable]
+            after = []
+        if len(before) == 2 and (given_at or not after):
+            dependent = bool(
+                re.search(r"\b(?<!in)dependent\b|\bd-?connect\w*|\bcorrelated\b", text)
+            )
+            return Frame(
+                "d_connected" if dependent else "d_separated", variables=before, given=after
+            )
+        return None
+    if _ADJUST.search(text) and len(names) == 2:
+        return Frame("adjustment_set", variables=_cause_effect(text, slots, names))
+    if asked == "bool":
+        # Yes/no questions about two variables are the paper's (is_cause, is_parent); the
+        # three-variable ones below (on a path?) stay.
+        names3 = len(names) == 3 and (_ON_PATH.search(text) or _MEDIATORS.search(text))
+        if not names3:
+            return None
+    if _CONFOUND.search(text) and len(names) == 2:
+        return Frame("common_causes", variables=names)
+    if _COMMON_EFFECT.search(text) and len(names) == 2:
+        return Frame("common_effects", variables=names)
+    if len(names) == 3 and (_ON_PATH.search(text) or _MEDIATORS.search(text)):
+        # "Does ⟦1⟧ lie on a path from ⟦2⟧ to ⟦3⟧?", "Is ⟦1⟧ a mediator between ⟦2⟧ and ⟦3⟧?"
+        pair = stated_direction(text, slots)
+        if pair is None:
+            m = re.search(r"\bbetween\s+⟦(\d+)⟧\s+and\s+⟦(\d+)⟧", text)
+            pair = (
+                (_slot(slots, m.group(1)).variable, _slot(slots, m.group(2)).variable)
+                if m
+                else None
+            )
+        if pair is None or None in pair or pair[0] == pair[1]:
+            return None  # which is the middle one is not said: no guess
+        middle = next((n for n in names if n not in pair), None)
+        return Frame("on_path", variables=[middle, *pair]) if middle else None
+    if _MEDIATORS.search(text) and len(names) == 2 and not re.search(r"\bhow\s+many\b", text):
+        return Frame("mediators", variables=_cause_effect(text, slots, names))
+    return None
+
+
+_DIRECTION = [
+    r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,3}?(?:to|into|onto|on)\s+⟦(\d+)⟧",
+    r"\b(?:effect|influence|impact)s?\s+(?:that\s+)?(?:of\s+)?⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto|to)\s+⟦(\d+)⟧",
+    r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
+    r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effect|influence|impact)\s+on\s+⟦(\d+)⟧",
+    r"\bhow\s+(?:much\s+)?⟦(\d+)⟧\s+(?:impacts?|affects?|influences?|changes?|drives?|moves?)\s+⟦(\d+)⟧",
+]
+
+
+def stated_direction(text: str, slots: list[Slot]) -> tuple[str, str] | None:
+    """The (cause, effect) variables a question states in so many words — "from ⟦a⟧ to
+    ⟦b⟧", "the effect of ⟦a⟧ on ⟦b⟧", "⟦a⟧ → ⟦b⟧" — or None when it states none."""
+    for pattern in _DIRECTION:
+        m = re.search(pattern, text)
+        if m:
+            a, b = _slot(slots, m.group(1)).variable, _slot(slots, m.group(2)).variable
+            if a and b and a != b:
+                return a, b
+    return None
+
+
+def _cause_effect(text: str, slots: list[Slot], names: list[str]) -> list[str]:
+    """Two variables in cause → effect order: as `stated_direction` says, or "⟦b⟧ …
+    affected by ⟦a⟧" (passive); else as written."""
+    pair = stated_direction(text, slots)
+    if pair is not None:
+        return list(pair)
+    m = re.search(
+        r"⟦(\d+)⟧\s+(?:\w+\s+){0,4}?(?:affected|influenced|caused|driven)\s+by\s+⟦(\d+)⟧", text
+    )
+    if m:
+        a, b = _slot(slots, m.group(2)).variable, _slot(slots, m.group(1)).variable
+        if a and b and a != b:
+            return [a, b]
+    return names
+
+
+def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame | None:
+    """The open operation `question` asks for, or None when it asks none of them (the
+    paper's kinds: parents, paths, an average effect, a best treatment …)."""
+    text, slots = slotted(question, grounding)
+    asked = answer_type(grounding.masked(question))
+    graph = _graph_frame(text, slots, asked)
+    if graph is not None:
+        return graph
+    if model.effects is None:
+        return None
+    treatments = [s.treatment for s in slots if s.treatment]
+    subjects = grounding.names("subject")
+    conditions, used = comparisons(text, slots)
+    difference = _difference(text, slots)
+    stats = _stats(text)
+    q = _quantile(text)
+    if not conditions and not difference and len(set(treatments)) == 1:
+        conditions, used = _loose_conditions(text, treatments[0])
+    if asked == "variables" and (stats or q is not None) and not any(s.variable for s in slots):
+        asked = None  # "what sits at the 10th percentile of ⟦1⟧'s effects": no variable named
+    if asked in (None, "number", "treatment") and re.search(
+        rf"\b(?:which|who|whcih)\s+(?:\w+\s+)?{_SUBJ}\b|^\s*(?:[\w-]+\s+){{0,2}}?{_SUBJ}\s+(?:with|whose|that|who|where|for\s+which)\b"
+        rf"|\b(?:max|maximum|top|best|highest|largest|biggest|min|minimum|lowest|smallest|worst)[-\s]+(?:\w+[-\s]+)?{_SUBJ}(?=\s*(?:[,.?;:!]|$))",
+        text,
+    ):
+        asked = "subject"  # "which partner gains the most …" ("partner gains" reads as a noun)
+    share = bool(_SHARE.search(text)) and q is None  # "the value 10 percent of … fall below"
+    count = bool(_COUNT.search(text))
+    each = bool(_EACH.search(text))
+    conditioned = {c["value"]["treatment"] for c in conditions} | {
+        c["than"]["treatment"] for c in conditions if isinstance(c["than"], dict)
+    }
+    free = [
+        t for t in dict.fromkeys(treatments) if t not in conditioned and t not in (difference or [])
+    ]
+    value: dict[str, Any] | None = None
+    if difference:
+        value = {"difference": difference}
+        # The compared pair is the value asked for, not a condition on subjects.
+        conditions = [
+            c for c in conditions
+            if not (isinstance(c["than"], dict) and {c["value"]["treatment"], c["than"]["treatment"]} == set(difference))
+        ]  # fmt: skip
+    elif len(free) == 1:
+        value = {"treatment": free[0]}
+    elif (
+        not free
+        and len(set(treatments)) == 1
+        and (stats or q is not None)
+        and re.search(rf"\b{_SUBJ}\s+(?:who|that|which|with|whose|where)\b", text)
+    ):
+        # "the average effect of ⟦1⟧ among partners who benefit from it"
+        value = {"treatment": treatments[0]}
+    where_frame = dict(conditions=conditions, used_numbers=used)
+    if share:
+        return Frame("share_subjects", **where_frame) if conditions else None
+    if count and conditions:
+        return Frame("count_subjects", **where_frame)
+    if difference and len(subjects) == 1:
+        return Frame("subject_value", value=value, subject=subjects[0], **where_frame)
+    extreme = ("min" in stats) != ("max" in stats) and asked in ("number", None)
+    named_stat = q is not None or bool(stats)
+    if each and value is not None and not subjects and not extreme and not named_stat:
+        return Frame("subject_values", value=value, **where_frame)
+    lowest = "min" in stats and "max" not in stats
+    if asked == "treatment" and stats:
+        # The average is the paper's best_treatment; other statistics rank here.
+        named = [s for s in stats if s not in ("min", "max", "mean")]
+        if named and not difference and not treatments:
+            return Frame("rank_treatments", stat=named[0], lowest=lowest, **where_frame)
+        return None
+    if asked == "subject" and difference:
+        return Frame("rank_subjects", value=value, lowest=lowest, **where_frame)
+    superlative = bool(_SUPERLATIVE.search(text))
+    if asked == "subject" and conditions and not subjects and not stats and not superlative:
+        if _WHICH_SUBJECTS.search(text):
+            return Frame("list_subjects", **where_frame)
+    if asked in ("number", None) and value is not None and not subjects:
+        named = [s for s in stats if s not in ("min", "max", "mean")]
+        if q is not None:
+            named = ["quantile"]
+        if named:
+            return Frame("summarize", stat=named[0], q=q, value=value, **where_frame)
+        if ("min" in stats) != ("max" in stats) and "mean" not in stats:
+            if not re.search(r"\b(?:which|who|whom|whose)\b", text):
+                # the extreme of one treatment's effect is over the subjects
+                return Frame(
+                    "summarize", stat="min" if lowest else "max", value=value, **where_frame
+                )
+            return None
+        if "min" in stats or "max" in stats:
+            return None
+        if difference or conditions:
+            return Frame("summarize", stat="mean", value=value, **where_frame)
+    if conditions and not subjects and asked is None and _WHICH_SUBJECTS.search(text):
+        return Frame("list_subjects", **where_frame)
+    return None
+
+
+def plan_of(frame: Frame, grounding: Grounding) -> dict[str, Any] | None:
+    """The plan (one step of a query tool) that computes `frame`, with the question's
+    filter as its `where`; None when the frame lacks an argument its tool needs."""
+    where = (
+        {"filter": grounding.where.filter, "value": grounding.where.value}
+        if grounding.where is not None
+        else None
+    )
+    v = frame.variables
+    args: dict[str, Any]
+    match frame.kind:
+        case "markov_blanket":
+            args = {"variable": v[0]}
+        case "effect_kind":
+            args = {"cause": v[0], "effect": v[1]}
+        case "d_separated" | "d_connected":
+            args = {"a": v[0], "b": v[1], "given": list(frame.given)}
+        case "adjustment_set":
+            args = {"treatment": v[0], "outcome": v[1]}
+        case "common_causes" | "common_effects":
+            args = {"a": v[0], "b": v[1]}
+        case "on_path":
+            args = {"variable": v[0], "source": v[1], "target": v[2]}
+        case "mediators":
+            args = {"source": v[0], "target": v[1]}
+        case "count_subjects" | "share_subjects" | "list_subjects":
+            args = {"conditions": frame.conditions}
+        case "subject_value":
+            if frame.value is None or frame.subject is None:
+                return None
+            args = {"value": frame.value, "subject": frame.subject}
+        case "subject_values":
+            if frame.value is None:
+                return None
+            args = {"value": frame.value, "conditions": frame.conditions}
+        case "rank_treatments":
+            args = {
+                "stat": frame.stat,
+                "k": frame.k,
+                "lowest": frame.lowest,
+                "conditions": frame.conditions,
+            }
+        case "rank_subjects":
+            if frame.value is None:
+                return None
+            args = {
+                "value": frame.value,
+                "k": frame.k,
+                "lowest": frame.lowest,
+                "conditions": frame.conditions,
+            }
+        case "summarize":
+            if frame.value is None or frame.stat is None:
+                return None
+            args = {"value": frame.value, "stat": frame.stat, "conditions": frame.conditions}
+            if frame.stat == "quantile":
+                if frame.q is None:
+                    return None
+                args["q"] = frame.q
+        case _:
+            return None
+    if where is not None and frame.kind in _TABLE_KINDS and frame.kind != "subject_value":
+        args["where"] = where
+    if not args.get("conditions", True):
+        del args["conditions"]
+    return {"steps": [{"tool": frame.kind, "args": args}]}
+
+
+_TABLE_KINDS = {
+    "count_subjects", "share_subjects", "list_subjects", "subject_value", "subject_values",
+    "rank_treatments", "rank_subjects", "summarize",
+}  # fmt: skip

@@ -1,0 +1,556 @@
+/* causalqa's web page: plain JavaScript over the /v1 API, graphs drawn by cytoscape.js.
+   Every text from the server or the user is put on the page as text (never as HTML). */
+(function () {
+  "use strict";
+
+  var state = { token: sessionStorage.getItem("causalqa-token") || "", model: "", detail: null,
+                session: null, cy: null, showing: "model", ready: false };
+  window.causalqa = state; // for the browser tests and the curious
+
+  function $(id) { return document.getElementById(id); }
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") e.textContent = attrs[k];
+      else if (k === "class") e.className = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) {
+      if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+
+  // -- the API ------------------------------------------------------------------------------
+  function ApiError(status, error) {
+    this.status = status;
+    this.code = (error && error.code) || "error";
+    this.message = (error && error.message) || ("HTTP " + status);
+    this.hint = error && error.hint;
+  }
+  function api(method, path, body, isForm) {
+    var headers = {};
+    if (state.token) headers.Authorization = "Bearer " + state.token;
+    var init = { method: method, headers: headers };
+    if (body !== undefined) {
+      if (isForm) init.body = body;
+      else { headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+    }
+    return fetch(path, init).then(function (r) {
+      if (r.status === 204) return null;
+      return r.json().catch(function () { return {}; }).then(function (data) {
+        if (r.ok) return data;
+        if (r.status === 401) askToken();
+        throw new ApiError(r.status, data.error);
+      });
+    });
+  }
+  function describeError(e) {
+    if (e instanceof ApiError) return e.message + (e.hint ? " — " + e.hint : "");
+    return String(e && e.message || e);
+  }
+  function askToken() {
+    var d = $("token-dialog");
+    if (!d.open && d.showModal) d.showModal();
+  }
+  $("token-form").addEventListener("submit", function () {
+    state.token = $("token-input").value.trim();
+    sessionStorage.setItem("causalqa-token", state.token);
+    loadModels();
+  });
+
+  // -- status -------------------------------------------------------------------------------
+  function pollStatus() {
+    api("GET", "/v1/ready").then(function (r) {
+      state.ready = true;
+      setStatus("ready", "model ready · " + r.model);
+    }, function (e) {
+      state.ready = false;
+      if (e.status === 401) setStatus("", "token needed");
+      else setStatus(/failed/.test(e.message) ? "failed" : "loading", e.message);
+      setTimeout(pollStatus, 3000);
+    });
+  }
+  function setStatus(kind, text) {
+    var s = $("status");
+    s.className = "badge " + kind;
+    s.textContent = text;
+  }
+
+  // -- tabs ---------------------------------------------------------------------------------
+  Array.prototype.forEach.call(document.querySelectorAll(".tabs button"), function (b) {
+    b.addEventListener("click", function () {
+      Array.prototype.forEach.call(document.querySelectorAll(".tabs button"), function (o) {
+        o.setAttribute("aria-selected", String(o === b));
+        $("tab-" + o.dataset.tab).hidden = o !== b;
+      });
+      if (b.dataset.tab !== "discover" && state.showing !== "model") showModelGraph();
+    });
+  });
+
+  // -- the graph ----------------------------------------------------------------------------
+  var STYLE = [
+    { selector: "node", style: {
+      "label": "data(label)", "text-valign": "center", "text-halign": "center",
+      "text-wrap": "wrap", "text-max-width": "110px", "font-size": 12, "color": "#1f2933",
+      "shape": "round-rectangle", "width": "data(w)", "height": "data(h)",
+      "background-color": "#e4e7eb", "border-width": 1, "border-color": "#9aa5b1" } },
+    { selector: "node.treatment", style: { "border-color": "#2563eb", "border-width": 2 } },
+    { selector: "node.outcome", style: { "border-color": "#15803d", "border-width": 3 } },
+    { selector: "node.endpoint", style: { "background-color": "#e4ecfb", "border-color": "#2563eb", "border-width": 2 } },
+    { selector: "edge", style: {
+      "width": 2, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1",
+      "target-arrow-shape": "triangle", "curve-style": "bezier", "arrow-scale": 1.1 } },
+    { selector: "edge.long", style: { "curve-style": "unbundled-bezier", "control-point-distances": 55,
+      "control-point-weights": 0.5 } },
+    { selector: "edge.undirected", style: { "target-arrow-shape": "none" } },
+    { selector: "edge[label]", style: { "label": "data(label)", "font-size": 10, "color": "#616e7c",
+      "text-background-color": "#fff", "text-background-opacity": 0.8 } },
+    { selector: ".dim", style: { "opacity": 0.3 } },
+    { selector: "node.used", style: { "background-color": "#fde9c8", "border-color": "#d97706", "border-width": 3 } },
+    { selector: "edge.used", style: { "line-color": "#d97706", "target-arrow-color": "#d97706", "width": 5 } }
+  ];
+
+  // A node's box from its label: one line up to 18 characters, else two lines.
+  function sized(data) {
+    var n = String(data.label).length;
+    data.w = n <= 18 ? Math.round(n * 7.4 + 24) : 146;
+    data.h = n <= 18 ? 32 : 48;
+    return data;
+  }
+
+  // A layered drawing of a DAG: each node one layer below its lowest parent (longest path
+  // from a root), ordered within its layer by its parents' (then children's) positions.
+  function layered(ids, edges) {
+    var parents = {}, children = {}, indeg = {}, order = [], queue = [], rank = {}, layers = [];
+    ids.forEach(function (n) { parents[n] = []; children[n] = []; });
+    edges.forEach(function (e) { children[e[0]].push(e[1]); parents[e[1]].push(e[0]); });
+    ids.forEach(function (n) { indeg[n] = parents[n].length; if (!indeg[n]) queue.push(n); });
+    while (queue.length) {
+      var n = queue.shift();
+      order.push(n);
+      children[n].forEach(function (c) { if (--indeg[c] === 0) queue.push(c); });
+    }
+    order.forEach(function (n) {
+      rank[n] = parents[n].reduce(function (m, p) { return Math.max(m, rank[p] + 1); }, 0);
+      (layers[rank[n]] = layers[rank[n]] || []).push(n);
+    });
+    var pos = {};
+    function number() { layers.forEach(function (l) { l.forEach(function (n, i) { pos[n] = i - (l.length - 1) / 2; }); }); }
+    function mean(list, fallback) {
+      return list.length ? list.reduce(function (a, b) { return a + pos[b]; }, 0) / list.length : fallback;
+    }
+    number();
+    for (var sweep = 0; sweep < 4; sweep++) {
+      var down = sweep % 2 === 0;
+      layers.forEach(function (l) {
+        var key = {};
+        l.forEach(function (n) { key[n] = mean(down ? parents[n] : children[n], pos[n]); });
+        l.sort(function (a, b) { return key[a] - key[b]; });
+      });
+      number();
+    }
+    var xy = {};
+    ids.forEach(function (n) { xy[n] = { x: pos[n] * 175, y: rank[n] * 115, rank: rank[n] }; });
+    return xy;
+  }
+
+  function draw(elements, layout) {
+    if (!window.cytoscape) return;
+    if (state.cy) state.cy.destroy();
+    elements.forEach(function (e) { if (e.group === "nodes") sized(e.data); });
+    state.cy = window.cytoscape({ container: $("graph"), elements: elements, style: STYLE, layout: layout });
+  }
+
+  function showModelGraph() {
+    state.showing = "model";
+    $("graph-back").hidden = true;
+    var d = state.detail;
+    if (!d) { draw([]); $("graph-title").textContent = "Causal graph"; setLegend([]); return; }
+    $("graph-title").textContent = "Causal graph · " + d.name;
+    var treatments = new Set(d.treatments);
+    var elements = d.nodes.map(function (n) {
+      var cls = treatments.has(n) ? "treatment" : (n === d.outcome ? "outcome" : "");
+      return { group: "nodes", data: { id: n, label: n }, classes: cls };
+    });
+    var xy = layered(d.nodes, d.edge_list);
+    d.edge_list.forEach(function (e, i) {
+      // An edge that skips layers bends, so it does not run under the nodes between.
+      var long = xy[e[1]].rank - xy[e[0]].rank > 1;
+      elements.push({ group: "edges", data: { id: "e" + i, source: e[0], target: e[1] }, classes: long ? "long" : "" });
+    });
+    draw(elements, { name: "preset", positions: function (n) { return xy[n.id()]; }, padding: 28 });
+    setLegend([d.nodes.length + " variables, " + d.edge_list.length + " edges. Blue border: a treatment; green: the outcome" +
+               (d.outcome ? " (" + d.outcome + ")" : "") + "."]);
+  }
+
+  function setLegend(parts) {
+    var l = clear($("graph-legend"));
+    parts.forEach(function (p) { l.appendChild(typeof p === "string" ? document.createTextNode(p) : p); });
+  }
+
+  function highlight(h) {
+    if (state.showing !== "model") showModelGraph();
+    var cy = state.cy;
+    var nodes = (h && h.nodes) || [], edges = (h && h.edges) || [];
+    $("graph").dataset.highlighted = JSON.stringify({ nodes: nodes, edges: edges });
+    if (!cy) return;
+    cy.elements().removeClass("used dim");
+    if (!nodes.length && !edges.length) return;
+    var used = cy.collection();
+    nodes.forEach(function (n) { used = used.union(cy.getElementById(n)); });
+    edges.forEach(function (e) {
+      used = used.union(cy.edges().filter(function (x) { return x.data("source") === e[0] && x.data("target") === e[1]; }));
+    });
+    used.addClass("used");
+    cy.elements().not(used).addClass("dim");
+    var text = [el("b", { text: "Used: " })];
+    text.push(edges.length ? edges.map(function (e) { return e[0] + " → " + e[1]; }).join(", ")
+                           : nodes.join(", "));
+    setLegend(text);
+  }
+
+  // Paths as the discovery engine writes them: "A - B - C" (relations, when shown, in brackets).
+  function splitPath(p) {
+    return String(p).split(/\s+-\s*(?:\[[^\]]*\]\s*-\s*)?|\s*(?:->|→|<-|←)\s*/).map(function (s) {
+      return s.trim(); }).filter(Boolean);
+  }
+  function drawPaths(v) {
+    state.showing = "paths";
+    $("graph-back").hidden = !state.detail;
+    $("graph-title").textContent = "Paths between " + v.a + " and " + v.b;
+    var nodes = {}, edges = {}, elements = [];
+    function node(n, cls) {
+      if (!nodes[n]) { nodes[n] = true; elements.push({ group: "nodes", data: { id: "n:" + n, label: n }, classes: cls || "" }); }
+    }
+    node(v.a, "endpoint"); node(v.b, "endpoint");
+    (v.paths || []).forEach(function (p) {
+      var stops = splitPath(p);
+      stops.forEach(function (s) { node(s); });
+      for (var i = 0; i + 1 < stops.length; i++) {
+        var key = stops[i] + "\u0000" + stops[i + 1];
+        if (!edges[key]) {
+          edges[key] = true;
+          elements.push({ group: "edges", data: { id: "p" + elements.length, source: "n:" + stops[i], target: "n:" + stops[i + 1] },
+                          classes: "undirected used" });
+        }
+      }
+    });
+    draw(elements, { name: "breadthfirst", directed: false, roots: ["n:" + v.a], padding: 28,
+                     spacingFactor: 1.1 });
+    setLegend([(v.paths || []).length ? "The path(s) the model was shown, from the knowledge graph."
+                                      : "No path was shown: the verdict comes from the pair alone."]);
+  }
+
+  $("graph-back").addEventListener("click", showModelGraph);
+  $("graph-fit").addEventListener("click", function () { if (state.cy) state.cy.fit(undefined, 24); });
+
+  // -- models -------------------------------------------------------------------------------
+  function loadModels(select) {
+    return api("GET", "/v1/models").then(function (r) {
+      var s = clear($("model-select"));
+      if (!r.models.length) s.appendChild(el("option", { value: "", text: "(no model: upload one)" }));
+      r.models.forEach(function (m) {
+        s.appendChild(el("option", { value: m.id, text: m.name + (m.name !== m.id ? " (" + m.id + ")" : "") }));
+      });
+      var want = select || state.model || (r.models[0] && r.models[0].id) || "";
+      s.value = want;
+      return pickModel(s.value);
+    }, function (e) { setStatus("failed", describeError(e)); });
+  }
+
+  function pickModel(id) {
+    state.model = id;
+    state.session = null;
+    clear($("chat"));
+    if (!id) { state.detail = null; showModelGraph(); renderModelInfo(); return Promise.resolve(); }
+    return api("GET", "/v1/models/" + encodeURIComponent(id)).then(function (d) {
+      state.detail = d;
+      showModelGraph();
+      renderModelInfo();
+    }, function (e) { note($("models-result"), describeError(e), true); });
+  }
+  $("model-select").addEventListener("change", function (ev) { pickModel(ev.target.value); });
+
+  function renderModelInfo() {
+    var box = clear($("model-info")), d = state.detail;
+    if (!d) return;
+    var kv = el("dl", { class: "kv" });
+    function row(k, v) { kv.appendChild(el("dt", { text: k })); kv.appendChild(el("dd", { text: v })); }
+    row("Model", d.name + " (" + d.id + ", " + d.source + ")");
+    row("Graph", d.variables + " variables, " + d.edges + " edges" + (d.outcome ? "; outcome " + d.outcome : ""));
+    row("Treatments", d.treatments.join(", ") || "—");
+    row("Filters", d.filters.join(", ") || "—");
+    row("Subjects", String(d.subjects));
+    Object.keys(d.ate || {}).forEach(function (t) { row("ATE of " + t, String(d.ate[t])); });
+    box.appendChild(kv);
+    $("model-delete").disabled = d.read_only;
+  }
+
+  function note(box, text, isError) {
+    clear(box).appendChild(el("p", { class: isError ? "verdict no" : "", text: text }));
+  }
+
+  $("upload-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var f = new FormData();
+    f.append("name", $("upload-name").value);
+    f.append("graph", $("upload-graph").files[0]);
+    if ($("upload-effects").files[0]) f.append("effects", $("upload-effects").files[0]);
+    if ($("upload-outcome").value.trim()) f.append("outcome", $("upload-outcome").value.trim());
+    busy(ev.target, true);
+    api("POST", "/v1/models", f, true).then(function (m) {
+      note($("models-result"), "Stored as " + m.id + ": " + m.variables + " variables, " + m.edges + " edges.");
+      return loadModels(m.id);
+    }, function (e) { note($("models-result"), describeError(e), true); })
+      .then(function () { busy(ev.target, false); });
+  });
+
+  function list(value) { return value.split(",").map(function (s) { return s.trim(); }).filter(Boolean); }
+
+  $("fit-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var f = new FormData();
+    f.append("name", $("fit-name").value);
+    f.append("data", $("fit-data").files[0]);
+    list($("fit-treatments").value).forEach(function (t) { f.append("treatment", t); });
+    f.append("outcome", $("fit-outcome").value.trim());
+    if ($("fit-subject").value.trim()) f.append("subject_column", $("fit-subject").value.trim());
+    list($("fit-filters").value).forEach(function (t) { f.append("filter", t); });
+    busy(ev.target, true);
+    var bar = $("fit-progress");
+    api("POST", "/v1/models/fit", f, true).then(function (job) {
+      bar.hidden = false;
+      note($("models-result"), "Fitting… (job " + job.id + ")");
+      return followJob(job.id, function (j) {
+        if (j.progress && j.progress.total) { bar.max = j.progress.total; bar.value = j.progress.done; }
+      });
+    }).then(function (job) {
+      if (job.status === "done") {
+        note($("models-result"), "Fitted and stored as " + job.result.id + ".");
+        return loadModels(job.result.id);
+      }
+      note($("models-result"), (job.error && job.error.message) || job.status, true);
+    }, function (e) { note($("models-result"), describeError(e), true); })
+      .then(function () { busy(ev.target, false); bar.hidden = true; });
+  });
+
+  // A job's server-sent events, read with fetch (so the token header goes along).
+  function followJob(id, onEvent) {
+    var headers = state.token ? { Authorization: "Bearer " + state.token } : {};
+    return fetch("/v1/jobs/" + encodeURIComponent(id) + "/events", { headers: headers }).then(function (r) {
+      if (!r.ok || !r.body) throw new ApiError(r.status, null);
+      var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "", last = null;
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return last;
+          buffer += decoder.decode(chunk.value, { stream: true });
+          var events = buffer.split("\n\n");
+          buffer = events.pop();
+          events.forEach(function (block) {
+            var data = block.split("\n").filter(function (l) { return l.indexOf("data: ") === 0; })
+              .map(function (l) { return l.slice(6); }).join("\n");
+            if (data) { last = JSON.parse(data); onEvent(last); }
+          });
+          return pump();
+        });
+      }
+      return pump();
+    });
+  }
+
+  $("model-delete").addEventListener("click", function () {
+    if (!state.model || !window.confirm("Delete the model " + state.model + "?")) return;
+    api("DELETE", "/v1/models/" + encodeURIComponent(state.model)).then(function () {
+      note($("models-result"), "Deleted " + state.model + ".");
+      state.model = "";
+      return loadModels();
+    }, function (e) { note($("models-result"), describeError(e), true); });
+  });
+
+  function busy(form, on) {
+    Array.prototype.forEach.call(form.querySelectorAll("button"), function (b) { b.disabled = on; });
+  }
+
+  // -- ask ----------------------------------------------------------------------------------
+  function say(cls, children) {
+    var m = el("div", { class: "msg " + cls }, children);
+    $("chat").appendChild(m);
+    $("chat").scrollTop = $("chat").scrollHeight;
+    return m;
+  }
+  function planText(step) {
+    var args = Object.keys(step.args || {}).map(function (k) { return k + "=" + JSON.stringify(step.args[k]); });
+    return step.tool + "(" + args.join(", ") + ")";
+  }
+  function showAnswer(a) {
+    var children = [el("div", { class: "answer", text: a.answer })];
+    var steps = (a.plan && a.plan.steps) || [];
+    if (steps.length) {
+      children.push(el("details", { open: "" }, [el("summary", { text: "Plan (tool calls)" })]
+        .concat(steps.map(function (s) { return el("div", { class: "plan-step", text: planText(s) }); }))));
+    }
+    var g = a.grounding || {};
+    var grounded = [];
+    [].concat(g.variables || [], g.treatments || [], g.subjects || []).forEach(function (x) {
+      if (grounded.indexOf(x) < 0) grounded.push(x);
+    });
+    if (g.where) grounded.push(g.where.filter + " = " + g.where.value);
+    if (grounded.length) children.push(el("div", { class: "meta", text: "Grounded: " + grounded.join(", ") }));
+    var u = a.usage || {};
+    children.push(el("div", { class: "meta", text: a.mode + " · " + (a.model || "") + " · " +
+      (u.prompt_tokens || 0) + "+" + (u.completion_tokens || 0) + " tokens · " + a.seconds + " s" }));
+    say("bot" + (a.answered ? "" : " unanswered"), children);
+    highlight(a.highlight);
+  }
+
+  function ensureSession() {
+    if (state.session) return Promise.resolve(state.session);
+    return api("POST", "/v1/sessions", { model: state.model }).then(function (s) { state.session = s.id; return s.id; });
+  }
+
+  $("ask-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var q = $("question").value.trim();
+    if (!q) return;
+    if (!state.model) { say("error", ["Pick or upload a causal model first."]); return; }
+    say("you", [q]);
+    $("question").value = "";
+    busy(ev.target, true);
+    var pending = say("bot", [el("span", { class: "muted", text: "thinking…" })]);
+    ensureSession().then(function (sid) {
+      return api("POST", "/v1/sessions/" + encodeURIComponent(sid) + "/ask", { question: q }).catch(function (e) {
+        if (e.status === 404) { state.session = null; return ensureSession().then(function (s2) {
+          return api("POST", "/v1/sessions/" + encodeURIComponent(s2) + "/ask", { question: q }); }); }
+        throw e;
+      });
+    }).then(function (a) { pending.remove(); showAnswer(a); },
+            function (e) { pending.remove(); say("error", [describeError(e)]); })
+      .then(function () { busy(ev.target, false); $("question").focus(); });
+  });
+  $("chat-new").addEventListener("click", function () {
+    if (state.session) api("DELETE", "/v1/sessions/" + encodeURIComponent(state.session)).catch(function () {});
+    state.session = null;
+    clear($("chat"));
+    highlight(null);
+    if (state.cy) state.cy.elements().removeClass("used dim");
+    showModelGraph();
+  });
+
+  // -- discover -----------------------------------------------------------------------------
+  function bar(p) { return el("div", { class: "bar" }, [el("span", { style: "width:" + Math.round(100 * p) + "%" })]); }
+  function kv(pairs) {
+    var d = el("dl", { class: "kv" });
+    pairs.forEach(function (p) {
+      if (p[1] === null || p[1] === undefined || p[1] === "") return;
+      d.appendChild(el("dt", { text: p[0] }));
+      d.appendChild(el("dd", { text: typeof p[1] === "string" ? p[1] : JSON.stringify(p[1]) }));
+    });
+    return d;
+  }
+
+  $("pair-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var body = { a: $("pair-a").value.trim(), b: $("pair-b").value.trim() };
+    if ($("pair-context").value.trim()) body.context = $("pair-context").value.trim();
+    if ($("pair-ranker").value) body.ranker = $("pair-ranker").value;
+    if ($("pair-topk").value !== "") body.top_k = Number($("pair-topk").value);
+    busy(ev.target, true);
+    var box = $("pair-result");
+    note(box, "asking…");
+    api("POST", "/v1/discover/pair", body).then(function (v) {
+      clear(box);
+      box.appendChild(el("div", { class: "verdict " + (v.causal ? "yes" : "no"), text: v.verdict }));
+      box.appendChild(el("div", { text: "P(causal) = " + v.probability }));
+      box.appendChild(bar(v.probability));
+      box.appendChild(kv([["Decision", v.decision + (v.threshold !== null ? " (threshold " + v.threshold + ")" : "")],
+                          ["Ranker", v.ranker], ["Paths found", String(v.paths_found)], ["Model", v.model],
+                          ["Seconds", String(v.seconds)]]));
+      if ((v.paths || []).length) {
+        box.appendChild(el("div", { text: "Paths shown to the model:" }));
+        box.appendChild(el("ul", { class: "paths" }, v.paths.map(function (p) { return el("li", { text: p }); })));
+      }
+      (v.notes || []).forEach(function (n) { box.appendChild(el("p", { class: "muted", text: "Note: " + n })); });
+      drawPaths(v);
+    }, function (e) { note(box, describeError(e), true); })
+      .then(function () { busy(ev.target, false); });
+  });
+
+  // The rankers are the API's own list (its OpenAPI schema), not a copy kept here.
+  fetch("/openapi.json").then(function (r) { return r.json(); }).then(function (spec) {
+    var schema = spec.components.schemas.PairRequest.properties.ranker;
+    var options = [];
+    (schema.anyOf || [schema]).forEach(function (s) { if (s.enum) options = options.concat(s.enum); });
+    options.forEach(function (o) { $("pair-ranker").appendChild(el("option", { value: o, text: o })); });
+  }).catch(function () {});
+
+  // -- deduce -------------------------------------------------------------------------------
+  var SHOWN = ["statement", "verdict", "label", "probability", "method", "fmt", "retriever", "reply",
+               "chains", "extracted", "inferred", "logprobs", "usage", "seconds", "model",
+               "threshold", "evidence", "contributions"];
+  $("deduce-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var body = { context: $("deduce-context").value, statement: $("deduce-statement").value.trim() };
+    if ($("deduce-method").value) body.method = $("deduce-method").value;
+    busy(ev.target, true);
+    var box = $("deduce-result");
+    note(box, "reading the report…");
+    api("POST", "/v1/deduce", body).then(function (d) {
+      clear(box);
+      box.appendChild(el("div", { class: "verdict " + (d.verdict ? "yes" : "no"),
+        text: d.label + (d.verdict ? ": a probable cause" : ": not a probable cause") }));
+      if (d.probability !== null && d.probability !== undefined) {
+        var shown = "P(True) = " + d.probability.toFixed(3);
+        if (d.threshold !== null && d.threshold !== undefined) shown += " (threshold " + d.threshold.toFixed(3) + ")";
+        box.appendChild(el("div", { text: shown }));
+        box.appendChild(bar(d.probability));
+      }
+      box.appendChild(kv([["Method", d.method], ["Format", d.fmt], ["Retriever", d.retriever],
+                          ["Log-probs", d.logprobs && Object.keys(d.logprobs).map(function (k) {
+                            return k + " " + Number(d.logprobs[k]).toFixed(3); }).join(", ")],
+                          ["Reply", d.reply], ["Model", d.model],
+                          ["Seconds", String(d.seconds)]]));
+      if ((d.chains || []).length) {
+        var t = el("table", {}, [el("tr", {}, [el("th", { text: "score" }), el("th", { text: "kind" }), el("th", { text: "chain" })])]);
+        d.chains.forEach(function (c) {
+          t.appendChild(el("tr", {}, [el("td", { text: (c.score || 0).toFixed(2) }), el("td", { text: c.kind }), el("td", { text: c.text })]));
+        });
+        box.appendChild(el("div", { text: "Retrieved causal chains:" }));
+        box.appendChild(t);
+      }
+      if ((d.contributions || []).length) {
+        var ct = el("table", { class: "contributions" }, [el("tr", {}, [el("th", { text: "evidence" }),
+          el("th", { text: "value" }), el("th", { text: "log-odds" })])]);
+        d.contributions.forEach(function (c) {
+          ct.appendChild(el("tr", {}, [el("td", { text: c.description || c.name, title: c.name }),
+            el("td", { text: Number(c.value).toFixed(3) }),
+            el("td", { text: (c.contribution >= 0 ? "+" : "") + Number(c.contribution).toFixed(3) })]));
+        });
+        box.appendChild(el("div", { text: "Evidence that moved the verdict most:" }));
+        box.appendChild(ct);
+      }
+      if ((d.evidence || []).length) {
+        box.appendChild(el("div", { text: "The report's passages that support the statement best:" }));
+        box.appendChild(el("ul", { class: "passages" }, d.evidence.map(function (e) {
+          var score = e.cosine !== undefined ? " (cosine " + Number(e.cosine).toFixed(2) + ")" : "";
+          return el("li", { text: (e.passage || e.text || JSON.stringify(e)) + score });
+        })));
+      }
+      [["Chains extracted from the report", d.extracted], ["Chains inferred from the statement", d.inferred]].forEach(function (p) {
+        if ((p[1] || []).length) {
+          box.appendChild(el("div", { text: p[0] + ":" }));
+          box.appendChild(el("ul", { class: "paths" }, p[1].map(function (x) { return el("li", { text: x }); })));
+        }
+      });
+      // Evidence fields this page does not know yet are shown as they come.
+      var extra = Object.keys(d).filter(function (k) { return SHOWN.indexOf(k) < 0; });
+      if (extra.length) box.appendChild(kv(extra.map(function (k) { return [k, d[k]]; })));
+    }, function (e) { note(box, describeError(e), true); })
+      .then(function () { busy(ev.target, false); });
+  });
+
+  // -- start --------------------------------------------------------------------------------
+  pollStatus();
+  loadModels();
+})();

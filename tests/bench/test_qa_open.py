@@ -1,0 +1,76 @@
+"""The open-question benchmark's generator and grader: truths computed independently of
+the engine agree with networkx where networkx has the answer, every wording fits its kind,
+and grading counts refusals and wrong answers as the benchmark says."""
+
+from __future__ import annotations
+
+import string
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from causalqa.bench import qa_open
+
+PLACEHOLDERS = {
+    "median": {"T"}, "minimum": {"T"}, "maximum": {"T"}, "std": {"T"}, "percentile": {"T", "P"},
+    "count_benefit": {"T"}, "count_threshold": {"T", "N"}, "count_more_engaged": {"T", "U"},
+    "share_benefit": {"T"}, "share_at_least": {"T", "N"}, "list_hurt": {"T"},
+    "subject_difference": {"S", "T", "U"}, "mean_difference": {"T", "U"}, "best_by_median": set(),
+    "best_subject_difference": {"T", "U"}, "each": {"T"}, "best_on_average_outcome": {"Y"},
+    "confounders": {"A", "B"}, "mediators": {"A", "B"}, "on_path": {"M", "A", "B"},
+    "independence": {"A", "B", "Z"}, "adjustment": {"A", "B"}, "markov_blanket": {"A"},
+    "effect_kind": {"A", "B"}, "common_effects": {"A", "B"}, "mode": {"T"},
+    "correlation": {"A", "B"}, "probability": {"S", "T"}, "intervention_level": {"A", "B"},
+    "iqr": {"T"},
+}  # fmt: skip
+
+
+def test_every_kind_has_dev_wordings_with_its_placeholders():
+    assert set(qa_open.DEV) == set(qa_open.KIND_NAMES) == set(PLACEHOLDERS)
+    for kind, texts in qa_open.DEV.items():
+        for text in texts:
+            names = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"unit", "Unit"}
+            assert names == PLACEHOLDERS[kind], (kind, text)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_independent_d_separation_agrees_with_networkx(seed):
+    m = qa_open.open_model("small", seed)
+    rng = np.random.default_rng(seed)
+    nodes = sorted(m.graph)
+    for _ in range(30):
+        a, b = rng.choice(nodes, size=2, replace=False)
+        z = set(rng.choice([n for n in nodes if n not in (a, b)], size=2, replace=False))
+        ours = qa_open._ancestral_moral_separated(m.graph, a, b, z)
+        assert ours == nx.is_d_separator(m.graph, {a}, {b}, z)
+
+
+def test_questions_are_generated_for_every_size_with_exact_truth():
+    for size in qa_open.SIZES:
+        m = qa_open.open_model(size, 0)
+        items = qa_open.generate_open_questions(m, seed=0)
+        kinds = {i.kind for i in items}
+        assert {"median", "confounders", "independence", "mode"} <= kinds
+        median = next(i for i in items if i.kind == "median")
+        assert median.expected == pytest.approx(float(m.effects[median.pick["T"]].median()))
+        assert m.outcome is not None  # "which treatment raises {Y}" needs one
+
+
+def test_grading():
+    m = qa_open.open_model("small", 1)
+    items = {i.kind: i for i in qa_open.generate_open_questions(m, seed=1)}
+    median = items["median"]
+    assert qa_open.grade_open(median, True, median.expected, m) == "right"
+    assert qa_open.grade_open(median, True, median.expected + 0.5, m) == "wrong"
+    assert qa_open.grade_open(median, False, None, m) == "refused"
+    mode = items["mode"]
+    assert qa_open.grade_open(mode, False, None, m) == "right"
+    assert qa_open.grade_open(mode, True, 3.0, m) == "wrong"
+    adjustment = items["adjustment"]
+    x, y = adjustment.expected
+    parents = sorted(m.graph.predecessors(x))  # the parents of x always block the back doors
+    assert qa_open.grade_open(adjustment, True, parents, m) == "right"
+    descendants = sorted(nx.descendants(m.graph, x))
+    if descendants:
+        assert qa_open.grade_open(adjustment, True, descendants[:1], m) == "wrong"

@@ -1,0 +1,90 @@
+"""Prompt 2 negatives (resumable store) and fast, schema-constrained mining."""
+
+from __future__ import annotations
+
+import json
+
+from causalqa.deduction.dataset import Example, Report
+from causalqa.deduction.event_graph import CausalKG
+from causalqa.deduction.mining import fast_chains, fast_schema, mine
+from causalqa.deduction.negatives import (
+    filter_items,
+    load_store,
+    mine_negatives,
+    with_llm_negatives,
+)
+from causalqa.llm.testing import ScriptedLLM
+
+CTX = (
+    "The pilot did not remove frost from the wings before takeoff. The airplane stalled "
+    "during rotation. The weather was clear and the pilot was rested."
+)
+CAUSES = ["The pilot's failure to remove frost from the wings before takeoff."]
+REPLY = """1. The pilot's failure to remove frost from the wings before takeoff.
+2. Pilot fatigue after a long duty day.
+3. Pilot fatigue after a long duty day.
+4. Wind.
+5. Inadequate weather briefing before the flight."""
+
+
+def test_filter_drops_copies_repeats_and_stubs(embedder):
+    from causalqa.deduction.dataset import parse_list_items
+
+    kept, dropped = filter_items(parse_list_items(REPLY), CAUSES, embedder)
+    assert kept == [
+        "Pilot fatigue after a long duty day.",
+        "Inadequate weather briefing before the flight.",
+    ]
+    reasons = {d["why"].split()[0] for d in dropped}
+    assert reasons == {"Levenshtein", "fewer"}  # parse_list_items already drops repeats
+
+
+def test_mine_negatives_is_resumable(embedder, tmp_path):
+    store = tmp_path / "neg.jsonl"
+    llm = ScriptedLLM([REPLY])
+    report = Report(report_id="A", context=CTX)
+    s = mine_negatives([(report, CAUSES)], llm, store, embedder=embedder)
+    assert s["asked"] == 1 and s["failed"] == 0 and s["kept_per_report"] >= 1
+    rec = load_store(store)["A"]
+    assert rec.raw == REPLY and rec.dropped and rec.completion_tokens > 0
+    # Asked again: nothing to do (the scripted LLM has no reply left to give).
+    assert mine_negatives([(report, CAUSES)], llm, store, embedder=embedder)["asked"] == 0
+    ex = [Example(report_id="A", context=CTX, statement=CAUSES[0], label=True)]
+    merged = with_llm_negatives(ex, store)
+    assert merged[0] == ex[0]
+    assert {e.source for e in merged[1:]} == {"false-llm"} and not any(e.label for e in merged[1:])
+    # A store line torn by a killed run is lost alone.
+    with store.open("a") as f:
+        f.write('{"report_id": "B", "context_')
+    assert set(load_store(store)) == {"A"}
+
+
+def test_fast_mining_one_call_per_report(tmp_path):
+    data = {
+        "extracted": [["Frost on the wings", "Reduced lift", "Stall"]],
+        "inferred": [["Reduced lift", "Stall"], ["Stall"]],
+    }
+    llm = ScriptedLLM([json.dumps(data)])
+    kg = CausalKG.open(tmp_path / "kg")
+    statements = {"A": ["Frost on the wings.", "Pilot fatigue."]}
+    s = mine([Report(report_id="A", context=CTX)], llm, kg, statements=statements, mode="fast")
+    assert s.calls == 1 and len(llm.calls) == 1
+    assert llm.calls[0]["schema"] == fast_schema(2)
+    kinds = sorted(c.kind for c in kg.chains)
+    assert kinds == ["extracted", "inferred", "inferred"]
+    inferred = [c for c in kg.chains if c.kind == "inferred"]
+    assert (
+        inferred[0].nodes[0] == "Frost on the wings"
+        and inferred[0].statement == "Frost on the wings."
+    )
+    # Every unit counts as mined: a second run asks nothing; reparse keeps the chains.
+    assert kg.is_mined("A", "infer", "Pilot fatigue.")
+    assert (
+        mine(
+            [Report(report_id="A", context=CTX)], llm, kg, statements=statements, mode="fast"
+        ).calls
+        == 0
+    )
+    n = len(kg.chains)
+    assert kg.reparse() == n
+    assert fast_chains({"extracted": "junk"}, [], "A") == []

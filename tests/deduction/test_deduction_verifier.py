@@ -1,0 +1,172 @@
+"""The evidence verifier: features, training, verdicts, files, and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from causalqa.deduction.dataset import Example
+from causalqa.deduction.deduce import check_pair, verify, verify_batch
+from causalqa.deduction.features import FEATURES, TextFeatures, passages, terms
+from causalqa.deduction.verifier import Verifier, load_verifier
+from causalqa.errors import ContextError, DataFileError, DeductionError
+
+TOPICS = [
+    (
+        "frost",
+        "The pilot did not remove frost from the wings before takeoff.",
+        "Frost on the wings.",
+    ),
+    (
+        "fuel",
+        "The engine stopped because the fuel tanks were empty after a long flight.",
+        "Fuel exhaustion.",
+    ),
+    (
+        "ice",
+        "Carburetor ice formed in humid air and the engine lost power in cruise.",
+        "Carburetor icing.",
+    ),
+    (
+        "wire",
+        "The helicopter struck power lines while maneuvering at low altitude.",
+        "Wire strike.",
+    ),
+    (
+        "night",
+        "The pilot continued visual flight into clouds at night and lost control.",
+        "Flight into IMC.",
+    ),
+    ("bird", "A flock of geese struck the windshield during the initial climb.", "Bird strike."),
+]
+FILLER = (
+    " The airplane was substantially damaged. The weather was recorded at a nearby airport. "
+    "The pilot held a private pilot certificate."
+)
+
+
+def _examples(n_reports: int = 24) -> list[Example]:
+    out = []
+    for i in range(n_reports):
+        key, ctx, true = TOPICS[i % len(TOPICS)]
+        other = TOPICS[(i + 1) % len(TOPICS)][2]
+        context = f"Report {i}. {ctx}{FILLER}"
+        out.append(Example(report_id=f"r{i}", context=context, statement=true, label=True))
+        out.append(
+            Example(
+                report_id=f"r{i}",
+                context=context,
+                statement=other,
+                label=False,
+                source="false-rules",
+            )
+        )
+    return out
+
+
+def test_passages_and_terms():
+    ps = passages("Findings:\n- Aircraft - Fuel - Exhausted\nThe pilot ran out of fuel. He landed.")
+    # One-word lines ("Findings:") carry no evidence and are dropped.
+    assert ps == ["Aircraft - Fuel - Exhausted", "The pilot ran out of fuel.", "He landed."]
+    assert terms("The pilot's failure to maintain airspeed") == [
+        "pilot",
+        "failure",
+        "maintain",
+        "airspeed",
+    ]
+
+
+def test_text_features_favour_the_supported_statement(embedder):
+    ex = _examples(6)
+    tf = TextFeatures(embedder).fit([e.context for e in ex])
+    rows = tf.transform([(e.context, e.statement) for e in ex[:2]])
+    true_row, false_row = rows
+    assert set(true_row.values) == set(FEATURES)
+    for f in ("bm25_max", "tfidf_cos", "coverage", "emb_max"):
+        assert true_row.values[f] > false_row.values[f], f
+    assert "frost" in true_row.ranked[0][0]
+    with pytest.raises(DeductionError, match="not fitted"):
+        TextFeatures(embedder).transform([("a b c", "d")])
+
+
+def test_verifier_learns_and_explains(embedder, tmp_path):
+    ex = _examples()
+    v = Verifier(cross_encoder=False, kind="logistic", embedder=embedder).fit(ex)
+    assert v.train_reports_ == sorted({e.report_id for e in ex})
+    assert 0 < v.threshold_ < 1
+    ctx = "The pilot did not remove frost from the wings before takeoff." + FILLER
+    d_true = verify(ctx, "Frost on the wings.", v)
+    d_false = verify(ctx, "Bird strike.", v)
+    assert d_true.verdict and not d_false.verdict
+    assert d_true.probability > d_false.probability
+    assert d_true.method == "verifier" and d_true.threshold == pytest.approx(v.threshold_, abs=1e-4)
+    assert "frost" in d_true.evidence[0]["passage"]
+    assert d_true.contributions and {"feature", "value", "contribution", "description"} <= set(
+        d_true.contributions[0]
+    )
+    # A batch gives the same answers, in order.
+    batch = verify_batch([(ctx, "Bird strike."), (ctx, "Frost on the wings.")], v)
+    assert [b.verdict for b in batch] == [False, True]
+    # Saved and loaded: the same probabilities; the manifest records what it was trained on.
+    path = v.save(tmp_path / "v.pkl", info={"command": "test", "data_sha256": "x"})
+    w = load_verifier(path, embedder=embedder)
+    assert w.manifest_["info"]["command"] == "test"
+    assert w.manifest_["bytes"] < 10_000_000
+    assert verify(ctx, "Frost on the wings.", w).probability == d_true.probability
+
+
+def test_damaged_or_missing_verifier_files_are_clear_errors(embedder, tmp_path):
+    v = Verifier(cross_encoder=False, kind="logistic", embedder=embedder).fit(_examples(12))
+    path = v.save(tmp_path / "v.pkl")
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(DataFileError, match="does not match its manifest") as e:
+        load_verifier(path)
+    assert "causalqa deduction train" in e.value.hint
+    with pytest.raises(DataFileError, match="no verifier"):
+        load_verifier(tmp_path / "absent.pkl")
+    (tmp_path / "bad.pkl").write_bytes(b"x")
+    (tmp_path / "bad.pkl.json").write_text("{not json")
+    with pytest.raises(DataFileError, match="unreadable"):
+        load_verifier(tmp_path / "bad.pkl")
+
+
+def test_verifier_needs_both_labels_and_llm_features(embedder):
+    ex = [e for e in _examples(6) if e.label]
+    with pytest.raises(DeductionError, match="both True and False"):
+        Verifier(cross_encoder=False, embedder=embedder).fit(ex)
+    v = Verifier(cross_encoder=False, kind="logistic", llm_features=("llm_v1",), embedder=embedder)
+    ex = _examples(12)
+    v.fit(ex, llm={"llm_v1": [2.0 if e.label else -2.0 for e in ex]})
+    assert "llm_v1" in v.feature_names_
+    with pytest.raises(DeductionError, match="--no-llm"):
+        verify(ex[0].context, ex[0].statement, v, llm=None)
+
+
+def test_bad_input_is_a_clear_error():
+    report = (
+        "The pilot did not remove frost from the wings before takeoff and the airplane stalled."
+    )
+    with pytest.raises(ContextError, match="longer than the report"):
+        check_pair(report, report + " " + report)
+    with pytest.raises(ContextError, match="empty"):
+        check_pair("", "Frost.")
+    french = (
+        "Le pilote n'a pas retiré le givre des ailes avant le décollage, et l'avion a décroché "
+        "pendant la rotation. Les enquêteurs ont examiné les restes de l'épave sur la piste "
+        "et ont trouvé des traces de givre sur le bord d'attaque des deux ailes."
+    )
+    with pytest.raises(ContextError, match="English"):
+        check_pair(french, "Du givre sur les ailes.")
+
+
+def test_verdicts_do_not_depend_on_the_order_of_a_batch(embedder):
+    v = Verifier(cross_encoder=False, kind="logistic", embedder=embedder).fit(_examples(12))
+    items = [(e.context, e.statement) for e in _examples(12)[:6]]
+    a = [d.probability for d in verify_batch(items, v)]
+    b = [d.probability for d in verify_batch(items[::-1], v)][::-1]
+    assert np.allclose(a, b)
+    assert json.loads(verify_batch(items[:1], v)[0].model_dump_json())["verdict"] in (True, False)
