@@ -14,9 +14,11 @@ from rich.table import Table
 
 from causalqa.cli.deduce import print_stats
 from causalqa.cli.options import (
+    ConcurrencyOption,
     JSONOption,
     LLMOption,
     as_json,
+    concurrency,
     emit_json,
     err,
     open_kg,
@@ -241,6 +243,7 @@ def mine_command(
             "paper (default: context first, so a report's calls share a cached prefix).",
         ),
     ] = False,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -259,6 +262,7 @@ def mine_command(
     if limit is not None:
         items = items[:limit]
     kg = CausalKG.open(out_dir, fmt=fmt)
+    in_flight = concurrency(concurrency_, llm)
     model = open_llm(llm, quiet=as_json(json_))
     summary = mine(
         items,
@@ -270,6 +274,7 @@ def mine_command(
         context_first=not paper_order,
         progress=not as_json(json_),
         mode=mode,
+        concurrency=in_flight,
     )
     if summary.calls or not kg.similar_current or not (out_dir / "meta.json").exists():
         kg.link_similar(threshold=threshold)
