@@ -74,3 +74,30 @@ def test_grading():
     descendants = sorted(nx.descendants(m.graph, x))
     if descendants:
         assert qa_open.grade_open(adjustment, True, descendants[:1], m) == "wrong"
+
+
+def test_the_questions_do_not_depend_on_the_hash_seed():
+    """Sets iterate in an order that changes with PYTHONHASHSEED; the questions must not."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from causalqa.bench import qa_open\n"
+        "for size in ('small', 'medium'):\n"
+        "    m = qa_open.open_model(size, 1)\n"
+        "    for it in qa_open.generate_open_questions(m, seed=1, wording='dev'):\n"
+        "        print(it.question)\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        ).stdout
+        for seed in (1, 2, 3)
+    ]
+    assert runs[0] and runs[0] == runs[1] == runs[2]

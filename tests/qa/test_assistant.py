@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from causalqa.errors import CausalQAError, QuestionError
+from causalqa.errors import QuestionError
 from causalqa.llm.testing import ScriptedLLM
 from causalqa.qa.assistant import MAX_QUESTION_CHARS, Assistant
 from causalqa.qa.context import parse_bracketed

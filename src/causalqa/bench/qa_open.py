@@ -159,7 +159,8 @@ def _causal_pair(m: CausalModel, rng: np.random.Generator, *, min_len: int = 1) 
     g = m.graph
     anc = {n: nx.ancestors(g, n) for n in g}
     desc = {n: nx.descendants(g, n) for n in g}
-    pairs = [(a, b) for a in g for b in desc[a] if min_len <= 1 or desc[a] & anc[b]]
+    # sorted: a set's order changes with the hash seed, and the questions must not
+    pairs = [(a, b) for a in g for b in sorted(desc[a]) if min_len <= 1 or desc[a] & anc[b]]
     if not pairs:
         return None
     a, b = pairs[rng.integers(len(pairs))]
@@ -172,7 +173,7 @@ def _mediators(g: nx.DiGraph, a: str, b: str) -> set[str]:
 
 def _confounded_pair(m: CausalModel, rng: np.random.Generator) -> Pick | None:
     g = m.graph
-    pairs = [(a, b) for a in g for b in nx.descendants(g, a)]
+    pairs = [(a, b) for a in g for b in sorted(nx.descendants(g, a))]
     rng.shuffle(pairs)
     for a, b in pairs[:200]:
         if _common_causes(g, a, b):
@@ -184,7 +185,7 @@ def _on_path(m: CausalModel, rng: np.random.Generator) -> Pick | None:
     g = m.graph
     anc = {n: nx.ancestors(g, n) for n in g}
     desc = {n: nx.descendants(g, n) for n in g}
-    pairs = [(a, b) for a in g for b in desc[a] if desc[a] & anc[b]]
+    pairs = [(a, b) for a in g for b in sorted(desc[a]) if desc[a] & anc[b]]
     if not pairs:
         return None
     a, b = pairs[rng.integers(len(pairs))]
