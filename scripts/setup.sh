@@ -23,21 +23,22 @@ pip=(.venv/bin/python -m pip --disable-pip-version-check)
 echo "==> torch 2.13.0 (CPU)"
 "${pip[@]}" install --quiet torch==2.13.0
 
+# ---- llama-cpp-python: one wheel with every x86-64 CPU's kernels (issue 20) -------------
 # llama-cpp-python has no binary wheel here: build one from source, once, and keep it in
 # the user cache. On x86-64 the CPU backend is built once per feature level
-# (GGML_CPU_ALL_VARIANTS: x64, sse42, haswell, skylakex, icelake, zen4, …) as loadable
-# modules (GGML_BACKEND_DL), and causalqa loads the best one this CPU can run
-# (causalqa/llm/kernels.py): one wheel that uses AVX-512/VNNI where they exist and still
-# runs on a CPU without them, wherever the cached wheel is taken. The AMX variant is built
-# but only used with CAUSALQA_GGML_AMX=1: llama.cpp's AMX kernels crashed (SIGSEGV in
+# (GGML_CPU_ALL_VARIANTS: x64, sse42, sandybridge, haswell, skylakex, icelake, zen4, …) as
+# loadable modules (GGML_BACKEND_DL), and causalqa loads the best one this CPU can run
+# (causalqa/llm/kernels.py): the wheel uses AVX-512/VNNI where they exist and still runs on
+# a CPU without them, wherever the cached wheel is taken. The AMX variant is built but only
+# used with CAUSALQA_GGML_AMX=1: llama.cpp's AMX kernels crashed (SIGSEGV in
 # ggml_backend_amx_mul_mat) on the Xeon VMs this project runs on. CAUSALQA_GGML_CPU=haswell
-# (any variant) forces one. Compiling every variant takes longer than one (about 25
-# minutes on 2 cores), once.
+# (any variant) forces one. Compiling every variant costs 13 CPU minutes (770 CPU s
+# measured; about 7 minutes on 2 idle cores), once.
 llama_ok=false
 if .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
     llama_ok=true
     if [[ "$(uname -m)" == "x86_64" && -z "${CMAKE_ARGS:-}" ]] &&
-        ! compgen -G ".venv/lib/python3*/site-packages/llama_cpp/lib/libggml-cpu-*.so" >/dev/null; then
+        ! compgen -G ".venv/lib/python3*/site-packages/bin/libggml-cpu-*.so" >/dev/null; then
         echo "note: the installed llama-cpp-python has one fixed set of CPU kernels; to build"
         echo "      the per-CPU variants: .venv/bin/pip uninstall -y llama-cpp-python && bash $0"
     fi
@@ -52,14 +53,15 @@ if ! $llama_ok; then
     flags_id=$(printf '%s' "$CMAKE_ARGS" | sha256sum | cut -c1-12)
     wheels="${XDG_CACHE_HOME:-$HOME/.cache}/causalqa/wheels/llama-cpp-python-0.3.36-$flags_id"
     if ! compgen -G "$wheels/llama_cpp_python-0.3.36-*.whl" >/dev/null; then
-        echo "==> llama-cpp-python 0.3.36: compiling llama.cpp from source, about 25 minutes on"
-        echo "    2 cores (once: the wheel is kept in $wheels)"
+        echo "==> llama-cpp-python 0.3.36: compiling llama.cpp from source, about 7 minutes on"
+        echo "    2 idle cores (once: the wheel is kept in $wheels)"
         mkdir -p "$wheels"
         CMAKE_ARGS="$CMAKE_ARGS" "${pip[@]}" wheel --quiet --no-deps --no-cache-dir \
             -w "$wheels" llama-cpp-python==0.3.36
     fi
     "${pip[@]}" install --quiet "$wheels"/llama_cpp_python-0.3.36-*.whl
 fi
+# ---- end of llama-cpp-python -------------------------------------------------------------
 
 # The browser tests drive Debian's chromium with Playwright (Playwright's own browser
 # download is not reachable here). Root with apt-get installs it; elsewhere the tests skip.

@@ -33,6 +33,13 @@ def test_variant_files_are_found_by_name(tmp_path):
     for name in ("libggml-cpu-haswell.so", "libggml-cpu-x64.so", "libggml-base.so", "other.so"):
         (tmp_path / name).write_bytes(b"")
     assert sorted(variant_files(tmp_path)) == ["haswell", "x64"]
+    # A wheel puts them in site-packages/bin, beside llama_cpp/lib: both are searched.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "libggml-cpu-icelake.so").write_bytes(b"")
+    (tmp_path / "bin" / "libggml-cpu-x64.so").write_bytes(b"")
+    found = variant_files(tmp_path, tmp_path / "bin")
+    assert sorted(found) == ["haswell", "icelake", "x64"]
+    assert found["x64"] == tmp_path / "libggml-cpu-x64.so"  # the first directory wins
 
 
 @requires_llama

@@ -65,13 +65,15 @@ class KernelInfo:
         return asdict(self)
 
 
-def variant_files(lib_dir: Path) -> dict[str, Path]:
-    """The CPU-backend variants in `lib_dir`: name → file (``libggml-cpu-NAME.so``)."""
-    return {
-        p.name[len(_PREFIX) : -len(_SUFFIX)]: p
-        for p in sorted(lib_dir.glob(f"{_PREFIX}*{_SUFFIX}"))
-        if p.is_file()
-    }
+def variant_files(*dirs: Path) -> dict[str, Path]:
+    """The CPU-backend variants in `dirs`: name → file (``libggml-cpu-NAME.so``); the first
+    directory holding a name wins."""
+    found: dict[str, Path] = {}
+    for d in dirs:
+        for p in sorted(d.glob(f"{_PREFIX}*{_SUFFIX}")):
+            if p.is_file():
+                found.setdefault(p.name[len(_PREFIX) : -len(_SUFFIX)], p)
+    return found
 
 
 def score_variant(path: Path) -> int:
@@ -133,8 +135,34 @@ def _lib_dir(llama_cpp) -> Path:
     return Path(llama_cpp.__file__).resolve().parent / "lib"
 
 
+def _variant_dirs(llama_cpp) -> list[Path]:
+    """Where a wheel puts the variants: llama-cpp-python 0.3.36 installs them as modules
+    into ``site-packages/bin`` (beside the ``llama_cpp`` package), not into its ``lib``."""
+    lib = _lib_dir(llama_cpp)
+    return [lib, lib.parent.parent / "bin"]
+
+
+def _libggml_file(lib_dir: Path) -> Path:
+    """The libggml file llama.cpp itself loaded. A wheel holds ``libggml.so`` and
+    ``libggml.so.0`` as two copies, not a symlink, and libllama loads the second (its
+    soname): a backend registered through the other copy is invisible to llama.cpp
+    ("no backends are loaded")."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                path = Path(line.rsplit(" ", 1)[-1].strip())
+                if path.parent == lib_dir and path.name.startswith("libggml.so"):
+                    return path
+    except OSError:  # not Linux: the soname's file is the best guess
+        pass
+    for name in ("libggml.so.0", "libggml.so"):
+        if (lib_dir / name).exists():
+            return lib_dir / name
+    return lib_dir / "libggml.so"
+
+
 def _libggml(llama_cpp):
-    lib = ctypes.CDLL(str(_lib_dir(llama_cpp) / "libggml.so"))
+    lib = ctypes.CDLL(str(_libggml_file(_lib_dir(llama_cpp))))
     lib.ggml_backend_reg_count.restype = ctypes.c_size_t
     lib.ggml_backend_load.restype = ctypes.c_void_p
     lib.ggml_backend_load.argtypes = [ctypes.c_char_p]
@@ -160,7 +188,7 @@ def ensure_cpu_backend(llama_cpp, environ: dict[str, str] | None = None) -> Kern
             return _loaded
         env = os.environ if environ is None else environ
         lib_dir = _lib_dir(llama_cpp)
-        files = variant_files(lib_dir)
+        files = variant_files(*_variant_dirs(llama_cpp))
         if not (lib_dir / "libggml.so").exists():
             _loaded = KernelInfo(build="static", chosen_by="static")
             return _loaded
