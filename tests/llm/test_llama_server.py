@@ -34,16 +34,23 @@ def server(tmp_path_factory):
         yield srv
 
 
-def test_four_slots_answer_like_one_at_a_time_in_input_order(server):
+def test_four_slots_answer_every_request_in_input_order(server):
+    """Four calls in flight come back in input order, each the answer to its own prompt.
+
+    Not bit-for-bit the answers of one call at a time: llama.cpp decodes the slots in one
+    batch, and its float results depend on the batch's shape, so a greedy reply can take
+    another word where two tokens are nearly tied (llama.cpp issues #6950, #7052;
+    ``causalqa bench scale`` counts how many differ). So each prompt here has exactly one
+    right answer, which tells whose answer came back where."""
     with urllib.request.urlopen(server.url.removesuffix("/v1") + "/props", timeout=10) as r:
         assert json.load(r)["total_slots"] == 4
     llm = get_llm(server.spec, cache=False, timeout=600)
-    prompts = [f"Name one cause of {x}. One short sentence." for x in ("rust", "fog", "acne")]
-    prompts += [f"Count from 1 to {n}, digits only." for n in (3, 4, 5, 6, 7)]
+    counts = [5, 2, 7, 3, 6, 4, 8, 2]
+    prompts = [f"Count from 1 to {n}, digits only." for n in counts]
+    expected = ["".join(str(i) for i in range(1, n + 1)) for n in counts]
 
     def ask(p):
-        return llm.complete(p, max_tokens=16).text
+        return "".join(c for c in llm.complete(p, max_tokens=24).text if c.isdigit())
 
-    one_at_a_time = run_ordered(ask, prompts, concurrency=1)
-    assert all(one_at_a_time)
-    assert run_ordered(ask, prompts, concurrency=4) == one_at_a_time
+    assert run_ordered(ask, prompts, concurrency=1) == expected
+    assert run_ordered(ask, prompts, concurrency=4) == expected
