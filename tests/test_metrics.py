@@ -160,3 +160,21 @@ def test_paired_bootstrap_tells_a_real_gain_from_noise():
         paired_bootstrap([], [])
     with pytest.raises(MetricInputError):
         paired_bootstrap([1.0], [0.0], level=1.5)
+
+
+def test_macro_f1_and_grouped_bootstrap_interval():
+    from causalqa.metrics import bootstrap_interval, macro_f1, roc_auc
+
+    assert macro_f1([1, 1, 0, 0], [1, 0, 0, 0]) == 73.33
+    assert macro_f1([1, 0], [1, 0]) == 100.0
+    gold = [1, 1, 0, 0, 1, 0]
+    score = [0.9, 0.8, 0.1, 0.2, 0.7, 0.3]
+    r = bootstrap_interval(roc_auc, score, gold, draws=300)
+    assert r["value"] == 1.0 and r["low"] == 1.0 and r["draws"] <= 300
+    # groups resample together: one group holding every item gives the same value each time
+    same = bootstrap_interval(
+        lambda s, g: float(np.mean(s)), score, gold, groups=["x"] * 6, draws=50
+    )
+    assert same["low"] == same["high"] == pytest.approx(np.mean(score))
+    with pytest.raises(MetricInputError):
+        bootstrap_interval(roc_auc, [0.1], [1, 0])

@@ -233,6 +233,25 @@ class SachsDataError(DiscoveryError, DataFileError):
     hint = "the folder holds cyto_full_data.csv, cyto_full_target.csv, bnlearn_sachs.graph.txt"
 
 
+class CorpusError(DiscoveryError, DataFileError):
+    """A training corpus of the text relation classifier (SemEval-2010 Task 8, the ADE
+    corpus) is missing, malformed, or a reserved file was asked for."""
+
+
+class MentionError(PairDiscoveryError):
+    """A sentence given as context cannot be read for the pair: it is empty, or A or B does
+    not occur in it."""
+
+    hint = "give a sentence that names both variables, or leave --context out"
+
+
+class EvidenceArtefactError(DiscoveryError):
+    """The trained evidence model (combiner or text classifier) is missing, damaged or was
+    made for other features; rebuild it with: causalqa discover train."""
+
+    hint = "rebuild it: causalqa discover train"
+
+
 # -- causal deduction (paper 002) ------------------------------------------------------------
 class DeductionError(CausalQAError):
     """Base class of the deduction engine's errors."""

@@ -42,6 +42,8 @@ __all__ = [
     "MetricInputError",
     "binary_scores",
     "bootstrap_indices",
+    "bootstrap_interval",
+    "macro_f1",
     "expected_calibration_error",
     "reliability_curve",
     "f1_difference",
@@ -396,3 +398,66 @@ def expected_calibration_error(
     curve = reliability_curve(y_true, p, bins=bins)
     n = sum(c["count"] for c in curve)
     return round(sum(c["count"] * abs(c["mean_predicted"] - c["observed"]) for c in curve) / n, 6)
+
+
+def macro_f1(pred: Sequence[int], gold: Sequence[int]) -> float:
+    """The mean of the F1 of the positive and of the negative class, in % (2 decimals).
+
+    >>> macro_f1([1, 1, 0, 0], [1, 0, 0, 0])
+    73.33
+    """
+    p, g = np.asarray(pred, dtype=bool), np.asarray(gold, dtype=bool)
+    pos = _prf(p, g)[2]
+    neg = _prf(~p, ~g)[2]
+    return round(float(100 * (pos + neg) / 2), 2)
+
+
+def bootstrap_interval(
+    metric,
+    *columns: Sequence,
+    groups: Sequence | None = None,
+    draws: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, float | None]:
+    """`metric(*columns)` on the items and a percentile bootstrap interval at `level`:
+    items are resampled with replacement — whole `groups` together when given (rows that
+    share a group are not independent) — and resamples where the metric is undefined
+    (None, e.g. ROC AUC of one class) are skipped.
+
+    >>> accuracy = lambda p, g: float(np.mean(np.equal(p, g)))
+    >>> r = bootstrap_interval(accuracy, [1, 0, 1, 1], [1, 0, 0, 1])
+    >>> r["value"], r["low"] <= r["value"] <= r["high"]
+    (0.75, True)
+    """
+    cols = [np.asarray(c) for c in columns]
+    if not cols or any(c.shape[0] != cols[0].shape[0] for c in cols) or cols[0].shape[0] == 0:
+        raise MetricInputError("bootstrap columns must be equal-length and non-empty")
+    if not 0.0 < level < 1.0:
+        raise MetricInputError(f"the confidence level must be in (0, 1), got {level}")
+    value = metric(*cols)
+    n = cols[0].shape[0]
+    if groups is None:
+        picks = bootstrap_indices(n, draws=draws, seed=seed)
+    else:
+        labels = np.asarray([str(g) for g in groups])
+        if labels.shape[0] != n:
+            raise MetricInputError("groups must have one entry per item")
+        names, inverse = np.unique(labels, return_inverse=True)
+        members = [np.flatnonzero(inverse == k) for k in range(len(names))]
+        chosen = bootstrap_indices(len(names), draws=draws, seed=seed)
+        picks = [np.concatenate([members[k] for k in row]) for row in chosen]
+    stats = []
+    for idx in picks:
+        v = metric(*(c[idx] for c in cols))
+        if v is not None:
+            stats.append(float(v))
+    if value is None or not stats:
+        return {"value": value, "low": None, "high": None, "draws": len(stats)}
+    tail = (1.0 - level) / 2.0
+    return {
+        "value": float(value),
+        "low": float(np.quantile(stats, tail)),
+        "high": float(np.quantile(stats, 1.0 - tail)),
+        "draws": len(stats),
+    }

@@ -28,19 +28,24 @@ def scripted(monkeypatch):
     return llm
 
 
-def test_missing_store_names_the_load_command(tmp_path, monkeypatch):
+def test_missing_store_names_the_load_command(tmp_path, monkeypatch, evidence_model):
     monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
-    result = CliRunner().invoke(app, ["pair", "a", "b"])
+    model = ["--evidence-model", str(evidence_model[2])]
+    result = CliRunner().invoke(app, ["pair", "a", "b", *model])
     assert isinstance(result.exception, KGStoreError)
     assert "no knowledge graph store" in result.exception.message
     assert "causalqa kg load hetionet ../shared/data/hetionet" in result.exception.hint
-    result = CliRunner().invoke(app, ["pair", "a", "b", "--kg", str(tmp_path / "nope")])
+    result = CliRunner().invoke(app, ["pair", "a", "b", "--kg", str(tmp_path / "nope"), *model])
     assert f"--store {tmp_path / 'nope'}" in result.exception.hint
 
 
 def test_pair_json(store, scripted):
     args = ["pair", "Raloxifene", "breast cancer", "--kg", str(store), "--ranker", "random"]
-    args.append("--no-calibrate")  # the scripted scores are the verdict as they stand
+    args += [
+        "--method",
+        "llm",
+        "--no-calibrate",
+    ]  # the scripted scores are the verdict as they stand
     result = CliRunner().invoke(app, [*args, "--context", "A trial.", "--json"])
     assert result.exit_code == 0, result.output
     d = json.loads(result.stdout)
@@ -55,6 +60,7 @@ def test_pair_unknown_entity_is_an_answer_not_a_crash(store, scripted, monkeypat
 
     monkeypatch.setattr(Linker, "_embedding", lambda self, q, allowed, limit: [])
     args = ["pair", "Raloxifene", "qqzz", "--kg", str(store), "--ranker", "random", "--json"]
+    args[1:1] = ["--method", "llm"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     d = json.loads(result.stdout)
@@ -66,7 +72,10 @@ def test_pair_unknown_entity_is_an_answer_not_a_crash(store, scripted, monkeypat
     "args",
     [
         ["pair", "a", "b", "--ranker", "bm25"],
-        ["pair", "a", "b", "--decision", "vote"],
+        ["pair", "a", "b", "--method", "llm", "--decision", "vote"],
+        ["pair", "a", "b", "--method", "oracle"],
+        ["pair", "a"],
+        ["pair", "a", "b", "--batch", "x.jsonl"],
         ["graph", "--variables", "a"],
         ["graph"],
         ["graph", "--variables", "a,b", "--ranker", "nope"],
@@ -114,6 +123,7 @@ def test_bench_pairs_command(tmp_path, monkeypatch):
 
 def test_pair_without_a_path_or_with_a_damaged_ranker(store, scripted, monkeypatch, tmp_path):
     args = ["pair", "Raloxifene", "lonely", "--kg", str(store), "--ranker", "random", "--json"]
+    args[1:1] = ["--method", "llm"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     d = json.loads(result.stdout)
@@ -125,10 +135,149 @@ def test_pair_without_a_path_or_with_a_damaged_ranker(store, scripted, monkeypat
     saved = tmp_path / "home" / "discovery" / "rankers"
     saved.mkdir(parents=True)
     (saved / "ranknet.pkl").write_bytes(b"not a pickle")
-    args = ["pair", "Raloxifene", "ERBB2", "--kg", str(store), "--ranker", "ranknet"]
+    args = ["pair", "--method", "llm", "Raloxifene", "ERBB2", "--kg", str(store)]
+    args += ["--ranker", "ranknet"]
     result = CliRunner().invoke(app, args)
     assert isinstance(result.exception, CausalQAError) and "cannot load" in str(result.exception)
     result = CliRunner().invoke(app, [*args[:-1], "xgboost"])
     assert isinstance(result.exception, CausalQAError) and "no trained xgboost" in str(
         result.exception
     )
+
+
+# -- the evidence method ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+
+
+def test_evidence_pair_with_a_sentence_and_no_graph(evidence_model, no_store):
+    model = ["--evidence-model", str(evidence_model[2])]
+    args = ["pair", "GENEX", "cancerX", "--context", "GENEX causes cancerX in patients .", *model]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["method"] == "evidence" and isinstance(d["causal"], bool)
+    assert d["direction"] in ("A→B", "B→A", "none") and 0 <= d["probability"] <= 1
+    assert d["evidence"]["used"] == "text" and d["evidence"]["contributions"]
+    assert "frozen" in d["evidence"]["text_model"]
+    assert any("text evidence only" in n for n in d["notes"])
+    text = CliRunner().invoke(app, args)
+    assert text.exit_code == 0, text.output
+    assert "why (log-odds)" in text.stdout and "text model: all-MiniLM-L6-v2" in text.stdout
+    assert "sentence cue" in text.stdout
+
+
+def test_evidence_pair_errors(evidence_model, no_store):
+    from causalqa.errors import MentionError
+
+    model = ["--evidence-model", str(evidence_model[2])]
+    bad = CliRunner().invoke(
+        app, ["pair", "GENEX", "melanoma", "--context", "GENEX causes x .", *model]
+    )
+    assert (
+        isinstance(bad.exception, MentionError)
+        and "'melanoma' does not occur" in bad.exception.message
+    )
+    empty = CliRunner().invoke(app, ["pair", "GENEX", "x", "--context", " ", *model])
+    assert isinstance(empty.exception, MentionError)
+
+
+def test_batch_keeps_the_input_order_and_reports_bad_pairs(evidence_model, no_store, tmp_path):
+    from causalqa.errors import DataFileError
+
+    model = ["--evidence-model", str(evidence_model[2])]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {"a": "GENEX", "b": "cancerX", "context": "GENEX causes cancerX in patients ."},
+                {"a": "GENEY", "b": "melanoma", "context": "GENEY sits near cancerY ."},
+                {"a": "GENEZ", "b": "cancerZ", "context": "GENEZ was measured beside cancerZ ."},
+            ]
+        )
+        + "\n"
+    )
+    result = CliRunner().invoke(app, ["pair", "--batch", str(pairs), *model])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [x["a"] for x in lines] == ["GENEX", "GENEY", "GENEZ"]
+    assert "causal" in lines[0] and "direction" in lines[0] and "evidence" in lines[0]
+    assert "does not occur" in lines[1]["error"] and lines[1]["line"] == 2
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"a": "x", "b": "y"}\n{"a": "x"}\n')
+    result = CliRunner().invoke(app, ["pair", "--batch", str(broken), *model])
+    assert isinstance(result.exception, DataFileError) and ":2:" in result.exception.message
+
+
+def test_evidence_pair_with_a_graph(evidence_model, store, tmp_path, monkeypatch):
+    """A text-only model asked with a graph but no sentence has nothing to decide with."""
+    model = ["--evidence-model", str(evidence_model[2])]
+    result = CliRunner().invoke(app, ["pair", "Raloxifene", "melanoma", "--kg", str(store), *model])
+    assert isinstance(result.exception, CausalQAError)
+    assert "no evidence model for the evidence at hand (kg)" in result.exception.message
+
+
+def test_graph_with_the_evidence_method(evidence_model, no_store, tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=400)
+    y = x + rng.normal(size=400)
+    csv = tmp_path / "d.csv"
+    csv.write_text("GENEK,cancerK\n" + "\n".join(f"{a},{b}" for a, b in zip(x, y)))
+    model = ["--evidence-model", str(evidence_model[2])]
+    args = ["graph", "--method", "evidence", "--variables", "GENEK,cancerK", *model]
+    args += ["--context", "GENEK causes cancerK in mice .", "--data", str(csv)]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["pairs"][0]["evidence"] == "text" and d["graph"]["pc_edges"]
+    assert {r["method"] for r in d["statistical"]} >= {"PC Algorithm"}
+    text = CliRunner().invoke(app, args)
+    assert "Knowledge-guided PC:" in text.stdout and "PC alone:" in text.stdout
+    bad = CliRunner().invoke(app, [*args[:-2], "--require", "2"])
+    assert isinstance(bad.exception, CausalQAError)
+
+
+def test_a_discovered_graph_is_written_as_graphml_that_ask_loads(scripted, tmp_path):
+    from causalqa.causal_model import CausalModel
+
+    out = tmp_path / "g.graphml"
+    args = ["graph", "--variables", "Smoking,Tar,Cancer", "--ranker", "none", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    written = json.loads(result.stdout)["written"]
+    graph = CausalModel.load(out).graph
+    assert set(graph.nodes) == {"Smoking", "Tar", "Cancer"}
+    assert sorted(map(list, graph.edges)) == sorted(written["edges"])
+    again = CliRunner().invoke(app, args)
+    assert isinstance(again.exception, CausalQAError) and "exists" in again.exception.message
+    assert CliRunner().invoke(app, [*args, "--force"]).exit_code == 0
+    bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "g.txt")])
+    assert isinstance(bad.exception, CausalQAError) and not (tmp_path / "g.txt").exists()
+
+
+def test_the_evidence_graph_is_written_too(evidence_model, no_store, tmp_path):
+    from causalqa.causal_model import CausalModel
+
+    out = tmp_path / "g.graphml"
+    args = ["graph", "--method", "evidence", "--variables", "GENEK,cancerK"]
+    args += ["--evidence-model", str(evidence_model[2]), "--context", "GENEK causes cancerK ."]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert set(CausalModel.load(out).graph.nodes) == {"GENEK", "cancerK"}
+    direction = d["pairs"][0]["direction"]
+    expected = {"A→B": [["GENEK", "cancerK"]], "B→A": [["cancerK", "GENEK"]], "none": []}
+    assert d["written"]["edges"] == expected[direction]
+
+
+@pytest.mark.parametrize("method", ["evidence", "llm"])
+def test_empty_names_are_refused_before_any_work(store, scripted, method):
+    for a, b in (("", ""), ("Raloxifene", "  ")):
+        result = CliRunner().invoke(app, ["pair", a, b, "--kg", str(store), "--method", method])
+        assert isinstance(result.exception, CausalQAError), result.output
+        assert "empty" in result.exception.message and result.exception.hint
+    assert not scripted.calls

@@ -179,3 +179,23 @@ def test_validation_split_is_by_query_and_seeded():
         validation_split(data, fraction=1.5)
     with pytest.raises(PathDataError, match="cannot be split"):
         validation_split(PathDataset("ade", recs[:1], []))
+
+
+@pytest.mark.parametrize("key", ["reltypes", "nodelabels", "stops_id", "reltypes_id"])
+def test_a_number_in_a_paths_optional_text_field_is_a_clear_error(tmp_path, key):
+    path = tmp_path / "train_full.jsonl"
+    rec = json.loads(json.dumps(RECORD))
+    rec["metapaths"][0][key] = 5
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    with pytest.raises(PathDataError, match=rf":1: field metapaths\[0\]\.'{key}' must be a string"):
+        read_path_file(path)
+
+
+def test_a_missing_or_null_optional_text_field_is_empty(tmp_path):
+    path = tmp_path / "train_full.jsonl"
+    rec = json.loads(json.dumps(RECORD))
+    rec["metapaths"][0]["nodelabels"] = None
+    del rec["metapaths"][0]["reltypes"]
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    cand = read_path_file(path)[0].paths[0]
+    assert cand.node_types == () and cand.relations == ()

@@ -73,3 +73,16 @@ def test_bench_reference_reuse_without_saved_thresholds_is_an_error(tmp_path, mo
     monkeypatch.setattr("causalqa.llm.get_llm", lambda *a, **k: PromptLLM(prior))
     result = CliRunner().invoke(discovery_app, ["reference", "--reuse", "--out", str(tmp_path)])
     assert "no reference thresholds saved for scripted" in result.exception.message
+
+
+def test_saving_a_second_form_keeps_the_first(tmp_path, monkeypatch):
+    from causalqa.discovery.reference import save_reference
+
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path))
+    model = "Some-Model-Q4"
+    save_reference(ReferenceThresholds(model, {"context": {0: 0.5}}, form="plain"))
+    save_reference(ReferenceThresholds(model, {"context": {0: 0.7}}, form="sentences"))
+    save_reference(ReferenceThresholds(model, {"context": {0: 0.9}}, form="plain"))
+    assert reference_for(model, form="plain").means == {"context": {0: 0.9}}
+    assert reference_for(model, form="sentences").means == {"context": {0: 0.7}}
+    assert [p.name for p in user_file(model).parent.iterdir()] == [user_file(model).name]

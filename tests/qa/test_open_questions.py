@@ -180,6 +180,28 @@ MISMATCHED = [
     ("What is the effect of Tech Support on each partner?", "ate", {"treatment": "Tech Support"}, "each subject"),
     ("What is the 90th percentile of Discount's effect?", "summarize", {"value": D, "stat": "median"}, "quantile"),
     ("What is the mode of Discount's effects?", "ate", {"treatment": "Discount"}, "mode"),
+    # the result's shape: one subject for a list, a subject for a number
+    ("Show me the partners Discount harms.", "best_subject", D, "subjects that match"),
+    ("What's the lowest Discount effect anyone gets?", "best_subject", {**D, "lowest": True}, "a number"),
+    # the direction of a comparison, and a sign
+    ("How many partners have a Tech Support effect > their Discount effect?", "count_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": T}]}, "other way round"),
+    ("What share of partners see a positive Discount uplift?", "share_subjects",
+     {"conditions": [{"value": D, "op": "<", "than": 0}]}, "other way round"),
+    # the route named, a third variable on it, a share of two variables
+    ("Does Demand sit between Market Growth and Revenue on a causal path?", "on_path",
+     {"variable": "Revenue", "source": "Demand", "target": "Market Growth"}, "route"),
+    ("Does Discount affect Revenue via Demand?", "is_cause", {"cause": "Discount", "effect": "Revenue"}, "route"),
+    ("What do Discount and Tech Support both affect?", "is_cause", {"cause": "Discount", "effect": "Tech Support"}, "share"),
+    ("Is Discount's impact on Revenue a direct one, an indirect one, or a mix?", "is_parent",
+     {"parent": "Discount", "child": "Revenue"}, "direct, indirect or both"),
+    ("List the parents, children and co-parents of Demand.", "parents", {"variable": "Demand"}, "Markov blanket"),
+    # words that name a statistic or an intervention without its usual name
+    ("What's the middle value of Discount's effect across partners?", "ate", D, "median"),
+    ("How wide is the middle half of Discount's effects?", "ate", D, "interquartile"),
+    ("Which Discount effect occurs most often?", "best_subject", D, "mode"),
+    ("How probable is it that Discount pays off for partner P1?", "ite", {**D, "subject": "P1"}, "probability"),
+    ("What is Revenue if Discount is doubled?", "is_cause", {"cause": "Discount", "effect": "Revenue"}, "intervention"),
 ]  # fmt: skip
 
 
@@ -276,3 +298,24 @@ def test_every_answer_says_what_it_computed_in_words(model, tool, args, words):
     text = computation({"steps": [{"tool": tool, "args": args}]}, model)
     assert words in text
     assert f"{tool}(" not in text
+
+
+RIGHT = [
+    ("Show me the partners Discount harms.", "list_subjects",
+     {"conditions": [{"value": D, "op": "<", "than": 0}]}),
+    ("How many partners have a Tech Support effect > their Discount effect?", "count_subjects",
+     {"conditions": [{"value": T, "op": ">", "than": D}]}),
+    ("Does Demand sit between Market Growth and Revenue on a causal path?", "on_path",
+     {"variable": "Demand", "source": "Market Growth", "target": "Revenue"}),
+    ("Does Discount affect Revenue via Demand?", "on_path",
+     {"variable": "Demand", "source": "Discount", "target": "Revenue"}),
+    ("Which partner gains most from Discount?", "best_subject", D),
+    ("Does Discount affect Revenue, directly or indirectly?", "is_cause",
+     {"cause": "Discount", "effect": "Revenue"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "tool", "args"), RIGHT)
+def test_the_check_passes_the_plan_that_computes_it(model, question, tool, args):
+    g = ground(question, model)
+    assert problems(question, {"steps": [{"tool": tool, "args": args}]}, g, model) == []

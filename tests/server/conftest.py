@@ -94,3 +94,6 @@ def scripted(tmp_path):
         return TestClient(app, raise_server_exceptions=False), app.state.service, llm
 
     return make
+
+
+from tests.discovery.conftest import evidence_data, evidence_model, tiny_encoder  # noqa: E402, F401

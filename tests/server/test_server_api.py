@@ -177,6 +177,7 @@ def test_fit_from_data_is_a_job_with_progress_events(real_client):
 
 def test_discover_pair_returns_what_the_cli_prints(real_client, tiny_kg):
     body = {"a": "Raloxifene", "b": "breast cancer", "ranker": "random", "context": "A trial."}
+    body["method"] = "llm"
     r = real_client.post("/v1/discover/pair", json=body)
     assert r.status_code == 200, r.text
     api = r.json()
@@ -184,8 +185,19 @@ def test_discover_pair_returns_what_the_cli_prints(real_client, tiny_kg):
     assert api["paths"] and api["paths_found"] >= 1
     cli = cli_json(
         "discover", "pair", "Raloxifene", "breast cancer", "--kg", str(tiny_kg),
-        "--ranker", "random", "--context", "A trial.",
+        "--ranker", "random", "--context", "A trial.", "--method", "llm",
     )  # fmt: skip
+    for d in (api, cli):
+        d.pop("seconds")
+    assert api == cli
+
+
+def test_discover_pair_defaults_to_the_evidence_method_as_the_cli(real_client, tiny_kg):
+    r = real_client.post("/v1/discover/pair", json={"a": "Raloxifene", "b": "breast cancer"})
+    assert r.status_code == 200, r.text
+    api = r.json()
+    assert api["method"] == "evidence" and api["direction"] in ("A→B", "B→A", "none")
+    cli = cli_json("discover", "pair", "Raloxifene", "breast cancer", "--kg", str(tiny_kg))
     for d in (api, cli):
         d.pop("seconds")
     assert api == cli
@@ -205,6 +217,7 @@ def test_discover_graph_is_a_job_whose_result_is_the_cli_json(real_client, tiny_
     )  # fmt: skip
     assert set(result) == set(cli) and result["variables"] == cli["variables"]
     assert result["model"] == cli["model"] and len(result["pairs"]) == 6
+    assert result["decision"] == cli["decision"] == "batch"
 
 
 def test_deduce_returns_what_the_cli_prints(real_client):

@@ -145,10 +145,25 @@ def test_ask_shows_the_answer_and_highlights_the_graph(page, shots):
     assert page.problems == []
 
 
+def test_discovery_shows_the_evidence_answer_by_default(page):
+    page.click("button[data-tab=discover]")
+    assert page.is_disabled("#pair-ranker")  # the paper's prompt options need method llm
+    page.fill("#pair-a", "Raloxifene")
+    page.fill("#pair-b", "breast cancer")
+    page.click("#pair-form button[type=submit]")
+    page.wait_for_selector("#pair-result .verdict", timeout=300_000)
+    text = page.inner_text("#pair-result")
+    verdict = page.inner_text("#pair-result .verdict")
+    assert any(d in verdict for d in ("(A→B)", "(B→A)", "(none)")), verdict
+    assert "P(A→B)" in text and "Evidence used" in text and "Why (log-odds" in text
+    assert page.problems == []
+
+
 def test_discovery_draws_the_paths(page, shots):
     page.click("button[data-tab=discover]")
     page.fill("#pair-a", "Raloxifene")
     page.fill("#pair-b", "breast cancer")
+    page.select_option("#pair-method", "llm")
     page.select_option("#pair-ranker", "random")
     page.click("#pair-form button[type=submit]")
     page.wait_for_selector("#pair-result .verdict", timeout=300_000)

@@ -421,3 +421,52 @@ def test_hostile_graphml_is_refused(scripted):
             r = client.post("/v1/models", data={"name": name}, files={"graph": ("g.graphml", data)})
             assert r.status_code == 422, r.text
             assert "root:" not in r.text  # nothing of /etc/passwd comes back
+
+
+# -- discovery: the CLI's defaults ------------------------------------------------------------
+def test_discover_pair_defaults_to_the_clis_evidence_method(
+    scripted, evidence_model, tmp_path, monkeypatch
+):
+    import json
+
+    from causalqa.cli.discover import app as discover_cli
+
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))  # no KG store: text only
+    client, service, llm = scripted()
+    service._evidence_judge = evidence_model[0]
+    body = {"a": "GENEX", "b": "cancerX", "context": "GENEX causes cancerX in patients ."}
+    with client:
+        r = client.post("/v1/discover/pair", json=body)
+        assert r.status_code == 200, r.text
+        api = r.json()
+        args = ["pair", body["a"], body["b"], "--context", body["context"], "--json"]
+        cli = CliRunner().invoke(discover_cli, [*args, "--evidence-model", str(evidence_model[2])])
+        assert cli.exit_code == 0, cli.output
+        cli = json.loads(cli.stdout)
+        for d in (api, cli):
+            d.pop("seconds")
+        assert api == cli and api["method"] == "evidence" and api["direction"] in ("A→B", "B→A")
+        assert not llm.calls  # this evidence model has no LLM feature
+        r = client.post("/v1/discover/pair", json={**body, "ranker": "random", "top_k": 2})
+        assert r.status_code == 400 and "ranker, top_k" in r.json()["error"]["message"]
+        assert "method 'llm'" in r.json()["error"]["hint"]
+        r = client.post("/v1/discover/pair", json={"a": "GENEX", "b": "cancerX"})
+        assert r.status_code == 503 and r.json()["error"]["code"] == "kg_unavailable"
+        r = client.post("/v1/discover/pair", json={**body, "a": " "})
+        assert r.status_code == 400 and "empty" in r.json()["error"]["message"]
+
+
+def test_discover_graph_defaults_to_the_clis_decision_rule(scripted):
+    from causalqa.discovery.graph import DEFAULT_DECISION
+
+    client, _, _ = scripted()
+    with client:
+        r = client.post("/v1/discover/graph", json={"variables": ["a", "b"], "ranker": "none"})
+        assert r.status_code == 202, r.text
+        for _ in range(300):
+            job = client.get(f"/v1/jobs/{r.json()['id']}").json()
+            if job["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.1)
+        assert job["status"] == "done", job
+        assert job["result"]["decision"] == DEFAULT_DECISION == "batch"

@@ -524,13 +524,32 @@ def bench_sachs_command(
         bool,
         typer.Option("--calibrate/--no-calibrate", help="Contextual calibration of verdicts."),
     ] = True,
+    evidence: Annotated[
+        bool,
+        typer.Option(
+            "--evidence",
+            help="Ours (issue 16): knowledge-guided PC — the evidence model's confident pair "
+            "verdicts as PC's background knowledge, evidence-ranked orientation.",
+        ),
+    ] = False,
+    with_llm: Annotated[
+        bool, typer.Option("--with-llm", help="--evidence: with the LLM feature (slower).")
+    ] = False,
+    evidence_model: Annotated[
+        Path | None,
+        typer.Option("--evidence-model", help="--evidence: the evidence model's folder."),
+    ] = None,
     llm: LLMOption = None,
     seed: SeedOption = 0,
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
     """PC, ExactSearch (A*) and DirectLiNGAM on SACHS in one run (and, with --ours, our
-    LLM+KG discovery): P, R, F1, SHD, HD, NHD."""
+    LLM+KG discovery; with --evidence, knowledge-guided PC): P, R, F1, SHD, HD, NHD."""
+    if evidence:
+        return _sachs_evidence(
+            data, truth, methods, kg_path, with_llm, evidence_model, llm, seed, out_dir, json_
+        )
     from causalqa.bench.discovery_rankers import saved_rankers_dir
     from causalqa.bench.discovery_sachs import SACHS_CONTEXT, run_sachs, sachs_report
     from causalqa.discovery.graph import DECISIONS
@@ -588,6 +607,44 @@ def bench_sachs_command(
         )
     report, md = sachs_report(bench, graphs, name=f"sachs-{truth}", note=note, **fields)
     write_and_emit(out_dir, f"sachs-{truth}", report, md, json_)
+
+
+def _sachs_evidence(
+    data, truth, methods, kg_path, with_llm, evidence_model, llm, seed, out_dir, json_
+):
+    from causalqa.bench.discovery_sachs import benchmark_sachs_evidence
+    from causalqa.discovery.evidence import EvidenceJudge
+    from causalqa.discovery.statistical import BASELINES
+
+    chosen = choices(methods, tuple(BASELINES), "methods")
+    judge = EvidenceJudge.load(evidence_model)
+    kg = open_kg(kg_path)
+    try:
+        model = open_llm(llm, cache=config.resolve_cache(None, default=True)) if with_llm else None
+        with err.status("SACHS …") as status:
+            bench, graph = benchmark_sachs_evidence(
+                judge=judge, kg=kg, llm=model, truth=truth, root=data, methods=chosen,
+                seed=seed, on_progress=lambda m: status.update(f"SACHS: {m}"),
+            )  # fmt: skip
+    finally:
+        kg.close()
+    report = {
+        "benchmark": "sachs --evidence",
+        "seed": seed,
+        "text_model": judge.text_model,
+        "llm": getattr(model, "model", None) if with_llm else None,
+        **bench.to_dict(),
+        "guided": graph.to_dict(),
+    }
+    md = bench.to_markdown() + "\n\n" + "\n".join(f"- {n}" for n in graph.notes)
+    md += (
+        "\n- Ours: every pair of the 11 proteins judged by the evidence model without a "
+        "sentence (KG features" + (" + the LLM's log-odds" if with_llm else "") + "); PIP2 "
+        "and PIP3 have no node in Hetionet, so their pairs have no evidence. Background "
+        f"knowledge: required when P(a→b) ≥ {graph.settings['require']}, forbidden both ways "
+        f"when P(causal) ≤ {graph.settings['forbid']} — fixed in advance, not fitted on SACHS."
+    )
+    write_and_emit(out_dir, f"sachs-evidence-{truth}", report, md, json_)
 
 
 @discovery_app.command("rankers")
@@ -664,6 +721,29 @@ def bench_rankers_command(
 @discovery_app.command("pairs")
 def bench_pairs_command(
     datasets: DatasetsOption = "comagc,gene,ade,semeval",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="llm (the paper's zero-shot prompt with each ranker's paths) or evidence "
+            "(the trained evidence model: grouped CV and test split, from the record "
+            "causalqa discover train left).",
+        ),
+    ] = "llm",
+    text_model: Annotated[
+        str,
+        typer.Option(
+            "--text-model", help="--method evidence: finetune or frozen (which training run)."
+        ),
+    ] = "finetune",
+    work: Annotated[
+        Path | None,
+        typer.Option("--work", help="--method evidence: the training run's work folder."),
+    ] = None,
+    variants: Annotated[
+        str,
+        typer.Option("--variants", help="--method evidence: evidence sets to measure."),
+    ] = "text+kg+llm,text+kg,text,kg",
     methods: Annotated[
         str,
         typer.Option(
@@ -710,7 +790,12 @@ def bench_pairs_command(
     out_dir: OutOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
-    """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2)."""
+    """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2); or, with
+    --method evidence, the trained evidence model."""
+    if method not in ("llm", "evidence"):
+        raise ConfigError(f"unknown --method {method!r}", hint="use llm or evidence")
+    if method == "evidence":
+        return _bench_evidence(datasets, text_model, work, variants, seed, out_dir, json_)
     from causalqa.bench.discovery_pairs import (
         METHODS,
         PATH_FORMATS,
@@ -753,6 +838,98 @@ def bench_pairs_command(
         )
     report, md, name = pairs_report(bench, out_dir, seed=seed, validation=validation)
     write_and_emit(out_dir, name, report, md, json_)
+
+
+def _bench_evidence(datasets, text_model, work, variants, seed, out_dir, json_) -> None:
+    from causalqa.bench.discovery_evidence import benchmark_evidence, evidence_report
+    from causalqa.discovery.evidence import VARIANTS
+    from causalqa.discovery.pathdata import DATASETS
+    from causalqa.discovery.training import load_record
+
+    names = choices(datasets, tuple(DATASETS), "data sets")
+    chosen = choices(variants, VARIANTS, "variants")
+    if text_model not in ("finetune", "frozen"):
+        raise ConfigError(f"unknown --text-model {text_model!r}", hint="use finetune or frozen")
+    record = load_record(work, text_model)
+    with err.status("evidence benchmark …") as status:
+        bench = benchmark_evidence(
+            record, datasets=names, variants=chosen, seed=seed, on_step=status.update
+        )
+    name = f"pairs-evidence-{text_model}"
+    report, md, name = evidence_report(bench, out_dir, name=name)
+    report["seed"] = seed
+    write_and_emit(out_dir, name, report, md, json_)
+
+
+@discovery_app.command("latency")
+def bench_latency_command(
+    pairs: Annotated[
+        int, typer.Option("--pairs", min=2, help="Test pairs to answer (with their sentence).")
+    ] = 12,
+    kg_path: Annotated[
+        Path | None,
+        typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
+    ] = None,
+    evidence_model: Annotated[
+        Path | None, typer.Option("--evidence-model", help="The evidence model's folder.")
+    ] = None,
+    with_llm: Annotated[
+        bool, typer.Option("--with-llm/--no-llm", help="Also with the LLM.")
+    ] = True,
+    data: PathDataOption = None,
+    llm: LLMOption = None,
+    seed: SeedOption = 0,
+    out_dir: OutOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """Seconds per discover pair answer (evidence method) in one process: cold and warm,
+    without and with the LLM feature, on the test pairs of the four data sets."""
+    import os
+
+    import numpy as np
+
+    from causalqa.bench.discovery_evidence import measure_latency
+    from causalqa.discovery.corpora import untag
+    from causalqa.discovery.evidence import EvidenceJudge
+    from causalqa.discovery.pathdata import DATASETS, load_path_dataset
+
+    rng = np.random.default_rng(seed)
+    pool = []
+    for name in DATASETS:
+        for r in load_path_dataset(name, data, splits=("truth",)).truth:
+            pool.append({"a": r.e1, "b": r.e2, "context": untag(r.sentence)[0]})
+    chosen = [pool[i] for i in rng.choice(len(pool), size=min(pairs, len(pool)), replace=False)]
+    judge = EvidenceJudge.load(evidence_model)
+    kg = open_kg(kg_path)
+    try:
+        model = open_llm(llm, cache=False) if with_llm else None
+        with err.status("latency …") as status:
+            result = measure_latency(chosen, judge=judge, kg=kg, llm=model, on_step=status.update)
+    finally:
+        kg.close()
+    report = {
+        "benchmark": "discovery latency",
+        "seed": seed,
+        "text_model": judge.text_model,
+        "model": getattr(model, "model", None),
+        "threads": os.environ.get("CAUSALQA_THREADS"),
+        **result,
+    }
+    lines = [
+        f"{result['pairs']} test pairs with their sentence, one process; text model: "
+        f"{judge.text_model}.",
+        "",
+        "| | first (cold) | warm median | warm p90 | warm max |",
+        "|---|---|---|---|---|",
+    ]
+    for label in ("without LLM", "with LLM"):
+        if label in result:
+            r = result[label]
+            lines.append(
+                f"| {label} | {r['first']} s | {r['warm_median']} s | {r['warm_p90']} s "
+                f"| {r['warm_max']} s |"
+            )
+    write_and_emit(out_dir, "latency", report, "\n".join(lines), json_)
 
 
 @discovery_app.command("reference")

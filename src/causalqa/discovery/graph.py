@@ -43,10 +43,18 @@ from causalqa.discovery.pathdata import PathRecord
 from causalqa.errors import CausalQAError, GraphDiscoveryError
 
 __all__ = [
+    "DEFAULT_DECISION",
     "DIRECTION_RULE",
     "GraphDiscovery",
+    "GuidedGraph",
+    "as_dag",
     "decide_directions",
+    "evidence_adjacency",
     "discover_graph",
+    "guided_pc",
+    "knowledge_from_verdicts",
+    "orient_by_evidence",
+    "pair_verdicts",
 ]
 
 DIRECTION_RULE = (
@@ -76,6 +84,8 @@ def decide_directions(prob: np.ndarray, causal: np.ndarray) -> np.ndarray:
 
 
 DECISIONS = ("content-free", "argmax", "batch")
+DEFAULT_DECISION = "batch"
+"""The rule `discover graph` (CLI and API) uses when none is named."""
 """How a question's label log-probs become a verdict: ``argmax`` (the paper's rule),
 ``content-free`` (contextual calibration, `pair.content_free_logprobs`) or ``batch``
 (batch calibration: the log-odds minus their mean over all questions of the run with the
@@ -85,6 +95,56 @@ of the path data sets, see `bench_pairs`)."""
 
 BATCH_MIN_QUESTIONS = 20
 """Fewer questions than this (5 variables ask 20) make a poor batch mean."""
+
+
+def as_dag(variables: Sequence[str], adjacency: np.ndarray, weight: np.ndarray | None = None):
+    """The discovered graph as a networkx DiGraph over every variable that a causal model
+    accepts (`causalqa.causal_model`): while a directed cycle remains (a tie kept both
+    directions, PC left a pair undirected, or verdicts close a loop), drop the cycle's edge
+    of least `weight` (``weight[i, j]`` for i → j; ties: the later edge in variable order).
+    Returns (graph, the dropped edges)."""
+    import networkx as nx
+
+    names = list(variables)
+    w = np.zeros_like(adjacency, dtype=float) if weight is None else np.asarray(weight, float)
+    g = nx.DiGraph()
+    g.add_nodes_from(names)
+    index = {n: i for i, n in enumerate(names)}
+    g.add_edges_from((names[i], names[j]) for i, j in zip(*np.nonzero(adjacency)) if i != j)
+    dropped = []
+    while True:
+        try:
+            cycle = nx.find_cycle(g)
+        except nx.NetworkXNoCycle:
+            break
+        a, b = min(
+            ((u, v) for u, v, *_ in cycle),
+            key=lambda e: (w[index[e[0]], index[e[1]]], -index[e[0]], -index[e[1]]),
+        )
+        g.remove_edge(a, b)
+        dropped.append((a, b))
+    return g, dropped
+
+
+def evidence_adjacency(
+    variables: Sequence[str], verdicts: Mapping[tuple[str, str], Mapping[str, Any] | None]
+) -> tuple[np.ndarray, np.ndarray]:
+    """From the evidence model's pair verdicts alone (no data): an edge a→b when the
+    three-way answer is a→b. Returns (adjacency, weight = P(a→b)) over `variables`."""
+    names = list(variables)
+    index = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    adj, weight = np.zeros((n, n), dtype=int), np.zeros((n, n))
+    for (a, b), v in verdicts.items():
+        if not v or "p_ab" not in v:
+            continue
+        i, j = index[a], index[b]
+        weight[i, j], weight[j, i] = v["p_ab"], v["p_ba"]
+        if v.get("direction") == "A→B":
+            adj[i, j] = 1
+        elif v.get("direction") == "B→A":
+            adj[j, i] = 1
+    return adj, weight
 
 
 def verdict_log_odds(verdicts: Sequence[PairVerdict], decision: str) -> np.ndarray:
@@ -338,3 +398,198 @@ def discover_graph(
 
 
 __getattr__ = moved_names(__name__)  # old names, for one release
+
+
+# -- knowledge-guided PC and evidence-ranked orientation ------------------------------------
+
+
+@dataclass
+class GuidedGraph:
+    """PC on observations guided by pair evidence: `verdicts` (unordered pair → P(causal)
+    and P(a→b), P(b→a), or None where there was no evidence), the background knowledge
+    they gave (`required`, `forbidden` directed edges), the plain PC graph, the guided one,
+    and the final `adjacency` after evidence-ranked orientation of what PC left undirected."""
+
+    variables: list[str]
+    adjacency: np.ndarray
+    pc: Any
+    guided: Any
+    verdicts: dict[tuple[str, str], dict[str, Any] | None]
+    required: list[tuple[str, str]]
+    forbidden: list[tuple[str, str]]
+    oriented: list[tuple[str, str]]
+    settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def edges(self) -> list[tuple[str, str]]:
+        return [(self.variables[i], self.variables[j]) for i, j in zip(*np.nonzero(self.adjacency))]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variables": self.variables,
+            "edges": [list(e) for e in self.edges()],
+            "adjacency": self.adjacency.tolist(),
+            "pc_edges": [list(e) for e in self.pc.edges()],
+            "guided_edges": [list(e) for e in self.guided.edges()],
+            "required": [list(e) for e in self.required],
+            "forbidden": [list(e) for e in self.forbidden],
+            "oriented": [list(e) for e in self.oriented],
+            "verdicts": [
+                {"a": a, "b": b, **(v or {"evidence": None})} for (a, b), v in self.verdicts.items()
+            ],
+            "settings": self.settings,
+            "notes": self.notes,
+        }
+
+
+def pair_verdicts(
+    variables: Sequence[str],
+    *,
+    judge,
+    kg=None,
+    llm=None,
+    kg_names: Mapping[str, Sequence[str] | str | None] | None = None,
+    kinds: Sequence[str] | None = None,
+    context: str | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
+) -> dict[tuple[str, str], dict[str, Any] | None]:
+    """The evidence model's verdict on every unordered pair (asked as (a, b) in the order of
+    `variables`): P(causal), P(a→b), P(b→a) and the evidence used; None for a pair with no
+    evidence (no sentence, and a variable the graph does not hold). ``kg_names[v]``: the
+    names to look the variable up by in the graph (first that links; empty: not in it)."""
+    from causalqa.discovery.pair import judge_pair
+
+    def query(v: str) -> str | None:
+        raw = (kg_names or {}).get(v, (v,))
+        wanted = (raw,) if isinstance(raw, str) else tuple(raw or ())
+        if kg is None:
+            return v
+        for name in wanted:
+            try:
+                linking = kg.link(name, kinds=list(kinds) if kinds else None)
+            except CausalQAError:
+                continue
+            if linking.candidates:
+                return name
+        return None
+
+    names = {v: query(v) for v in variables}
+    pairs = list(itertools.combinations(variables, 2))
+    out: dict[tuple[str, str], dict[str, Any] | None] = {}
+    for done, (a, b) in enumerate(pairs):
+        if on_progress:
+            on_progress(done, len(pairs), f"{a} – {b}")
+        qa, qb = names[a], names[b]
+        if context is None and (qa is None or qb is None):
+            out[(a, b)] = None
+            continue
+        try:
+            v = judge_pair(
+                qa or a,
+                qb or b,
+                judge=judge,
+                kg=kg if qa is not None and qb is not None else None,
+                llm=llm,
+                context=context,
+                kinds_a=kinds,
+                kinds_b=kinds,
+            )
+        except CausalQAError as e:
+            out[(a, b)] = {"error": e.message}
+            continue
+        out[(a, b)] = {
+            "p_causal": round(v.probability, 4),
+            "p_ab": round(v.probabilities["A→B"], 4),
+            "p_ba": round(v.probabilities["B→A"], 4),
+            "direction": v.direction,
+            "evidence": v.variant,
+        }
+    if on_progress:
+        on_progress(len(pairs), len(pairs), "done")
+    return out
+
+
+def knowledge_from_verdicts(
+    verdicts: Mapping[tuple[str, str], Mapping[str, Any] | None],
+    *,
+    require: float = 0.9,
+    forbid: float = 0.05,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Background knowledge from confident verdicts: an edge a→b is required when
+    P(a→b) ≥ `require` (and b→a is then forbidden); both directions are forbidden when
+    P(causal) ≤ `forbid`. Pairs without evidence give none."""
+    required, forbidden = [], []
+    for (a, b), v in verdicts.items():
+        if not v or "p_causal" not in v:
+            continue
+        if v["p_causal"] <= forbid:
+            forbidden += [(a, b), (b, a)]
+            continue
+        for (x, y), p in (((a, b), v["p_ab"]), ((b, a), v["p_ba"])):
+            if p >= require:
+                required.append((x, y))
+                forbidden.append((y, x))
+    return required, forbidden
+
+
+def orient_by_evidence(
+    result,
+    verdicts: Mapping[tuple[str, str], Mapping[str, Any] | None],
+    *,
+    margin: float = 0.05,
+) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """Orient the pairs PC left undirected (both ways in its adjacency) towards the more
+    probable direction by the evidence, when P(a→b) and P(b→a) differ by at least `margin`;
+    others stay as they are. Returns (adjacency, the edges oriented)."""
+    adj = result.adjacency.copy()
+    index = {n: i for i, n in enumerate(result.names)}
+    oriented = []
+    for a, b in result.undirected:
+        v = verdicts.get((a, b))
+        p_ab, p_ba = (v["p_ab"], v["p_ba"]) if v and "p_ab" in v else (None, None)
+        if v is None or p_ab is None:
+            w = verdicts.get((b, a))
+            if w and "p_ab" in w:
+                p_ab, p_ba = w["p_ba"], w["p_ab"]
+        if p_ab is None or abs(p_ab - p_ba) < margin:
+            continue
+        i, j = index[a], index[b]
+        if p_ab > p_ba:
+            adj[j, i] = 0
+            oriented.append((a, b))
+        else:
+            adj[i, j] = 0
+            oriented.append((b, a))
+    return adj, oriented
+
+
+def guided_pc(
+    data,
+    variables: Sequence[str],
+    verdicts: Mapping[tuple[str, str], Mapping[str, Any] | None],
+    *,
+    alpha: float = 0.05,
+    require: float = 0.9,
+    forbid: float = 0.05,
+    margin: float = 0.05,
+) -> GuidedGraph:
+    """Knowledge-guided PC: PC (`statistical.pc`) with the background knowledge of
+    `knowledge_from_verdicts`, then `orient_by_evidence` on what it left undirected."""
+    from causalqa.discovery.statistical import pc
+
+    names = list(variables)
+    plain = pc(data, names=names, alpha=alpha)
+    required, forbidden = knowledge_from_verdicts(verdicts, require=require, forbid=forbid)
+    guided = pc(data, names=names, alpha=alpha, required=required, forbidden=forbidden)
+    adjacency, oriented = orient_by_evidence(guided, verdicts, margin=margin)
+    with_evidence = sum(1 for v in verdicts.values() if v and "p_causal" in v)
+    notes = [
+        f"evidence for {with_evidence} of {len(verdicts)} pairs; {len(required)} edges "
+        f"required, {len(forbidden)} directed edges forbidden; {len(oriented)} of "
+        f"{len(guided.undirected)} undirected pairs oriented by evidence"
+    ]
+    settings = {"alpha": alpha, "require": require, "forbid": forbid, "margin": margin}
+    return GuidedGraph(
+        names, adjacency, plain, guided, dict(verdicts), required, forbidden, oriented,
+        settings, notes,
+    )  # fmt: skip

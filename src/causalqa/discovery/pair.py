@@ -41,6 +41,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from causalqa._compat import moved_names
 from causalqa.discovery.pathdata import PathCandidate, PathRecord
 from causalqa.discovery.rankers import get_ranker
@@ -59,6 +61,8 @@ __all__ = [
     "classify_pair",
     "content_free_logprobs",
     "discover_pair",
+    "gather_evidence",
+    "judge_pair",
     "pair_prompt",
     "path_sentences",
     "readable_relation",
@@ -290,6 +294,7 @@ class PairVerdict:
         return {
             "a": self.a,
             "b": self.b,
+            "method": "llm",
             "verdict": self.verdict,
             "causal": self.causal,
             "probability": round(self.probability, 4),
@@ -478,6 +483,17 @@ def _link(kg, name: str, options: Mapping[str, Any]) -> tuple[Any, dict[str, Any
     return None, info, f"{name!r} matches no node of the graph"
 
 
+def check_names(a: Any, b: Any) -> None:
+    """Refuse an empty (or blank, or non-text) variable name with a `MentionError`."""
+    from causalqa.errors import MentionError
+
+    for which, name in (("A", a), ("B", b)):
+        if not isinstance(name, str) or not name.strip():
+            raise MentionError(
+                f"variable {which} is empty: {name!r}", hint="give two non-empty names"
+            )
+
+
 def discover_pair(
     a: str,
     b: str,
@@ -516,6 +532,7 @@ def discover_pair(
     ``argmax`` the paper's rule. `calibrate` (older spelling): True means content-free,
     False argmax.
     """
+    check_names(a, b)
     if calibrate is not None:
         decision = "content-free" if calibrate else "argmax"
     if decision not in DECISIONS:
@@ -586,6 +603,200 @@ def discover_pair(
     verdict.candidates = len(candidates)
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+# -- the evidence method ---------------------------------------------------------------------
+
+METHODS = ("evidence", "llm")
+"""How `discover pair` decides: ``evidence`` (a trained, calibrated model over KG, text and
+LLM evidence; `causalqa.discovery.evidence`) or ``llm`` (the paper's zero-shot prompt)."""
+
+DEFAULT_METHOD = METHODS[0]
+"""The method `discover pair` (CLI, API, MCP) uses when none is named."""
+
+
+def evidence_llm(judge, llm, *, no_llm: bool = False):
+    """(the LLM to give `judge_pair`, or None; the note that says why it is left out, or
+    None): an LLM only when the evidence model has an LLM feature and `no_llm` is off."""
+    if no_llm:
+        return None, "LLM feature left out (--no-llm)"
+    if not any("llm" in v for v in judge.combiners):
+        return None, "this evidence model has no LLM feature"
+    return llm, None
+
+
+def link_for_evidence(kg, name: str, kinds: Sequence[str] | None = None):
+    """(node or None, what linking said, a note or None). An ambiguous name takes its
+    best-scoring candidate, marked ``ambiguous`` (the features carry the doubt)."""
+    options = {"kinds": list(kinds)} if kinds else {}
+    try:
+        linking = kg.link(name, **options)
+    except CausalQAError as e:
+        return None, {"query": name, "error": e.message, "score": 0.0}, f"{name!r}: {e.message}"
+    if not linking.candidates:
+        return None, {"query": name, "score": 0.0, "method": "none"}, None
+    best = linking.candidates[0]
+    info = {
+        "query": name,
+        "node": best.node.to_dict(),
+        "score": round(best.score, 2),
+        "method": best.method,
+        "ambiguous": bool(linking.ambiguous),
+    }
+    note = None
+    if linking.ambiguous and len(linking.candidates) > 1:
+        others = "; ".join(f"{c.node.name} ({c.node.kind})" for c in linking.candidates[1:4])
+        info["alternatives"] = [c.to_dict() for c in linking.candidates[1:4]]
+        note = (
+            f"{name!r} is ambiguous in the graph: took {best.node.name} ({best.node.kind}); "
+            f"also close: {others}"
+        )
+    return best.node, info, note
+
+
+def closest_names(kg, name: str, kinds: Sequence[str] | None = None, n: int = 5) -> list[str]:
+    """The graph's node names closest to `name` (for a "did you mean" message)."""
+    options = {"kinds": list(kinds)} if kinds else {}
+    try:
+        loose = kg.link(name, fuzzy_cutoff=40.0, embeddings=False, limit=n, **options)
+    except CausalQAError:
+        return []
+    return [f"{c.node.name} ({c.node.kind})" for c in loose.candidates[:n]]
+
+
+def gather_evidence(
+    a: str,
+    b: str,
+    *,
+    judge,
+    kg=None,
+    llm=None,
+    context: str | None = None,
+    kinds_a: Sequence[str] | None = None,
+    kinds_b: Sequence[str] | None = None,
+    text_probs: Sequence[float] | None = None,
+    llm_log_odds: float | None = None,
+    k: int = 4,
+):
+    """Collect a pair's evidence (`causalqa.discovery.evidence.PairEvidence`): the sentence
+    read by the text classifier and its cues (when `context`), the KG features (when `kg`
+    places both names), the LLM's log-odds under the paper's prompt with the strongest path
+    (when `llm`). `text_probs` / `llm_log_odds` given are used instead of computing them
+    (training reuses cross-fitted ones). Errors: empty names, an empty sentence or one
+    without A or B (`MentionError`); without a sentence, a name the graph does not know
+    (`EntityNotFoundError`, with the closest names) or a graph with none of the node kinds
+    the model was trained on."""
+    from causalqa.discovery.evidence import PairEvidence, llm_features, text_features
+    from causalqa.discovery.features import cue_features, kg_features, missing_kg
+    from causalqa.discovery.relation import mentions_in
+    from causalqa.errors import EntityNotFoundError
+
+    check_names(a, b)
+    ev = PairEvidence(a.strip(), b.strip())
+    if context is not None:
+        ev.mention = mentions_in(context, a, b)
+        if text_probs is None:
+            if judge.text is None:
+                raise PairDiscoveryError("the evidence model has no text classifier")
+            text_probs = judge.text.predict_proba([ev.mention])[0]
+        ev.text_probs = np.asarray(text_probs, dtype=float)
+        ev.features.update(text_features(ev.text_probs))
+        ev.features.update(cue_features(ev.mention.text, ev.mention.a, ev.mention.b))
+    if kg is not None:
+        if judge.kinds and not judge.kinds & set(kg.nodes()["kind"].unique()):
+            raise PairDiscoveryError(
+                "the knowledge graph has none of the node kinds the evidence model was "
+                f"trained on ({', '.join(sorted(judge.kinds))})",
+                hint="load Hetionet (causalqa kg load hetionet DIR) or give only --context",
+            )
+        nodes = []
+        for name, kinds, key in ((a, kinds_a, "a"), (b, kinds_b, "b")):
+            if kinds:
+                known = set(kg.nodes()["kind"].unique())
+                bad = [x for x in kinds if x not in known]
+                if bad:
+                    raise PairDiscoveryError(
+                        f"the knowledge graph has no node kind {', '.join(bad)}",
+                        hint="kinds in this graph: " + ", ".join(sorted(known)),
+                    )
+            node, info, note = link_for_evidence(kg, name, kinds)
+            ev.linked[key] = info
+            nodes.append(node)
+            if note:
+                ev.notes.append(note)
+            if node is None and context is None:
+                close = closest_names(kg, name, kinds)
+                raise EntityNotFoundError(
+                    f"{name!r} matches no node of the knowledge graph",
+                    hint=("closest names: " + "; ".join(close))
+                    if close
+                    else "check the spelling, or give a sentence with --context",
+                )
+        if None in nodes:
+            missing = [n for n, node in zip((a, b), nodes) if node is None]
+            ev.notes.append(f"not in the graph: {', '.join(map(repr, missing))}; no KG evidence")
+            ev.features.update(missing_kg(ev.linked.get("a"), ev.linked.get("b")))
+        else:
+            ev.kg = kg_features(
+                kg, nodes[0], nodes[1], link_a=ev.linked["a"], link_b=ev.linked["b"], k=k
+            )
+            ev.features.update(ev.kg.features)
+            if not ev.kg.paths:
+                ev.notes.append(f"{NO_PATH.split(';')[0]} within {k} hops")
+    elif context is None:
+        raise PairDiscoveryError(
+            "no evidence to judge by: no knowledge graph and no sentence",
+            hint="load a graph (causalqa kg load hetionet DIR) or give --context",
+        )
+    if llm is not None or llm_log_odds is not None:
+        path = []
+        if ev.kg is not None and ev.kg.paths:
+            path = [ev.kg.strongest(1)[0][0]]
+        if llm_log_odds is None:
+            v = classify_pair(
+                a, b, llm, paths=path, context=ev.mention.text if ev.mention else None
+            )
+            llm_log_odds = v.log_odds
+            ev.llm = {
+                "log_odds": round(v.log_odds, 4),
+                "model": v.model,
+                "paths": v.paths,
+                "seconds": round(v.seconds, 3),
+            }
+        else:
+            ev.llm = {"log_odds": round(float(llm_log_odds), 4)}
+        ev.features.update(llm_features(llm_log_odds, bool(path)))
+    return ev
+
+
+def judge_pair(
+    a: str,
+    b: str,
+    *,
+    judge=None,
+    kg=None,
+    llm=None,
+    context: str | None = None,
+    kinds_a: Sequence[str] | None = None,
+    kinds_b: Sequence[str] | None = None,
+    k: int = 4,
+):
+    """`discover pair`'s default: gather the evidence (`gather_evidence`) and let the
+    trained evidence model (`judge`, default `EvidenceJudge.load()`) decide A→B, B→A or
+    none, with calibrated probabilities and the evidence that moved the verdict. `llm` is
+    optional (None: the LLM feature is left out)."""
+    import time
+
+    from causalqa.discovery.evidence import EvidenceJudge
+
+    started = time.perf_counter()
+    judge = judge or EvidenceJudge.load()
+    ev = gather_evidence(
+        a, b, judge=judge, kg=kg, llm=llm, context=context, kinds_a=kinds_a, kinds_b=kinds_b, k=k
+    )
+    if context is not None and kg is None:
+        ev.notes.append("no knowledge graph loaded: text evidence only")
+    return judge.judge(ev, started=started)
 
 
 __getattr__ = moved_names(__name__)  # old names, for one release

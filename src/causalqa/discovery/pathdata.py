@@ -230,6 +230,15 @@ def _float(obj: dict, key: str, path: Path, line: int, where: str) -> float | No
         raise _fail(path, line, f"field {where}{key!r} must be a number, got {value!r}") from None
 
 
+def _opt_text(obj: dict, key: str, path: Path, line: int, where: str) -> tuple[str, ...]:
+    value = obj.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, str):
+        raise _fail(path, line, f"field {where}{key!r} must be a string, got {value!r}")
+    return _split(value)
+
+
 def _candidate(m: Any, k: int, path: Path, line: int) -> PathCandidate:
     where = f"metapaths[{k}]."
     if not isinstance(m, dict):
@@ -247,14 +256,14 @@ def _candidate(m: Any, k: int, path: Path, line: int) -> PathCandidate:
     return PathCandidate(
         path_id=pid,
         stops=stops,
-        relations=_split(m.get("reltypes", "") or ""),
-        node_types=_split(m.get("nodelabels", "") or ""),
+        relations=_opt_text(m, "reltypes", path, line, where),
+        node_types=_opt_text(m, "nodelabels", path, line, where),
         rel_score=_float(m, "rel_score", path, line, where),
         prob_score=_float(m, "prob_score", path, line, where),
         relevant=None if relevant is None else bool(relevant),
         sim_score=_float(m, "sim_score", path, line, where),
-        stop_ids=_split(m.get("stops_id", "") or ""),
-        relation_ids=_split(m.get("reltypes_id", "") or ""),
+        stop_ids=_opt_text(m, "stops_id", path, line, where),
+        relation_ids=_opt_text(m, "reltypes_id", path, line, where),
     )
 
 

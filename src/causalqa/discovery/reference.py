@@ -143,12 +143,26 @@ def reference_for(model: str, *, form: str = "plain") -> ReferenceThresholds | N
 
 
 def save_reference(ref: ReferenceThresholds, path: Path | None = None) -> Path:
-    """Write `ref` as JSON (default: `user_file`), atomically."""
+    """Write `ref` as JSON (default: `user_file`), atomically, keeping the file's records
+    of other (model, form) pairs; a record of the same model and form is replaced."""
+    import os
+    import tempfile
+
     target = Path(path) if path is not None else user_file(ref.model)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(ref.to_dict(), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(target)
+    kept = []
+    if target.is_file():
+        kept = [r for r in _read(target) if (r.model, r.form) != (ref.model, ref.form)]
+    records = [r.to_dict() for r in kept] + [ref.to_dict()]
+    obj = records[0] if len(records) == 1 else records
+    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(obj, indent=2) + "\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return target
 
 

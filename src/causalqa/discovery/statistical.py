@@ -138,12 +138,17 @@ def pc(
     names: Sequence[str] | None = None,
     alpha: float = 0.05,
     undirected: Undirected = "both",
+    required: Sequence[tuple[str, str]] = (),
+    forbidden: Sequence[tuple[str, str]] = (),
 ) -> StatisticalResult:
     """PC with Fisher-z conditional-independence tests at level `alpha` (causal-learn).
 
     Inputs: observations (rows × variables). Output: a `StatisticalResult`; undirected CPDAG
     edges become two-way edges (``undirected="both"``) or are dropped (``"drop"``).
-    Raises `BaselineError` on unusable data.
+    `required` / `forbidden`: directed edges (cause, effect) given as background knowledge
+    (causal-learn's ``BackgroundKnowledge``): a forbidden edge is never oriented that way (an
+    edge forbidden both ways is removed), a required one is oriented so when the data keep
+    the adjacency. Raises `BaselineError` on unusable data or an unknown name.
     """
     if undirected not in ("both", "drop"):
         raise BaselineError(f"undirected must be 'both' or 'drop', got {undirected!r}")
@@ -153,8 +158,33 @@ def pc(
         from causallearn.utils.cit import fisherz
     except ImportError:
         raise _missing("PC", "causal-learn") from None
+    knowledge = None
+    if required or forbidden:
+        from causallearn.graph.GraphNode import GraphNode
+        from causallearn.utils.PCUtils.BackgroundKnowledge import BackgroundKnowledge
+
+        known = set(names)
+        knowledge = BackgroundKnowledge()
+        for edges, add in (
+            (required, knowledge.add_required_by_node),
+            (forbidden, knowledge.add_forbidden_by_node),
+        ):
+            for a, b in edges:
+                if a not in known or b not in known:
+                    raise BaselineError(
+                        f"background knowledge names an unknown variable: {a} → {b}"
+                    )
+                add(GraphNode(a), GraphNode(b))
     start = time.perf_counter()
-    cg = cl_pc(x, alpha, fisherz, stable=True, show_progress=False)
+    cg = cl_pc(
+        x,
+        alpha,
+        fisherz,
+        stable=True,
+        show_progress=False,
+        node_names=list(names),
+        background_knowledge=knowledge,
+    )
     seconds = time.perf_counter() - start
     # causal-learn's endpoint matrix: G[j, i] = 1 and G[i, j] = -1 encode i → j;
     # -1/-1 is undirected, 1/1 bidirected.
@@ -174,6 +204,9 @@ def pc(
                 if undirected == "both":
                     adj[i, j] = adj[j, i] = 1
     params = {"alpha": alpha, "test": "fisherz", "undirected": undirected}
+    if knowledge is not None:
+        params["required"] = [list(e) for e in required]
+        params["forbidden"] = [list(e) for e in forbidden]
     return StatisticalResult("pc", adj, names, seconds, loose, params)
 
 

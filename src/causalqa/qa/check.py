@@ -184,6 +184,8 @@ DEMANDS: list[Demand] = [
             rf"\b(?:(?:for|on|to|with|by)\s+|list\s+(?:\w+\s+){{0,4}}?)(?:each|every)\s+(?:single\s+)?"
             rf"{_SUBJ}\b(?!\s+into\s+account)|\bper\s+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b"
             rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)"
+            rf"|\b(?:each|every)\s+(?:single\s+)?{_SUBJ}'s\b|\beach\s+of\s+the\s+{_SUBJ}\b"
+            r"|\bindividually\b"
         ),
         # "the 10th percentile of T's effect per partner" is a statistic of per-subject
         # values: a summarize whose statistic the question names honours it too
@@ -278,6 +280,27 @@ DEMANDS: list[Demand] = [
         "an adjustment set",
     ),  # fmt: skip
     Demand(
+        "via",
+        re.compile(
+            r"\b(?:via|through|by\s+way\s+of|passing\s+through)\s+⟦\d+⟧"
+            r"|⟦\d+⟧\s+(?:\w+\s+){0,3}?(?:on|along|in)\s+(?:a|the|any|some)?\s*(?:\w+\s+)?(?:path|route|chain)s?\b"
+            r"|⟦\d+⟧\s+(?:\w+\s+){0,2}?(?:between)\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
+        ),
+        _uses("on_path", "mediators"),
+        "a route through a named variable",
+    ),  # fmt: skip
+    Demand(
+        "both cause",
+        re.compile(
+            r"⟦\d+⟧\s*(?:,\s*|\s+)(?:and|&)\s+⟦\d+⟧\s+(?:both|each|all|jointly|together)\s+(?:\w+\s+)?"
+            r"(?:cause|affect|influence|lead|drive|impact|feed|point)"
+            r"|\b(?:cause|affect|influence|drive|impact)s?\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
+            r"|\bshared\s+(?:by|between)\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
+        ),
+        _uses("common_effects", "common_causes", "adjustment_set", "d_separated", "d_connected"),
+        "something the two variables share",
+    ),  # fmt: skip
+    Demand(
         "as well as",
         re.compile(r"⟦\d+⟧\s+as\s+well\s+as\s+(?:by\s+|from\s+|on\s+)?⟦\d+⟧"),
         lambda plan: _tool(plan) not in _ONE_WAY,
@@ -285,13 +308,16 @@ DEMANDS: list[Demand] = [
     ),  # fmt: skip
     Demand(
         "blanket",
-        re.compile(r"\bmarkov\s+blanket\b"),
+        re.compile(r"\bmarkov\s+blanket\b|\bco-?parents\b|\bspouses\b"),
         _uses("markov_blanket"),
         "the Markov blanket",
     ),  # fmt: skip
     Demand(
         "kind",
-        re.compile(r"\bindirect(?:ly)?\s*,?\s*or\s+both\b|\bor\s+both\b"),
+        re.compile(
+            r"\bindirect(?:ly)?\s*,?\s*or\s+both\b|\bor\s+both\b"
+            r"|\bor\s+(?:a\s+)?(?:mix|mixture|combination)\b|\bdirect\s+one\b[^?.!]*\bindirect\s+one\b"
+        ),
         _uses("effect_kind"),
         "whether the effect is direct, indirect or both",
     ),  # fmt: skip
@@ -322,6 +348,14 @@ _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
             r"\bif\s+(?:we|i|you|they)\s+(?:doubl\w*|halv\w*|tripl\w*|rais\w*|lower\w*|increas\w*"
             r"|decreas\w*|cut|set|fix\w*|chang\w*\s+\S+\s+to)\b|\bwould\s+(?:\w+\s+|⟦\d+⟧\s+)(?:be|become"
             r"|reach|have\s+been)\s+(?:if|after|when|under)\b|\bwhat\s+(?:would|will)\s+⟦\d+⟧\s+(?:be|become|reach)\b"
+        ),
+        "the level of a variable under an intervention",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"\b(?:doubl|halv|tripl|quadrupl)(?:e|ed|es|ing)\b|\b(?:set|fixed|held|pinned)\s+(?:\w+\s+){0,2}(?:to|at)\s+-?\d"
+            r"|\b(?:after|when|once)\s+(?:we\s+|you\s+)?(?:rais|cut|lower|increas|decreas|boost|reduc|sett)\w*\s+⟦\d+⟧\s+(?:to|by)\b"
+            r"|⟦\d+⟧\s+(?:is|are|gets|were|was)\s+(?:raised|cut|lowered|increased|decreased|boosted|reduced|set)\s+(?:to|by)\b"
         ),
         "the level of a variable under an intervention",
     ),  # fmt: skip
@@ -377,13 +411,18 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
     """What `plan` fails to do that `question` asks (empty when it answers it), in words."""
     text, slots = slotted(question, grounding)
     found = unanswerable(question, grounding)
+    named = len({sl.variable or sl.treatment or sl.subject for sl in slots})
     for demand in DEMANDS:
+        if demand.name == "via" and named < 3:
+            continue  # a route through a third variable needs three names
         hits = [m for m in demand.pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]
         if hits and not demand.satisfied(plan):
             found.append(f"the question asks for {demand.says}, which the plan does not compute")
     asked = answer_type(grounding.masked(question))
     if asked in ("number", "subject", "treatment", "variables") and _tool(plan) in _BOOL_TOOLS:
         found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
+    found += _shape_problems(text, asked, plan)
+    found += _direction_problems(text, slots, plan)
     used = _plan_names(plan)
     outcome = model.outcome
     for m in grounding.mentions:
@@ -416,6 +455,95 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         shown = ", ".join(f"{n:g}" for n in sorted(missing))
         found.append(f"the plan does not use the number(s) {shown} the question states")
     return list(dict.fromkeys(found))
+
+
+_ONE_SUBJECT = {"best_subject", "rank_subjects", "ite", "subject_value"}
+_PLURAL_SUBJ = (
+    r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
+    r"|units|individuals|people)"
+)
+_ASKS_SUBJECTS = re.compile(
+    rf"\b(?:list|show|name|give|see|find|which|what|identify|return)\b[^?.!]*?\b{_PLURAL_SUBJ}\b"
+    rf"|\b(?:every|each|all|any)\s+(?:the\s+)?{_SUBJ}\s+(?:that|who|whom|which|for\s+whom|where|with)\b"
+)
+_ONE_SUBJ = _SUBJ.replace("|individuals?", "")
+_ASKS_ONE_SUBJECT = re.compile(
+    r"\b(?:which|who|whom|whose)\b|\bargmax\b|\bargmin\b"
+    r"|(?<!\bacross\s)(?<!\bover\s)(?<!\bamong\s)(?<!\ball\s)(?<!\bper\s)(?<!\bany\s)"
+    rf"\b{_ONE_SUBJ}\b(?!\s+table)"
+)
+
+
+def _shape_problems(text: str, asked: str | None, plan: Plan) -> list[str]:
+    """A plan whose result has another shape than the one asked: one subject for "list the
+    partners that …", a subject for "what is the smallest effect …"."""
+    tool = _tool(plan)
+    if tool not in _ONE_SUBJECT or tool == "subject_value":
+        return []
+    if tool == "ite":
+        return []
+    superlative = re.search(
+        r"\b(?:most|least|best|worst|top|bottom|largest|smallest|highest|lowest|biggest"
+        r"|greatest|strongest|weakest|maximum|minimum)\b",
+        text,
+    )
+    if _ASKS_SUBJECTS.search(text) and not superlative:
+        return ["the question asks for the subjects that match, but the plan picks one"]
+    if not _ASKS_ONE_SUBJECT.search(text):
+        return ["the question asks for a number, but the plan answers which subject"]
+    return []
+
+
+def _greater(condition: dict[str, Any]) -> tuple[Any, ...] | None:
+    """(the side said to be greater, the other side) of a comparison condition."""
+    value, op, than = condition.get("value"), condition.get("op"), condition.get("than")
+    if not isinstance(value, dict) or op not in (">", ">=", "<", "<="):
+        return None
+    a = value.get("treatment")
+    b = than.get("treatment") if isinstance(than, dict) else ("zero" if than == 0 else None)
+    if a is None or b is None:
+        return None
+    return (a, b) if op in (">", ">=") else (b, a)
+
+
+_ROUTE = re.compile(
+    r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:to|into|towards?)\s+⟦(\d+)⟧"
+    r"|\bbetween\s+⟦(\d+)⟧\s+and\s+⟦(\d+)⟧"
+    r"|⟦(\d+)⟧(?:'s|’s)\s+(?:\w+\s+){0,2}?(?:effect|impact|influence)\s+on\s+⟦(\d+)⟧"
+    r"|⟦(\d+)⟧\s*(?:->|→|=>)\s*⟦(\d+)⟧"
+)
+
+
+def _route_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
+    """An on_path plan whose route is not the one the question names ("does M sit between
+    A and B": the route is A → B, M the variable on it)."""
+    if _tool(plan) != "on_path":
+        return []
+    m = _ROUTE.search(text)
+    if m is None:
+        return []
+    a, b = (g for g in m.groups() if g)
+    names = [slots[int(i) - 1].variable for i in (a, b)]
+    args = _args(plan)
+    if None in names or (args.get("source"), args.get("target")) == tuple(names):
+        return []
+    return [f"the question asks about the route {names[0]!r} → {names[1]!r}, the plan another"]
+
+
+def _direction_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
+    """A plan comparing the same two things as the question, the other way round ("T's
+    effect above U's" run as U's above T's; "positive" run as below zero)."""
+    from causalqa.qa.frame import comparisons
+
+    found = _route_problems(text, slots, plan)
+    read, _ = comparisons(text, slots)
+    said = {frozenset(g): g for g in map(_greater, read) if g is not None}
+    for c in _conditions(plan):
+        g = _greater(c)
+        if g is not None and frozenset(g) in said and said[frozenset(g)] != g:
+            hi, lo = said[frozenset(g)]
+            found.append(f"the question compares {hi!r} above {lo!r}, the plan the other way round")
+    return found
 
 
 _ROLES = {

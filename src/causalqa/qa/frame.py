@@ -127,6 +127,26 @@ _ABBREVIATIONS = [
     (re.compile(r"\bw/o\b"), "without"),
     (re.compile(r"\bw/(?=\s)"), "with"),
     (re.compile(r"\bno\.\s+of\b|#\s*of\b"), "number of"),
+    # ways of naming a statistic without its name
+    (re.compile(r"\bindividual\s+treatment\s+effects?\b"), "individual effect"),
+    (
+        re.compile(r"\bmiddle\s+(?:half|50\s*(?:%|percent))\b|\bcentral\s+half\b"),
+        "interquartile range",
+    ),
+    (
+        re.compile(
+            r"\b(?:middle|midpoint|central)\s+(?:value|point|effect|number)\b|\b50th\s+percentile\b"
+        ),
+        "median",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"\b(?:occurs?|appears?|shows?\s+up|comes?\s+up|happens?|recurs?)\s+(?:the\s+)?most"
+            r"\s+(?:often|frequently)\b|\bmost\s+(?:frequent|often\s+seen|repeated)\b"
+        ),
+        "mode",
+    ),  # fmt: skip
+    (re.compile(r"\bhow\s+probable\b|\bprobable\b"), "what probability"),
 ]
 
 
@@ -274,15 +294,15 @@ _BETWEEN = [
         re.compile(
             rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beats?|outperforms?|exceeds?|tops|surpass\w*"
             rf"|(?:is|was|are)\s+{_MORE}\s+than|works?\s+better\s+than|does\s+better\s+than"
-            rf"|{_MORE}\s+than)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+)?⟦(\d+)⟧"
+            rf"|{_MORE}\s+than|>=?)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+)?⟦(\d+)⟧"
         ),
         ">",
     ),  # fmt: skip
     (
         re.compile(
             rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:(?:is|was|are)\s+{_LESS}\s+than"
-            rf"|works?\s+worse\s+than|{_LESS}\s+than|trails?|lags?\s+behind)\s+"
-            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+)?⟦(\d+)⟧"
+            rf"|works?\s+worse\s+than|{_LESS}\s+than|trails?|lags?\s+behind|<=?)\s+"
+            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+)?⟦(\d+)⟧"
         ),
         "<",
     ),  # fmt: skip
@@ -351,14 +371,14 @@ _NOUN_BEFORE = re.compile(
 # The sign of one treatment's effect: "benefit from ⟦1⟧", "are hurt by ⟦1⟧".
 _POSITIVE = re.compile(
     rf"\b(?:benefit\w*|gain\w*|profit\w*|helped|better\s+off|respond\w*\s+(?:positively|well)"
-    rf"|improv\w*|positive\s+{_EFFECT}?|positively|upside)\s+"
+    rf"|improv\w*|positive(?:\s+{_EFFECT})?|positively|upside)\s+"
     rf"(?!(?:the\s+)?(?:most|more|least|less|best|worst)\b)(?:\w+\s+){{0,2}}?(?:from|by|with|to|under|of)?\s*⟦(\d+)⟧"
     rf"|⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were|be)\s+positive\b"
     rf"|⟦(\d+)⟧\s+(?:helps?|benefits?|pays\s+off)\b"
     rf"|⟦(\d+)⟧\s+(?:has|have|had|shows?|gives?|yields?|produces?)\s+(?:a\s+)?positive\b"
 )
 _NEGATIVE = re.compile(
-    rf"\b(?:hurt|harmed|damaged|worse\s+off|los\w+|suffer\w*|negative\s+{_EFFECT}?|negatively"
+    rf"\b(?:hurt|harmed|damaged|worse\s+off|los\w+|suffer\w*|negative(?:\s+{_EFFECT})?|negatively"
     rf"|downside|backfire\w*)\s+(?:\w+\s+){{0,2}}?(?:from|by|with|to|under|of)?\s*⟦(\d+)⟧"
     rf"|⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were|be)\s+negative\b"
     rf"|⟦(\d+)⟧\s+(?:hurts?|harms?|backfires?)\b"

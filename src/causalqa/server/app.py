@@ -457,8 +457,10 @@ def create_app(
         responses=_errors(*MODEL_CALL),
     )
     async def discover_pair(request: PairRequest) -> dict:
-        """Is there a causal relation between a and b? The CLI's `discover pair --json`:
-        verdict, probability, the knowledge-graph paths used, notes."""
+        """Is there a causal relation between a and b? The CLI's `discover pair --json`: by
+        default the evidence method (direction A→B, B→A or none with calibrated
+        probabilities, top contributions, strongest paths, the sentence cue); method "llm"
+        is the paper's prompt (verdict, probability, the paths shown)."""
         return await svc.discover_pair(
             request.a,
             request.b,
@@ -469,6 +471,8 @@ def create_app(
             kinds_a=request.kinds_a,
             kinds_b=request.kinds_b,
             decision=request.decision,
+            method=request.method,
+            no_llm=request.no_llm,
         )
 
     @v1.post(

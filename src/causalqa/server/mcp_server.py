@@ -11,7 +11,15 @@ from pydantic import Field
 from causalqa import __version__
 from causalqa.errors import CausalQAError
 from causalqa.server.problems import status_of
-from causalqa.server.schemas import DeduceMethod, Format, Mode, PairDecision, Ranker, Retriever
+from causalqa.server.schemas import (
+    DeduceMethod,
+    Format,
+    Mode,
+    PairDecision,
+    PairMethod,
+    Ranker,
+    Retriever,
+)
 from causalqa.server.service import Service
 from causalqa.server.store import MODEL_ID
 
@@ -83,13 +91,17 @@ def build_mcp(service: Service, *, name: str = "causalqa") -> Any:
         ranker: Ranker | None = None,
         top_k: Annotated[int | None, Field(ge=0, le=10, description="Paths shown.")] = None,
         decision: PairDecision | None = None,
+        method: PairMethod | None = None,
     ) -> dict[str, Any]:
-        """Is there a causal relation between a and b? A verdict and probability from the
-        language model, grounded in knowledge-graph paths between them."""
+        """Is there a causal relation between a and b? By default a trained evidence model
+        over knowledge-graph paths and the text answers A→B, B→A or none with calibrated
+        probabilities and why; method "llm" asks the language model with the paths
+        (ranker, top_k and decision apply to it)."""
         try:
             return await service.discover_pair(
-                a, b, context=context, ranker=ranker, top_k=top_k, decision=decision
-            )
+                a, b, context=context, ranker=ranker, top_k=top_k, decision=decision,
+                method=method,
+            )  # fmt: skip
         except CausalQAError as e:
             raise failed(e) from None
 

@@ -15,6 +15,7 @@ from causalqa.deduction.deduce import METHODS as DEDUCE_METHODS
 from causalqa.deduction.prompts import FORMATS
 from causalqa.discovery.graph import DECISIONS as GRAPH_DECISIONS
 from causalqa.discovery.pair import DECISIONS as PAIR_DECISIONS
+from causalqa.discovery.pair import METHODS as PAIR_METHODS
 from causalqa.discovery.rankers import RANKERS
 from causalqa.qa.assistant import MAX_QUESTION_CHARS, Answer, Mode
 from causalqa.server.store import MODEL_ID, ModelInfo
@@ -22,6 +23,7 @@ from causalqa.server.store import MODEL_ID, ModelInfo
 Ranker = Literal[RANKERS]  # type: ignore[valid-type]
 PairDecision = Literal[PAIR_DECISIONS]  # type: ignore[valid-type]
 GraphDecision = Literal[GRAPH_DECISIONS]  # type: ignore[valid-type]
+PairMethod = Literal[PAIR_METHODS]  # type: ignore[valid-type]
 Format = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
 FitMethod = Literal[METHODS]  # type: ignore[valid-type]
 FitLearner = Literal[LEARNERS]  # type: ignore[valid-type]
@@ -165,18 +167,24 @@ class SessionAsk(_Request):
 
 # -- discovery --------------------------------------------------------------------------------
 class PairRequest(_Request):
-    """Options left out take the engine's defaults (`discover_pair`)."""
+    """Options left out take the CLI's defaults (`discover pair`): the evidence method.
+    `ranker`, `top_k` and `decision` choose the prompt of method ``llm``."""
 
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
-            "examples": [{"a": "Raloxifene", "b": "breast cancer", "ranker": "random"}]
+            "examples": [
+                {"a": "Raloxifene", "b": "breast cancer"},
+                {"a": "Raloxifene", "b": "breast cancer", "method": "llm", "ranker": "random"},
+            ]
         },
     )
 
     a: Name
     b: Name
     context: Annotated[str, Field(max_length=20_000)] | None = None
+    method: PairMethod | None = None
+    no_llm: bool | None = None
     ranker: Ranker | None = None
     top_k: Annotated[int, Field(ge=0, le=10)] | None = None
     hops: Annotated[int, Field(ge=1, le=6)] | None = None

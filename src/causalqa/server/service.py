@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from causalqa import __version__
-from causalqa.errors import CausalQAError, DeductionError, NotReadyError, ServiceError
+from causalqa.errors import (
+    CausalQAError,
+    DeductionError,
+    KGStoreError,
+    NotReadyError,
+    PairDiscoveryError,
+    ServiceError,
+)
 from causalqa.server.highlight import used_subgraph
 from causalqa.server.problems import error_body
 from causalqa.server.sessions import Job, JobStore, SessionStore
@@ -62,6 +69,7 @@ class Service:
         self._deduction_kg: Any = None
         self._retrievers: dict[str, Any] = {}
         self._verifier_model: Any = None
+        self._evidence_judge: Any = None
         self.started = time.monotonic()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -277,10 +285,25 @@ class Service:
         kinds_a: list[str] | None = None,
         kinds_b: list[str] | None = None,
         decision: str | None = None,
+        method: str | None = None,
+        no_llm: bool | None = None,
     ) -> dict[str, Any]:
-        """Is there a causal relation between a and b? `PairVerdict.to_dict()`."""
-        from causalqa.discovery.pair import discover_pair
+        """Is there a causal relation between a and b? The CLI's ``discover pair --json``:
+        by default the evidence method (`EvidenceVerdict.to_dict()`, the evidence model
+        loaded once); method "llm" is the paper's prompt (`PairVerdict.to_dict()`)."""
+        from causalqa.discovery.pair import DEFAULT_METHOD, check_names, discover_pair
 
+        check_names(a, b)
+        if (method or DEFAULT_METHOD) == "evidence":
+            given = [n for n, v in (("ranker", ranker), ("top_k", top_k), ("decision", decision))
+                     if v is not None]  # fmt: skip
+            if given:
+                raise PairDiscoveryError(
+                    f"{', '.join(given)} choose the prompt of the paper's method; the evidence "
+                    "method does not prompt with ranked paths",
+                    hint="add method 'llm' to prompt with ranked paths",
+                )
+            return await self._judge_pair(a, b, context, hops, kinds_a, kinds_b, bool(no_llm))
         options = _given(
             context=context,
             ranker=ranker,
@@ -296,6 +319,35 @@ class Service:
 
         return await self.worker.run(work)
 
+    def _evidence(self) -> Any:
+        if self._evidence_judge is None:
+            from causalqa.discovery.evidence import EvidenceJudge
+
+            self._evidence_judge = EvidenceJudge.load()
+        return self._evidence_judge
+
+    async def _judge_pair(self, a, b, context, hops, kinds_a, kinds_b, no_llm) -> dict[str, Any]:
+        from causalqa.discovery.pair import evidence_llm, judge_pair
+
+        def work(llm: Any) -> dict[str, Any]:
+            judge = self._evidence()
+            try:
+                kg = self._discovery_kg()
+            except KGStoreError:
+                if context is None:
+                    raise
+                kg = None  # as the CLI: a sentence alone is text evidence, said in the notes
+            model, note = evidence_llm(judge, llm, no_llm=no_llm)
+            verdict = judge_pair(
+                a, b, judge=judge, kg=kg, llm=model, context=context,
+                kinds_a=kinds_a or None, kinds_b=kinds_b or None, **_given(k=hops),
+            )  # fmt: skip
+            if note:
+                verdict.notes.append(note)
+            return verdict.to_dict()
+
+        return await self.worker.run(work)
+
     def discover_graph(
         self,
         variables: list[str],
@@ -308,7 +360,7 @@ class Service:
     ) -> Job:
         """A job asking every ordered pair; its result is the CLI's ``discover graph
         --json`` object."""
-        from causalqa.discovery.graph import discover_graph
+        from causalqa.discovery.graph import DEFAULT_DECISION, discover_graph
 
         limit = self.settings.max_graph_variables
         if len(variables) > limit:
@@ -318,8 +370,9 @@ class Service:
                 hint="ask about fewer variables, or start the server with --max-graph-variables",
             )
         options = _given(context=context, ranker=ranker, top_k=top_k, k=hops)
-        if decision is not None:  # as the CLI: calibrate exactly when the rule needs it
-            options.update(decision=decision, calibrate=decision == "content-free")
+        # the CLI's rule unless one is named; calibrate exactly when the rule needs it
+        decision = decision or DEFAULT_DECISION
+        options.update(decision=decision, calibrate=decision == "content-free")
 
         def work(llm: Any, job: Job) -> dict[str, Any]:
             kg = self._discovery_kg() if ranker != "none" else None

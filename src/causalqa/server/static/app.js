@@ -454,13 +454,17 @@
     ev.preventDefault();
     var body = { a: $("pair-a").value.trim(), b: $("pair-b").value.trim() };
     if ($("pair-context").value.trim()) body.context = $("pair-context").value.trim();
-    if ($("pair-ranker").value) body.ranker = $("pair-ranker").value;
-    if ($("pair-topk").value !== "") body.top_k = Number($("pair-topk").value);
+    if ($("pair-method").value) body.method = $("pair-method").value;
+    if (body.method === "llm") {  // ranker and paths shown choose the paper's prompt only
+      if ($("pair-ranker").value) body.ranker = $("pair-ranker").value;
+      if ($("pair-topk").value !== "") body.top_k = Number($("pair-topk").value);
+    }
     busy(ev.target, true);
     var box = $("pair-result");
     note(box, "asking…");
     api("POST", "/v1/discover/pair", body).then(function (v) {
       clear(box);
+      if (v.method === "evidence") { showEvidence(box, v); return; }
       box.appendChild(el("div", { class: "verdict " + (v.causal ? "yes" : "no"), text: v.verdict }));
       box.appendChild(el("div", { text: "P(causal) = " + v.probability }));
       box.appendChild(bar(v.probability));
@@ -477,12 +481,43 @@
       .then(function () { busy(ev.target, false); });
   });
 
-  // The rankers are the API's own list (its OpenAPI schema), not a copy kept here.
+  function showEvidence(box, v) {
+    var p = v.probabilities || {}, ev = v.evidence || {};
+    box.appendChild(el("div", { class: "verdict " + (v.causal ? "yes" : "no"),
+                                text: v.verdict + " (" + v.direction + ")" }));
+    box.appendChild(el("div", { text: "P(causal) = " + v.probability }));
+    box.appendChild(bar(v.probability));
+    box.appendChild(kv([["P(A→B)", String(p["A→B"])], ["P(B→A)", String(p["B→A"])],
+                        ["P(none)", String(p.none)], ["Threshold", String(v.threshold)],
+                        ["Evidence used", ev.used], ["Text model", ev.text_model],
+                        ["Sentence cue", ev.cue], ["Seconds", String(v.seconds)]]));
+    if ((ev.contributions || []).length) {
+      box.appendChild(el("div", { text: "Why (log-odds contributions):" }));
+      box.appendChild(el("ul", {}, ev.contributions.slice(0, 5).map(function (c) {
+        return el("li", { text: c.feature + " = " + c.value + " (" + (c.contribution >= 0 ? "+" : "") + c.contribution + ")" });
+      })));
+    }
+    if ((ev.paths || []).length) {
+      box.appendChild(el("div", { text: "Strongest paths:" }));
+      box.appendChild(el("ul", { class: "paths" }, ev.paths.map(function (q) { return el("li", { text: q.path }); })));
+    }
+    (v.notes || []).forEach(function (n) { box.appendChild(el("p", { class: "muted", text: "Note: " + n })); });
+  }
+
+  $("pair-method").addEventListener("change", function () {
+    var llm = $("pair-method").value === "llm";
+    $("pair-ranker").disabled = !llm;
+    $("pair-topk").disabled = !llm;
+  });
+
+  // The methods and rankers are the API's own lists (its OpenAPI schema), not copies kept here.
   fetch("/openapi.json").then(function (r) { return r.json(); }).then(function (spec) {
-    var schema = spec.components.schemas.PairRequest.properties.ranker;
-    var options = [];
-    (schema.anyOf || [schema]).forEach(function (s) { if (s.enum) options = options.concat(s.enum); });
-    options.forEach(function (o) { $("pair-ranker").appendChild(el("option", { value: o, text: o })); });
+    var props = spec.components.schemas.PairRequest.properties;
+    [["method", "pair-method"], ["ranker", "pair-ranker"]].forEach(function (f) {
+      var schema = props[f[0]], options = [];
+      (schema.anyOf || [schema]).forEach(function (s) { if (s.enum) options = options.concat(s.enum); });
+      options.forEach(function (o) { $(f[1]).appendChild(el("option", { value: o, text: o })); });
+    });
   }).catch(function () {});
 
   // -- deduce -------------------------------------------------------------------------------

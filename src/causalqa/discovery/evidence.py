@@ -1,0 +1,354 @@
+"""The evidence method of `discover pair`: the verdict "does A cause B?" made by a trained,
+calibrated model over named evidence (knowledge-graph paths, the sentence, the LLM's
+log-odds) instead of by the LLM alone.
+
+- `PairEvidence`: what is known about one pair (features by name, the mention, the paths).
+- `EvidenceJudge`: the trained artefacts — the text relation classifier and one
+  `causalqa.evidence.EvidenceModel` per set of available evidence ("variant": with or
+  without a sentence, a KG, the LLM) — loaded once, asked many times.
+- `EvidenceVerdict`: three-way answer (A→B, B→A, none) with calibrated probabilities, the
+  features that moved it, the strongest paths and the sentence's cue.
+
+P(causal) comes from the variant's calibrated combiner, which reads only order-free
+features; the direction splits it: the text classifier's P(A→B) : P(B→A) when there is a
+sentence, else the share of directed KG evidence (DWPC along paths whose every edge points
+from A to B, direct edges) pointing each way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from causalqa import config
+from causalqa.discovery.features import DIRECTIONAL, KGEvidence, cue_phrase, vectorize
+from causalqa.discovery.relation import Mention, RelationClassifier, RelationEnsemble
+from causalqa.errors import EvidenceArtefactError, PairDiscoveryError
+
+__all__ = [
+    "DIRECTIONS",
+    "EvidenceJudge",
+    "EvidenceVerdict",
+    "PairEvidence",
+    "default_artefacts",
+    "text_features",
+    "variant_of",
+]
+
+DIRECTIONS = ("A→B", "B→A", "none")
+GROUPS = ("text", "kg", "llm")
+VARIANTS = ("text+kg+llm", "text+kg", "text+llm", "text", "kg+llm", "kg")
+
+
+def variant_of(has_text: bool, has_kg: bool, has_llm: bool) -> str:
+    """The name of the evidence set: e.g. ``text+kg`` (a sentence and a KG, no LLM)."""
+    parts = [g for g, on in zip(GROUPS, (has_text, has_kg, has_llm)) if on]
+    return "+".join(parts)
+
+
+def group_of(name: str) -> str:
+    """Which evidence a feature belongs to: ``text`` (classifier and cues), ``llm`` or ``kg``."""
+    if name.startswith(("text_", "cue_", "words_between")):
+        return "text"
+    if name.startswith("llm_"):
+        return "llm"
+    return "kg"
+
+
+def text_features(probs: Sequence[float]) -> dict[str, float]:
+    """The text classifier's output as features: the log-odds of "causal (either way)"
+    against "none", and the share of the causal probability on A→B (``text_fwd``)."""
+    p_none, p_ab, p_ba = (max(float(x), 1e-6) for x in probs)
+    return {
+        "text_causal": math.log((p_ab + p_ba) / p_none),
+        "text_fwd": p_ab / (p_ab + p_ba),
+    }
+
+
+def llm_features(log_odds: float, with_path: bool) -> dict[str, float]:
+    return {"llm_log_odds": float(log_odds), "llm_path": float(with_path)}
+
+
+@dataclass
+class PairEvidence:
+    """Everything gathered about one pair; `features` by name (see `causalqa.discovery
+    .features`), `mention` when a sentence was given, `kg` when both names were placed in
+    the graph, `text_probs` (none, A→B, B→A) from the relation classifier."""
+
+    a: str
+    b: str
+    features: dict[str, float] = field(default_factory=dict)
+    mention: Mention | None = None
+    kg: KGEvidence | None = None
+    text_probs: np.ndarray | None = None
+    linked: dict[str, Any] = field(default_factory=dict)
+    llm: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def has_text(self) -> bool:
+        return self.text_probs is not None
+
+    @property
+    def has_kg(self) -> bool:
+        return self.kg is not None
+
+    @property
+    def has_llm(self) -> bool:
+        return self.llm is not None
+
+    def variant(self) -> str:
+        return variant_of(self.has_text, self.has_kg, self.has_llm)
+
+
+@dataclass
+class EvidenceVerdict:
+    """A three-way answer with calibrated probabilities and why."""
+
+    a: str
+    b: str
+    direction: str
+    probability: float
+    probabilities: dict[str, float]
+    threshold: float
+    variant: str
+    contributions: list[dict[str, Any]]
+    paths: list[dict[str, Any]] = field(default_factory=list)
+    cue: str | None = None
+    text_model: str | None = None
+    linked: dict[str, Any] = field(default_factory=dict)
+    llm: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    context: str | None = None
+
+    @property
+    def causal(self) -> bool:
+        return self.direction != "none"
+
+    @property
+    def verdict(self) -> str:
+        return "causal" if self.causal else "non-causal"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "method": "evidence",
+            "verdict": self.verdict,
+            "causal": self.causal,
+            "direction": self.direction,
+            "probability": round(self.probability, 4),
+            "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()},
+            "threshold": round(self.threshold, 4),
+            "evidence": {
+                "used": self.variant,
+                "contributions": self.contributions,
+                "paths": self.paths,
+                "cue": self.cue,
+                "text_model": self.text_model,
+                "llm": self.llm,
+            },
+            "context": self.context,
+            "linked": self.linked,
+            "notes": self.notes,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def direction_share(ev: PairEvidence) -> tuple[float, str]:
+    """P(A→B | causal) and where it came from."""
+    f = ev.features
+    if ev.has_text:
+        return float(f.get("text_fwd", 0.5)), "text"
+    fwd = f.get("dwpc_chain_fwd", 0.0) + f.get("direct_fwd", 0.0)
+    bwd = f.get("dwpc_chain_bwd", 0.0) + f.get("direct_bwd", 0.0)
+    if fwd + bwd <= 0:
+        return 0.5, "none"
+    return 0.5 + 0.4 * (fwd - bwd) / (fwd + bwd), "kg"
+
+
+def default_artefacts() -> Path:
+    """The evidence model shipped with the package (combiners and the frozen text head)."""
+    return Path(str(resources.files("causalqa.discovery").joinpath("evidence_model")))
+
+
+def trained_artefacts() -> Path:
+    """Where ``causalqa discover train`` writes a rebuilt evidence model."""
+    return config.home_dir() / "discovery" / "evidence"
+
+
+class EvidenceJudge:
+    """The trained evidence model: `text` (a `RelationClassifier`), `combiners` (variant →
+    fitted `EvidenceModel`), `thresholds` (variant → the P(causal) above which the answer
+    is causal, chosen on out-of-fold predictions of the training rows) and the manifest."""
+
+    def __init__(
+        self,
+        text: RelationClassifier | None,
+        combiners: Mapping[str, Any],
+        thresholds: Mapping[str, float],
+        manifest: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.text = text
+        self.combiners = dict(combiners)
+        self.thresholds = dict(thresholds)
+        self.manifest = dict(manifest or {})
+
+    @property
+    def text_model(self) -> str:
+        if self.text is None:
+            return "none"
+        return self.manifest.get("text_model") or f"all-MiniLM-L6-v2 ({self.text.mode})"
+
+    @property
+    def kinds(self) -> set[str]:
+        """The node kinds the KG features were trained with."""
+        return set(self.manifest.get("kinds", []))
+
+    def available(self, variant: str) -> bool:
+        return variant in self.combiners
+
+    def judge(
+        self, ev: PairEvidence, *, top: int = 5, started: float | None = None
+    ) -> EvidenceVerdict:
+        """The verdict on one pair's evidence."""
+        variant = ev.variant()
+        notes = list(ev.notes)
+        if variant not in self.combiners:
+            fallback = next(
+                (
+                    v
+                    for v in VARIANTS
+                    if v in self.combiners and set(v.split("+")) <= set(variant.split("+"))
+                ),
+                None,
+            )
+            if not fallback:
+                raise PairDiscoveryError(
+                    f"no evidence model for the evidence at hand ({variant or 'nothing'})",
+                    hint="give a sentence (--context) or load a knowledge graph (causalqa kg load)",
+                )
+            dropped = set(variant.split("+")) - set(fallback.split("+"))
+            notes.append(
+                f"no model was trained for {variant}; decided on {fallback} "
+                f"(not used: {', '.join(sorted(dropped))})"
+            )
+            variant = fallback
+        model = self.combiners[variant]
+        x = vectorize([ev.features], model.feature_names_)
+        p_causal = float(model.predict_proba(x)[0, 1])
+        share, source = direction_share(ev)
+        if source == "none":
+            notes.append("no evidence says which way: the direction is a coin flip (0.5)")
+        probabilities = {
+            "A→B": p_causal * share,
+            "B→A": p_causal * (1 - share),
+            "none": 1 - p_causal,
+        }
+        threshold = self.thresholds.get(variant, 0.5)
+        if p_causal >= threshold:
+            direction = "A→B" if share >= 0.5 else "B→A"
+        else:
+            direction = "none"
+        contributions = [
+            {**c.to_dict(), "group": group_of(c.feature)} for c in model.explain(x[0], top=top)
+        ]
+        paths = []
+        if ev.kg is not None:
+            for path, weight in ev.kg.strongest(3):
+                paths.append(
+                    {"path": path.verbalise(types=True, relations=True), "pdp": round(weight, 6)}
+                )
+        cue = cue_phrase(ev.mention.text, ev.mention.a, ev.mention.b) if ev.mention else None
+        return EvidenceVerdict(
+            a=ev.a,
+            b=ev.b,
+            direction=direction,
+            probability=p_causal,
+            probabilities=probabilities,
+            threshold=threshold,
+            variant=variant,
+            contributions=contributions,
+            paths=paths,
+            cue=cue,
+            text_model=self.text_model if ev.has_text else None,
+            linked=ev.linked,
+            llm=ev.llm,
+            notes=notes,
+            seconds=time.perf_counter() - started if started else 0.0,
+            context=ev.mention.text if ev.mention else None,
+        )
+
+    # -- files -----------------------------------------------------------------------------
+    def save(self, folder: str | Path, *, info: Mapping[str, Any] | None = None) -> Path:
+        """Write the combiners (``<variant>.pkl`` with their manifests), the text head
+        (``text/``, unless it is a fine-tuned model kept elsewhere) and ``judge.json``."""
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        for variant, model in self.combiners.items():
+            model.save(out / f"{variant}.pkl", info={"variant": variant, **dict(info or {})})
+        manifest = {
+            **self.manifest,
+            "thresholds": self.thresholds,
+            "variants": list(self.combiners),
+        }
+        if info:
+            manifest["info"] = dict(info)
+        if self.text is not None and self.text.mode == "frozen":
+            self.text.save(out / "text", info=dict(info or {}))
+            manifest["text"] = "text"
+        elif self.text is not None:
+            manifest["text"] = "text"  # a fine-tuned ensemble, written beside by the trainer
+        tmp = out / ".judge.json.tmp"
+        tmp.write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+        tmp.replace(out / "judge.json")
+        return out
+
+    @classmethod
+    def load(
+        cls, folder: str | Path | None = None, *, text_folder: str | Path | None = None
+    ) -> EvidenceJudge:
+        """The evidence model in `folder` (default: a rebuilt one under the cache when
+        ``causalqa discover train`` made one, else the one shipped with the package). The
+        text classifier comes from ``folder/text`` or `text_folder` (a fine-tuned one)."""
+        from causalqa.errors import DataFileError
+        from causalqa.evidence import EvidenceModel
+
+        if folder is None:
+            rebuilt = trained_artefacts()
+            folder = rebuilt if (rebuilt / "judge.json").is_file() else default_artefacts()
+        path = Path(folder)
+        manifest_path = path / "judge.json"
+        if not manifest_path.is_file():
+            raise EvidenceArtefactError(f"no evidence model at {path}")
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise EvidenceArtefactError(f"{manifest_path}: unreadable ({e})") from None
+        combiners = {}
+        for variant in manifest.get("variants", []):
+            try:
+                combiners[variant] = EvidenceModel.load(path / f"{variant}.pkl")
+            except DataFileError as e:
+                raise EvidenceArtefactError(e.message) from None
+        text = None
+        where = text_folder or (path / manifest["text"] if manifest.get("text") else None)
+        if where is not None:
+            text = RelationEnsemble.load(where)
+        judge = cls(text, combiners, manifest.get("thresholds", {}), manifest)
+        judge.folder = path
+        return judge
+
+
+def order_free(names: Sequence[str]) -> list[str]:
+    """The features the causal-or-not combiner may read: all but the directional ones."""
+    return [n for n in names if not n.endswith(DIRECTIONAL) and n != "text_fwd"]

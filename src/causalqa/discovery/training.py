@@ -1,0 +1,866 @@
+"""Training the evidence model (`causalqa discover train`): the labelled pairs it learns
+from, their features, and the fitted combiners.
+
+Rows: the ``train_full`` pairs of each path-to-causality set (SEMEVAL: only sentences of
+SemEval's ``TRAIN_FILE``; the rest come from its reserved test file) and, for ADE, whose
+pairs are all causal, as many ``ADE-NEG`` negatives; every sentence of an evaluation split
+is dropped (`check_no_overlap`). Groups keep related rows on one side of every fold: rows
+that share a sentence or a pair, and for ADE a drug.
+
+Text features are cross-fitted: the sentence classifier for fold f of `text_fold` never saw
+that fold's sentences, so the combiner learns how far to trust it on unseen text; the test
+pairs are read by the classifier trained on everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from causalqa.discovery.corpora import (
+    NONE,
+    RelationExample,
+    evaluation_sentences,
+    example_from_record,
+    sentence_key,
+)
+from causalqa.discovery.evidence import VARIANTS, group_of, order_free
+from causalqa.discovery.pathdata import DATASETS, default_data_dir, load_path_dataset
+from causalqa.errors import EvidenceArtefactError
+
+__all__ = [
+    "PairRow",
+    "check_no_overlap",
+    "fit_combiner",
+    "pair_rows",
+    "row_groups",
+    "select_features",
+    "text_folds",
+]
+
+TEXT_FOLDS = 3
+
+
+def _norm(name: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+
+
+def _pair_key(a: str, b: str) -> str:
+    return "p:" + "|".join(sorted((_norm(a), _norm(b))))
+
+
+def text_folds(
+    examples: Sequence[RelationExample], rows: Sequence[PairRow] = (), folds: int = TEXT_FOLDS
+) -> dict[str, int]:
+    """The cross-fitting fold of every sentence (by `corpora.sentence_key`): sentences
+    joined by a shared pair (either order) — and, among the rows, ADE rows by a shared
+    drug — are one component, and a component is one fold. So the classifier that reads a
+    row never saw that row's sentence, nor another sentence about the same pair (a pair's
+    name cannot stand in for its label), nor, for ADE, the same drug."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(x: str, y: str) -> None:
+        parent[find(x)] = find(y)
+
+    keys: list[str] = []
+    for ex in examples:
+        key = "s:" + sentence_key(ex.text)
+        union(key, _pair_key(ex.a_text, ex.b_text))
+        keys.append(key)
+    for r in rows:
+        key = "s:" + sentence_key(r.sentence)
+        union(key, _pair_key(r.a, r.b))
+        if r.dataset == "ade":
+            union(key, "d:" + _norm(r.a))
+        keys.append(key)
+    members: dict[str, list[str]] = {}
+    for key in set(keys):
+        members.setdefault(find(key), []).append(key)
+    out: dict[str, int] = {}
+    for group in members.values():
+        first = min(group)
+        fold = int(hashlib.sha1(first.encode()).hexdigest(), 16) % folds
+        for key in group:
+            out[key[2:]] = fold
+    return out
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """One labelled pair: data set, split, id, the names A and B, the sentence (tags
+    removed), the spans of A and B in it, the label (1 causal), its group."""
+
+    dataset: str
+    split: str
+    qid: str
+    a: str
+    b: str
+    sentence: str
+    span_a: tuple[int, int]
+    span_b: tuple[int, int]
+    label: int
+    group: str = ""
+    source: str = "p2c"
+
+
+def _row(dataset: str, split: str, ex: RelationExample, a: str, b: str, qid: str, source: str):
+    return PairRow(
+        dataset, split, qid, a, b, ex.text, ex.a, ex.b, int(ex.label != NONE), source=source
+    )
+
+
+def pair_rows(
+    dataset: str,
+    split: str = "train",
+    root: str | os.PathLike[str] | None = None,
+    *,
+    seed: int = 0,
+    ade_negatives: Sequence[RelationExample] | None = None,
+) -> list[PairRow]:
+    """The labelled pairs of one data set: ``train`` (for fitting and grouped CV) or
+    ``test`` (``test_truth``, the paper's test split). ADE's train rows get as many
+    ADE-NEG negatives as it has positives (`ade_negatives`: the corpus's ``ade-neg``
+    examples; read from the data folder when None), a seeded sample."""
+    if dataset not in DATASETS:
+        raise EvidenceArtefactError(f"unknown data set {dataset!r}", hint=", ".join(DATASETS))
+    base = Path(root) if root is not None else default_data_dir()
+    p2c = base / "path-to-causality"
+    data = load_path_dataset(dataset, p2c, splits=("train", "truth"))
+    records = data.train if split == "train" else data.truth
+    rows: list[PairRow] = []
+    semeval_keys: set[str] | None = None
+    held = evaluation_sentences(p2c) if split == "train" else {}
+    if dataset == "semeval" and split == "train":
+        from causalqa.discovery.corpora import read_semeval
+
+        semeval_keys = {
+            sentence_key(e.text)
+            for e in read_semeval(base / "semeval2010-task8" / "TRAIN_FILE.TXT")
+        }
+    for record in records:
+        key = sentence_key(record.sentence)
+        if key in held:
+            continue
+        if semeval_keys is not None and key not in semeval_keys:
+            continue  # from SemEval's reserved test file
+        ex = example_from_record(record, dataset)
+        if ex is None:
+            continue
+        rows.append(_row(dataset, split, ex, record.e1, record.e2, record.qid, "p2c"))
+    if dataset == "ade" and split == "train":
+        if ade_negatives is None:
+            from causalqa.discovery.corpora import ade_negatives as read_negatives
+            from causalqa.discovery.corpora import read_ade
+
+            folder = base / "ade-corpus-v2"
+            _, vocabulary = read_ade(folder)
+            ade_negatives = read_negatives(folder, vocabulary)
+        pool = [e for e in ade_negatives if sentence_key(e.text) not in held]
+        want = min(len(pool), sum(r.label for r in rows))
+        rng = np.random.default_rng([seed, 16])
+        for i in sorted(rng.choice(len(pool), size=want, replace=False).tolist()):
+            ex = pool[i]
+            rows.append(_row("ade", "train", ex, ex.a_text, ex.b_text, f"neg-{i}", "ade-neg"))
+    groups = row_groups(rows)
+    return [PairRow(**{**r.__dict__, "group": g}) for r, g in zip(rows, groups)]
+
+
+def row_groups(rows: Sequence[PairRow]) -> list[str]:
+    """Union of rows that share a sentence or a pair (either order), and ADE rows that
+    share a drug (A): each component is one group, named by its first row."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(x: str, y: str) -> None:
+        parent[find(x)] = find(y)
+
+    def norm(name: str) -> str:
+        return " ".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+
+    for i, r in enumerate(rows):
+        me = f"row:{i}"
+        union(me, "s:" + sentence_key(r.sentence))
+        union(me, "p:" + "|".join(sorted((norm(r.a), norm(r.b)))))
+        if r.dataset == "ade":
+            union(me, "d:" + norm(r.a))
+    roots: dict[str, str] = {}
+    out = []
+    for i, r in enumerate(rows):
+        root = find(f"row:{i}")
+        roots.setdefault(root, f"{r.dataset}:{r.qid}")
+        out.append(roots[root])
+    return out
+
+
+def check_no_overlap(train: Sequence[Any], held: Mapping[str, str]) -> list[str]:
+    """The sentences of `train` (rows or examples, anything with ``sentence`` or ``text``)
+    that occur in `held` (`corpora.evaluation_sentences`): must be empty."""
+    hits = []
+    for item in train:
+        text = getattr(item, "sentence", None) or getattr(item, "text", "")
+        if sentence_key(text) in held:
+            hits.append(text)
+    return hits
+
+
+# -- features of rows --------------------------------------------------------------------------
+
+
+@dataclass
+class RowEvidence:
+    """Features (by name) of each row, with what was computed and how long it took."""
+
+    rows: list[PairRow]
+    features: list[dict[str, float]]
+    text_probs: np.ndarray | None = None
+    notes: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def text_probabilities(
+    rows: Sequence[PairRow],
+    predict: Callable[[int | None, list], np.ndarray],
+    *,
+    folds: Mapping[str, int] | None = None,
+) -> np.ndarray:
+    """P(none, A→B, B→A) per row: `predict(fold, mentions)` with the classifier that did
+    not see the row's fold (`text_folds`; training rows), or `predict(None, mentions)`
+    (the final classifier) when `folds` is None or does not hold the sentence."""
+    from causalqa.discovery.relation import Mention
+
+    mentions = [Mention(r.sentence, r.span_a, r.span_b) for r in rows]
+    which = [None if folds is None else folds.get(sentence_key(r.sentence)) for r in rows]
+    out = np.zeros((len(rows), 3))
+    for f in sorted(set(which), key=lambda v: -1 if v is None else v):
+        idx = [i for i, w in enumerate(which) if w == f]
+        out[idx] = predict(f, [mentions[i] for i in idx])
+    return out
+
+
+def row_features(
+    rows: Sequence[PairRow],
+    *,
+    kg=None,
+    text_probs: np.ndarray | None = None,
+    llm_log_odds: Mapping[int, float] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> RowEvidence:
+    """`pair.gather_evidence` for every row (the sentence's spans as given), with its
+    text probabilities and LLM log-odds already computed."""
+    from causalqa.discovery.evidence import llm_features, text_features
+    from causalqa.discovery.features import cue_features, kg_features, missing_kg
+    from causalqa.discovery.pair import link_for_evidence
+
+    started = time.perf_counter()
+    links: dict[str, tuple] = {}
+    feats: list[dict[str, float]] = []
+    for i, r in enumerate(rows):
+        f: dict[str, float] = {}
+        if text_probs is not None:
+            f.update(text_features(text_probs[i]))
+            f.update(cue_features(r.sentence, r.span_a, r.span_b))
+        if kg is not None:
+            nodes, infos = [], []
+            for name in (r.a, r.b):
+                if name not in links:
+                    links[name] = link_for_evidence(kg, name)[:2]
+                node, info = links[name]
+                nodes.append(node)
+                infos.append(info)
+            if None in nodes:
+                f.update(missing_kg(*infos))
+            else:
+                f.update(
+                    kg_features(kg, nodes[0], nodes[1], link_a=infos[0], link_b=infos[1]).features
+                )
+        if llm_log_odds is not None and i in llm_log_odds:
+            f.update(llm_features(*llm_log_odds[i]))
+        feats.append(f)
+        if on_progress:
+            on_progress(i + 1, len(rows))
+    return RowEvidence(
+        list(rows), feats, text_probs, seconds={"features": time.perf_counter() - started}
+    )
+
+
+# -- the combiner -------------------------------------------------------------------------------
+
+
+def select_features(
+    features: Sequence[Mapping[str, float]],
+    variant: str,
+    *,
+    min_rows: int = 10,
+    max_metapaths: int = 40,
+) -> list[str]:
+    """The feature names a variant's combiner reads: the order-free features of its
+    evidence groups present in at least `min_rows` rows; of the metapaths (``mp=``) the
+    `max_metapaths` most common."""
+    groups = set(variant.split("+"))
+    counts: dict[str, int] = {}
+    for row in features:
+        for name, value in row.items():
+            if value is not None and (
+                value != 0 or not name.startswith(("mp=", "edge=", "kinds="))
+            ):
+                counts[name] = counts.get(name, 0) + 1
+    names = [n for n in counts if group_of(n) in groups and counts[n] >= min_rows]
+    names = order_free(names)
+    mps = sorted((n for n in names if n.startswith("mp=")), key=lambda n: (-counts[n], n))
+    keep_mp = set(mps[:max_metapaths])
+    return sorted(n for n in names if not n.startswith("mp=") or n in keep_mp)
+
+
+def has_variant(row: Mapping[str, float], variant: str) -> bool:
+    """Whether a row carries every evidence group of `variant`."""
+    groups = set(variant.split("+"))
+    need = {"text": "text_causal", "kg": "shortest", "llm": "llm_log_odds"}
+    return all(need[g] in row for g in groups)
+
+
+def fit_combiner(
+    features: Sequence[Mapping[str, float]],
+    labels: Sequence[int],
+    groups: Sequence[str],
+    variant: str,
+    *,
+    kind: str = "xgboost",
+    calibration: str = "isotonic",
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+    params: Mapping[str, Any] | None = None,
+):
+    """An `EvidenceModel` for one variant over `features` (named dicts), calibrated on
+    grouped folds."""
+    from causalqa.discovery.features import vectorize
+    from causalqa.evidence import EvidenceModel
+
+    names = list(names) if names is not None else select_features(features, variant)
+    x = vectorize(features, names)
+    model = EvidenceModel(
+        kind=kind, calibration=calibration, cv=5, seed=seed, params=dict(params or {})
+    )
+    return model.fit(x, np.asarray(labels), feature_names=names, groups=list(groups))
+
+
+def out_of_fold(
+    features: Sequence[Mapping[str, float]],
+    labels: Sequence[int],
+    groups: Sequence[str],
+    variant: str,
+    *,
+    folds: int = 5,
+    seed: int = 0,
+    **options: Any,
+) -> tuple[np.ndarray, np.ndarray]:
+    """P(causal) of every row from a combiner fitted on the other grouped folds (feature
+    names chosen on those folds too), and each row's fold."""
+    from causalqa.evidence import grouped_folds
+
+    labels = np.asarray(labels)
+    p = np.zeros(len(labels))
+    fold_of = np.zeros(len(labels), dtype=int)
+    for f, (tr, te) in enumerate(grouped_folds(groups, folds, seed=seed)):
+        sub = [features[i] for i in tr]
+        model = fit_combiner(
+            sub, labels[tr], [groups[i] for i in tr], variant, seed=seed, **options
+        )
+        from causalqa.discovery.features import vectorize
+
+        p[te] = model.predict_proba(vectorize([features[i] for i in te], model.feature_names_))[
+            :, 1
+        ]
+        fold_of[te] = f
+    return p, fold_of
+
+
+VARIANT_ORDER = VARIANTS
+
+
+def row_key(row: PairRow) -> str:
+    """A stable key of a row (data set, split, id, names), e.g. for a cache file."""
+    return "\x1f".join((row.dataset, row.split, row.qid, row.a, row.b))
+
+
+def llm_log_odds(
+    rows: Sequence[PairRow],
+    *,
+    llm,
+    kg=None,
+    context: bool = True,
+    cache_file: str | os.PathLike[str] | None = None,
+    compute: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, tuple[float, bool]]:
+    """The LLM's log-odds of "causal" for each row under the paper's prompt (pair, the
+    sentence when `context`, the strongest KG path when `kg` places both names), keyed by
+    `row_key`: ``(log-odds, whether a path was in the prompt)``. With `cache_file` (JSON
+    Lines) finished rows are kept and a rerun resumes; with ``compute=False`` only rows
+    already there are returned (no LLM call)."""
+    from causalqa.discovery.features import kg_features
+    from causalqa.discovery.pair import classify_pair, link_for_evidence
+    from causalqa.jsonl import dumps, read_jsonl
+
+    model = getattr(llm, "model", "") or type(llm).__name__
+    done: dict[str, tuple[float, bool]] = {}
+    path = Path(cache_file) if cache_file else None
+    if path is not None and path.is_file():
+        for _, obj in read_jsonl(path, torn_tail=True):
+            if obj.get("model") == model and obj.get("context") == context:
+                done[obj["key"]] = (float(obj["log_odds"]), bool(obj["path"]))
+    links: dict[str, tuple] = {}
+    handle = None
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("a", encoding="utf-8")
+    try:
+        for i, r in enumerate(rows):
+            key = row_key(r)
+            if key not in done and compute:
+                chosen = []
+                if kg is not None:
+                    nodes = []
+                    for name in (r.a, r.b):
+                        if name not in links:
+                            links[name] = link_for_evidence(kg, name)[:2]
+                        nodes.append(links[name][0])
+                    if None not in nodes:
+                        ev = kg_features(kg, nodes[0], nodes[1])
+                        chosen = [p for p, _ in ev.strongest(1)]
+                v = classify_pair(
+                    r.a, r.b, llm, paths=chosen, context=r.sentence if context else None
+                )
+                done[key] = (v.log_odds, bool(chosen))
+                if handle is not None:
+                    handle.write(
+                        dumps(
+                            {
+                                "key": key,
+                                "model": model,
+                                "context": context,
+                                "log_odds": round(v.log_odds, 5),
+                                "path": bool(chosen),
+                                "paths": v.paths,
+                            }
+                        )
+                        + "\n"
+                    )
+                    handle.flush()
+            if on_progress:
+                on_progress(i + 1, len(rows))
+    finally:
+        if handle is not None:
+            handle.close()
+    return {row_key(r): done[row_key(r)] for r in rows if row_key(r) in done}
+
+
+# -- the whole training run --------------------------------------------------------------------
+
+
+def file_digests(paths: Sequence[str | os.PathLike[str]]) -> dict[str, str]:
+    """sha256 of each file (the data a model was trained on)."""
+    out = {}
+    for p in paths:
+        p = Path(p)
+        if p.is_file():
+            out[p.name if p.parent.name in ("", ".") else f"{p.parent.name}/{p.name}"] = (
+                hashlib.sha256(p.read_bytes()).hexdigest()
+            )
+    return out
+
+
+def kg_identity(kg) -> dict[str, Any]:
+    """What a KG's features depend on: its source and size."""
+    if kg is None:
+        return {}
+    meta = getattr(kg, "meta", {}) or {}
+    index = kg.path_index()
+    return {
+        "nodes": int(index.n_nodes),
+        "edges": int(index.n_edges),
+        "source": meta.get("source"),
+        "kinds": sorted(str(k) for k in kg.nodes()["kind"].unique()),
+    }
+
+
+@dataclass
+class TrainingRecord:
+    """Everything a training run computed, for the benchmark to evaluate without
+    recomputing: rows (train and test), their features, the text model's name."""
+
+    rows: dict[str, list[PairRow]]
+    features: dict[str, list[dict[str, float]]]
+    text_model: str
+    info: dict[str, Any] = field(default_factory=dict)
+    corpus: dict[str, list] = field(default_factory=dict)
+    """Per corpus example: source, label, cross-fitting fold, the fold model's
+    probabilities (none, A→B, B→A) and the marked sentence (for the TF-IDF baseline)."""
+
+    def train(self, datasets: Sequence[str] | None = None) -> tuple[list[PairRow], list[dict]]:
+        names = datasets or [d for d in DATASETS if f"{d}/train" in self.rows]
+        rows = [r for d in names for r in self.rows.get(f"{d}/train", [])]
+        feats = [f for d in names for f in self.features.get(f"{d}/train", [])]
+        return rows, feats
+
+
+def _cached_rows(path: Path, key: str) -> dict[str, dict]:
+    from causalqa.jsonl import read_jsonl
+
+    out = {}
+    if path.is_file():
+        for _, obj in read_jsonl(path, torn_tail=True):
+            if obj.get("store") == key:
+                out[obj["row"]] = obj["features"]
+    return out
+
+
+def kg_row_features(
+    rows: Sequence[PairRow],
+    kg,
+    *,
+    cache_file: Path | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[dict[str, float]]:
+    """`row_features`' KG part for each row, kept in `cache_file` (JSON Lines keyed by
+    the row and the store's size), so a rerun reads instead of recomputing."""
+    from causalqa.jsonl import dumps
+
+    ident = kg_identity(kg)
+    store = f"{ident.get('nodes')}:{ident.get('edges')}"
+    cached = _cached_rows(cache_file, store) if cache_file else {}
+    out: list[dict[str, float]] = []
+    handle = None
+    if cache_file is not None:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        handle = cache_file.open("a", encoding="utf-8")
+    try:
+        for i, r in enumerate(rows):
+            key = row_key(r)
+            if key not in cached:
+                cached[key] = row_features([r], kg=kg).features[0]
+                if handle is not None:
+                    handle.write(
+                        dumps({"row": key, "store": store, "features": cached[key]}) + "\n"
+                    )
+            out.append(cached[key])
+            if on_progress:
+                on_progress(i + 1, len(rows))
+    finally:
+        if handle is not None:
+            handle.close()
+    return out
+
+
+def train_text_folds(
+    corpus_examples: Sequence[RelationExample],
+    folds: Mapping[str, int],
+    *,
+    mode: str,
+    work: Path,
+    n_folds: int = TEXT_FOLDS,
+    seed: int = 0,
+    threads: int = 1,
+    options: Mapping[str, Any] | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
+):
+    """One `RelationClassifier` per fold, trained on every corpus sentence outside it, kept
+    under ``work/text-<mode>/fold<k>`` (an existing one is loaded, not retrained), with its
+    predictions for the sentences of its own fold. Returns (fold models, out-of-fold
+    probabilities of every corpus example, each example's fold)."""
+    from causalqa.discovery.relation import Mention, RelationClassifier
+
+    which = np.array([folds[sentence_key(e.text)] for e in corpus_examples])
+    features = None
+    if mode == "frozen":
+        digest = hashlib.sha256(
+            "\n".join(f"{e.text}\x00{e.a}\x00{e.b}" for e in corpus_examples).encode()
+        ).hexdigest()[:16]
+        cache = work / f"frozen-features-{digest}.npz"
+        if cache.is_file():
+            z = np.load(cache)
+            features = (z["fwd"], z["bwd"])
+        else:
+            enc = RelationClassifier(mode="frozen", threads=threads, **dict(options or {}))
+            features = enc.encode(
+                [Mention.of(e) for e in corpus_examples],
+                on_progress=(lambda d, t: on_progress("encode corpus", d, t))
+                if on_progress
+                else None,
+            )
+            work.mkdir(parents=True, exist_ok=True)
+            np.savez(cache, fwd=features[0], bwd=features[1])
+    members = []
+    oof = np.zeros((len(corpus_examples), 3))
+    for k in range(n_folds):
+        target = work / f"text-{mode}" / f"fold{k}"
+        idx = np.flatnonzero(which != k)
+        held = np.flatnonzero(which == k)
+        if (target / "manifest.json").is_file():
+            clf = RelationClassifier.load(target, threads=threads)
+        else:
+            clf = RelationClassifier(mode=mode, seed=seed, threads=threads, **dict(options or {}))
+            clf.fit(
+                [corpus_examples[i] for i in idx],
+                features=(features[0][idx], features[1][idx]) if features is not None else None,
+                on_progress=(lambda s, d, t, k=k: on_progress(f"fold {k + 1}/{n_folds}: {s}", d, t))
+                if on_progress
+                else None,
+            )
+            clf.save(target, info={"fold": k, "examples": int(idx.size)})
+        members.append(clf)
+        saved = target / "held-out.npy"
+        if saved.is_file():
+            got = np.load(saved)
+            oof[got[:, 0].astype(int)] = got[:, 1:]
+            continue
+        if features is not None:
+            probs = clf.predict_features(features[0][held])
+        else:
+            probs = clf.predict_proba([Mention.of(corpus_examples[i]) for i in held])
+        oof[held] = probs
+        np.save(saved, np.column_stack([held, probs]))
+    return members, oof, which
+
+
+def train_evidence(
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    kg=None,
+    llm=None,
+    mode: str = "finetune",
+    work: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    datasets: Sequence[str] = tuple(DATASETS),
+    folds: int = TEXT_FOLDS,
+    seed: int = 0,
+    threads: int = 1,
+    kind: str = "xgboost",
+    calibration: str = "isotonic",
+    command: str = "",
+    text_options: Mapping[str, Any] | None = None,
+    llm_compute: bool = True,
+    on_progress: Callable[[str, int, int], None] | None = None,
+):
+    """Train the evidence model end to end and write it to `out` (default: the cache's
+    `evidence.trained_artefacts`); every slow step is kept in `work` (default
+    ``$CAUSALQA_HOME/discovery/evidence-work``), so a rerun only does what is missing.
+
+    Steps: the text corpus (`corpora.training_corpus`) → the rows of each data set →
+    `text_folds` → one text classifier per fold (`mode` frozen or finetune) → cross-fitted
+    text probabilities of the training rows, the fold models' mean for the test rows →
+    KG features (with `kg`) → the LLM's log-odds (with `llm`: slow, resumable; with
+    ``llm_compute=False`` only those already cached, so "+llm" variants are fitted on the
+    rows that have them) → one calibrated combiner per evidence variant, its threshold chosen
+    on grouped out-of-fold predictions. Returns (`EvidenceJudge`, `TrainingRecord`)."""
+    import pickle
+
+    from causalqa import config
+    from causalqa.discovery.corpora import training_corpus
+    from causalqa.discovery.evidence import EvidenceJudge, trained_artefacts
+    from causalqa.discovery.relation import RelationEnsemble
+    from causalqa.evidence import choose_threshold
+
+    started = time.perf_counter()
+    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    work_dir = Path(work) if work else config.home_dir() / "discovery" / "evidence-work"
+    out_dir = Path(out) if out else trained_artefacts()
+    step = on_progress or (lambda *_: None)
+
+    step("corpus", 0, 1)
+    corpus = training_corpus(root)
+    rows: dict[str, list[PairRow]] = {}
+    negatives = [e for e in corpus.examples if e.source == "ade-neg"]
+    for d in datasets:
+        for split in ("train", "test"):
+            rows[f"{d}/{split}"] = pair_rows(
+                d, split, root, seed=seed, ade_negatives=negatives if d == "ade" else None
+            )
+    train_rows = [r for d in datasets for r in rows[f"{d}/train"]]
+    held = evaluation_sentences(root / "path-to-causality")
+    leaked = check_no_overlap(list(corpus.examples) + train_rows, held)
+    if leaked:
+        raise EvidenceArtefactError(
+            f"{len(leaked)} training sentences occur in an evaluation split, e.g. {leaked[0]!r}"
+        )
+    step("corpus", 1, 1)
+
+    fold_map = text_folds(corpus.examples, train_rows, folds)
+    members, corpus_oof, corpus_fold = train_text_folds(
+        corpus.examples,
+        fold_map,
+        mode=mode,
+        work=work_dir,
+        n_folds=folds,
+        seed=seed,
+        threads=threads,
+        options=text_options,
+        on_progress=step,
+    )
+    ensemble = RelationEnsemble(members)
+
+    def predict(fold, mentions):
+        if fold is None:
+            return ensemble.predict_proba(mentions)
+        return members[fold].predict_proba(mentions)
+
+    features: dict[str, list[dict[str, float]]] = {}
+    llm_model = getattr(llm, "model", "") if llm is not None else ""
+    for key, group in rows.items():
+        step(f"text: {key}", 0, len(group))
+        probs = text_probabilities(
+            group, predict, folds=fold_map if key.endswith("/train") else None
+        )
+        feats = row_features(group, text_probs=probs).features
+        if kg is not None:
+            kg_feats = kg_row_features(
+                group,
+                kg,
+                cache_file=work_dir / "kg-features.jsonl",
+                on_progress=lambda d, t, key=key: step(f"KG: {key}", d, t),
+            )
+            for f, g in zip(feats, kg_feats):
+                f.update(g)
+        if llm is not None:
+            odds = llm_log_odds(
+                group,
+                llm=llm,
+                kg=kg,
+                cache_file=work_dir / f"llm-{_slug(llm_model)}.jsonl",
+                compute=llm_compute,
+                on_progress=lambda d, t, key=key: step(f"LLM: {key}", d, t),
+            )
+            from causalqa.discovery.evidence import llm_features
+
+            for r, f in zip(group, feats):
+                if row_key(r) in odds:
+                    f.update(llm_features(*odds[row_key(r)]))
+        features[key] = feats
+
+    how = "fine-tuned" if mode == "finetune" else "frozen"
+    text_model = f"all-MiniLM-L6-v2 ({how}, {folds}-fold ensemble)"
+    record = TrainingRecord(rows, features, text_model, info={"mode": mode, "folds": folds})
+    record.corpus = {
+        "source": [e.source for e in corpus.examples],
+        "label": [e.label for e in corpus.examples],
+        "fold": corpus_fold.tolist(),
+        "probs": corpus_oof.round(5).tolist(),
+        "marked": [_marked(e) for e in corpus.examples],
+    }
+    train_feats = [f for d in datasets for f in features[f"{d}/train"]]
+    labels = np.array([r.label for r in train_rows])
+    groups = [r.group for r in train_rows]
+    combiners, thresholds, oof = {}, {}, {}
+    for variant in VARIANTS:
+        if "kg" in variant and kg is None:
+            continue
+        keep = [i for i, f in enumerate(train_feats) if has_variant(f, variant)]
+        if len(keep) < 50 or len(set(labels[keep].tolist())) < 2:
+            continue
+        step(f"combiner {variant}", 0, 1)
+        sub = [train_feats[i] for i in keep]
+        sub_groups = [groups[i] for i in keep]
+        p, _ = out_of_fold(
+            sub, labels[keep], sub_groups, variant, seed=seed, kind=kind, calibration=calibration
+        )
+        thresholds[variant] = choose_threshold(labels[keep], p, metric="macro_f1")
+        combiners[variant] = fit_combiner(
+            sub, labels[keep], sub_groups, variant, seed=seed, kind=kind, calibration=calibration
+        )
+        oof[variant] = {"rows": keep, "p": p.tolist()}
+        step(f"combiner {variant}", 1, 1)
+    record.info["oof"] = oof
+    data_files = [
+        root / "semeval2010-task8" / "TRAIN_FILE.TXT",
+        root / "ade-corpus-v2" / "DRUG-AE.rel",
+        root / "ade-corpus-v2" / "ADE-NEG.txt",
+        *(
+            root / "path-to-causality" / d / f
+            for d in datasets
+            for f in ("train_full.jsonl", "test_truth.jsonl")
+        ),
+    ]
+    info = {
+        "command": command or "causalqa discover train",
+        "data": file_digests(data_files),
+        "kg": kg_identity(kg),
+        "llm": llm_model or None,
+        "llm_rows": {k: sum(1 for f in v if "llm_log_odds" in f) for k, v in features.items()},
+        "corpus": corpus.summary(),
+        "rows": {k: {"n": len(v), "causal": sum(r.label for r in v)} for k, v in rows.items()},
+        "text_model": text_model,
+        "mode": mode,
+        "folds": folds,
+        "seed": seed,
+        "seconds": round(time.perf_counter() - started, 1),
+        "combiner": {"kind": kind, "calibration": calibration},
+    }
+    manifest = {"text_model": text_model, "kinds": info["kg"].get("kinds", []), "kg": info["kg"]}
+    judge = EvidenceJudge(ensemble, combiners, thresholds, manifest)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    judge.save(out_dir, info=info)
+    judge.folder = out_dir
+    if mode != "frozen":
+        ensemble.save(out_dir / "text", info=info)
+        _set_text(out_dir)
+    with (work_dir / f"record-{mode}.pkl").open("wb") as fh:
+        pickle.dump(record, fh)
+    record.info.update(info)
+    return judge, record
+
+
+def _marked(ex: RelationExample) -> str:
+    from causalqa.discovery.relation import Mention, mark
+
+    return mark(Mention.of(ex))[0]
+
+
+def _set_text(out_dir: Path) -> None:
+    import json
+
+    path = out_dir / "judge.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["text"] = "text"
+    path.write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text) or "llm"
+
+
+def load_record(
+    work: str | os.PathLike[str] | None = None, mode: str = "finetune"
+) -> TrainingRecord:
+    """The `TrainingRecord` a training run left in `work`."""
+    import pickle
+
+    from causalqa import config
+
+    path = (
+        Path(work) if work else config.home_dir() / "discovery" / "evidence-work"
+    ) / f"record-{mode}.pkl"
+    if not path.is_file():
+        raise EvidenceArtefactError(
+            f"no training record at {path}", hint=f"run: causalqa discover train --mode {mode}"
+        )
+    with path.open("rb") as fh:
+        return pickle.load(fh)

@@ -1,0 +1,112 @@
+"""The text relation classifier: markers, mentions, its training loop on a tiny synthetic
+set with a tiny BERT, the swapped order, and checked save/load."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from causalqa.discovery.corpora import A_CAUSES_B, B_CAUSES_A, CAUSAL, NONE, RelationExample
+from causalqa.discovery.relation import (
+    Mention,
+    RelationClassifier,
+    RelationEnsemble,
+    mark,
+    mentions_in,
+)
+from causalqa.errors import EvidenceArtefactError, MentionError
+
+
+def test_mark_wraps_both_mentions_and_finds_the_markers():
+    text, ca, cb = mark(Mention("Smoking causes lung cancer.", (0, 7), (15, 26)))
+    assert text == "@ Smoking @ causes @ lung cancer @ ."
+    assert text[ca] == "@" and text[cb] == "@" and text[cb + 2 :].startswith("lung")
+    # B before A in the sentence: the offsets follow the names, not the order
+    text, ca, cb = mark(Mention("Cancer from smoke.", (12, 17), (0, 6)))
+    assert text[ca + 2 : ca + 7] == "smoke" and text[cb + 2 : cb + 8] == "Cancer"
+
+
+def test_mentions_in_the_sentence_or_a_clear_error():
+    m = mentions_in("Aspirin-induced asthma was seen.", "aspirin", "asthma")
+    assert m.text[slice(*m.a)] == "Aspirin" and m.text[slice(*m.b)] == "asthma"
+    tagged = mentions_in("<e1> X </e1> makes <e2> Y </e2>", "X", "Y")
+    assert tagged.text == "X makes Y"
+    with pytest.raises(MentionError, match="empty"):
+        mentions_in("   ", "a", "b")
+    with pytest.raises(MentionError, match="'melanoma' does not occur"):
+        mentions_in("Aspirin causes asthma.", "aspirin", "melanoma")
+    with pytest.raises(MentionError, match="empty"):
+        mentions_in("Aspirin causes asthma.", "", "asthma")
+    with pytest.raises(MentionError, match="overlap") as nested:  # ADE names one in another
+        mentions_in("Ocular ethambutol toxicity.", "ethambutol", "Ocular ethambutol toxicity")
+    assert "leave --context out" in nested.value.hint
+
+
+def _examples(n=48):
+    out = []
+    for i in range(n):
+        a, b = f"cause{i}", f"effect{i}"
+        kind = i % 4
+        if kind == 0:
+            text = f"The {a} produced the {b} today."
+            label = A_CAUSES_B
+        elif kind == 1:
+            text = f"The {b} was caused by the {a} today."
+            a, b = b, a  # A names the effect: B causes A
+            label = B_CAUSES_A
+        elif kind == 2:
+            text = f"The {a} sat next to the {b} today."
+            label = NONE
+        else:
+            text = f"The {a} produced the {b} today."
+            label = CAUSAL
+        i_a, i_b = text.index(a), text.index(b)
+        out.append(
+            RelationExample(text, (i_a, i_a + len(a)), (i_b, i_b + len(b)), label, str(i), "t")
+        )
+    return out
+
+
+@pytest.mark.parametrize("mode", ["frozen", "finetune"])
+def test_the_training_loop_learns_a_tiny_synthetic_set(tiny_encoder, mode, tmp_path):
+    examples = _examples()
+    options = {"epochs": 60, "lr": 3e-3} if mode == "frozen" else {"epochs": 12, "lr": 1e-3}
+    clf = RelationClassifier(mode=mode, model_path=tiny_encoder, batch_size=16, seed=0, **options)
+    steps = []
+    clf.fit(examples, on_progress=lambda *s: steps.append(s))
+    assert steps and clf.n_examples_ == len(examples)
+    mentions = [Mention.of(e) for e in examples]
+    p = clf.predict_proba(mentions)
+    assert p.shape == (len(examples), 3) and np.allclose(p.sum(axis=1), 1.0)
+    labels = np.array([e.label for e in examples])
+    causal = p[:, 1] + p[:, 2]
+    # "produced"/"caused by" sentences score causal above "sat next to" ones
+    assert causal[labels != NONE].mean() > causal[labels == NONE].mean() + 0.2
+    # the swapped order (trained on both orders) reads the direction the other way round
+    swapped = clf.predict_proba([Mention(m.text, m.b, m.a) for m in mentions])
+    assert np.abs(swapped[:, 1] - p[:, 2]).mean() < 0.1
+    direct = labels == A_CAUSES_B
+    assert (p[direct, 1] > p[direct, 2]).mean() > 0.8 and (
+        swapped[direct, 2] > swapped[direct, 1]
+    ).mean() > 0.8
+    # save and load give the same answers; a damaged file is refused
+    clf.save(tmp_path / "m", info={"what": "test"})
+    again = RelationClassifier.load(tmp_path / "m")
+    again.model_path = tiny_encoder
+    assert np.allclose(again.predict_proba(mentions[:5]), p[:5], atol=1e-3)
+    assert again.manifest_["info"] == {"what": "test"}
+    ens = RelationEnsemble([clf, again])
+    assert np.allclose(ens.predict_proba(mentions[:5]), p[:5], atol=1e-3)
+    (tmp_path / "m" / "head.pt").write_bytes(b"garbage")
+    with pytest.raises(EvidenceArtefactError, match="does not match"):
+        RelationClassifier.load(tmp_path / "m")
+
+
+def test_bad_use_is_a_clear_error(tiny_encoder, tmp_path):
+    with pytest.raises(EvidenceArtefactError, match="not fitted"):
+        RelationClassifier().predict_proba([Mention("a b", (0, 1), (2, 3))])
+    none_only = [e for e in _examples() if e.label == NONE]
+    with pytest.raises(EvidenceArtefactError, match="causal and non-causal"):
+        RelationClassifier(model_path=tiny_encoder).fit(none_only)
+    with pytest.raises(EvidenceArtefactError, match="no relation classifier"):
+        RelationClassifier.load(tmp_path / "nothing")
