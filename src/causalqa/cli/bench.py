@@ -241,7 +241,8 @@ def bench_qa_command(
     wordings: Annotated[
         str,
         typer.Option(
-            "--wordings", help="With --open: dev, dev2 (development) or test, test2 (held out)."
+            "--wordings",
+            help="With --open: dev, dev2, test (development) or test2 (held out).",
         ),
     ] = "dev",
     open_sizes: Annotated[
