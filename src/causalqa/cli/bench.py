@@ -13,10 +13,12 @@ import typer
 from causalqa import config
 from causalqa.cli.deduce import load_event_graph
 from causalqa.cli.options import (
+    ConcurrencyOption,
     JSONOption,
     LLMOption,
     as_json,
     choices,
+    concurrency,
     emit_json,
     err,
     llm_spec,
@@ -414,6 +416,7 @@ def bench_deduction_command(
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
     ] = Path("bench/results/deduction"),
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -466,6 +469,7 @@ def bench_deduction_command(
         progress=not as_json(json_),
         console=err,
         on_result=_fold_line,
+        concurrency=concurrency(concurrency_, llm),
     )
     if as_json(json_):
         emit_json({k_: v for k_, v in report.items() if k_ not in ("markdown", "predictions")})
