@@ -26,39 +26,45 @@ lock=(-c constraints.txt)
 echo "==> torch 2.13.0 (CPU)"
 "${pip[@]}" install --quiet "${lock[@]}" torch==2.13.0
 
+# ---- llama-cpp-python: one wheel with every x86-64 CPU's kernels (issue 20) -------------
 # llama-cpp-python has no binary wheel here: build one from source, once, and keep it in
-# the user cache. On x86-64 the build targets AVX2 rather than -march=native: the native
-# build enables llama.cpp's AMX kernels, which crash (SIGSEGV in ggml_backend_amx_mul_mat)
-# on the Xeon VMs this project runs on, and an AVX2 wheel also runs on any recent x86 CPU.
-if ! .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
+# the user cache. On x86-64 the CPU backend is built once per feature level
+# (GGML_CPU_ALL_VARIANTS: x64, sse42, sandybridge, haswell, skylakex, icelake, zen4, …) as
+# loadable modules (GGML_BACKEND_DL), and causalqa loads the best one this CPU can run
+# (causalqa/llm/kernels.py): the wheel uses AVX-512/VNNI where they exist and still runs on
+# a CPU without them, wherever the cached wheel is taken. The AMX variant is built but only
+# used with CAUSALQA_GGML_AMX=1: llama.cpp's AMX kernels crashed (SIGSEGV in
+# ggml_backend_amx_mul_mat) on the Xeon VMs this project runs on. CAUSALQA_GGML_CPU=haswell
+# (any variant) forces one. Compiling every variant costs 13 CPU minutes (770 CPU s
+# measured; about 7 minutes on 2 idle cores), once.
+llama_ok=false
+if .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
+    llama_ok=true
+    if [[ "$(uname -m)" == "x86_64" && -z "${CMAKE_ARGS:-}" ]] &&
+        ! compgen -G ".venv/lib/python3*/site-packages/bin/libggml-cpu-*.so" >/dev/null; then
+        echo "note: the installed llama-cpp-python has one fixed set of CPU kernels; to build"
+        echo "      the per-CPU variants: .venv/bin/pip uninstall -y llama-cpp-python && bash $0"
+    fi
+fi
+if ! $llama_ok; then
     if [[ -z "${CMAKE_ARGS:-}" ]]; then
         CMAKE_ARGS="-DLLAVA_BUILD=OFF"
         if [[ "$(uname -m)" == "x86_64" ]]; then
-            CMAKE_ARGS="$CMAKE_ARGS -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
-            # The CPU's own vector extensions, AMX excepted (measured on this project's
-            # Xeon: AVX-512 + VNNI doubles prompt evaluation over AVX2).
-            flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
-            has() { [[ " $flags " == *" $1 "* ]]; }
-            has avx_vnni && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX_VNNI=ON"
-            if has avx512f && has avx512bw && has avx512vl; then
-                CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512=ON"
-                has avx512_vnni && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512_VNNI=ON"
-                has avx512_bf16 && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512_BF16=ON"
-                has avx512_vbmi && CMAKE_ARGS="$CMAKE_ARGS -DGGML_AVX512_VBMI=ON"
-            fi
+            CMAKE_ARGS="$CMAKE_ARGS -DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON"
         fi
     fi
     flags_id=$(printf '%s' "$CMAKE_ARGS" | sha256sum | cut -c1-12)
     wheels="${XDG_CACHE_HOME:-$HOME/.cache}/causalqa/wheels/llama-cpp-python-0.3.36-$flags_id"
     if ! compgen -G "$wheels/llama_cpp_python-0.3.36-*.whl" >/dev/null; then
-        echo "==> llama-cpp-python 0.3.36: compiling llama.cpp from source, about 12 minutes on"
-        echo "    2 cores (once: the wheel is kept in $wheels)"
+        echo "==> llama-cpp-python 0.3.36: compiling llama.cpp from source, about 7 minutes on"
+        echo "    2 idle cores (once: the wheel is kept in $wheels)"
         mkdir -p "$wheels"
         CMAKE_ARGS="$CMAKE_ARGS" "${pip[@]}" wheel --quiet --no-deps --no-cache-dir \
             -w "$wheels" llama-cpp-python==0.3.36
     fi
     "${pip[@]}" install --quiet "${lock[@]}" "$wheels"/llama_cpp_python-0.3.36-*.whl
 fi
+# ---- end of llama-cpp-python -------------------------------------------------------------
 
 # The browser tests drive Debian's chromium with Playwright (Playwright's own browser
 # download is not reachable here). Root with apt-get installs it; elsewhere the tests skip.

@@ -74,10 +74,34 @@ class LLMUnavailableError(LLMError):
     """The model cannot be reached or loaded (server down, missing package, bad GGUF)."""
 
 
+class LLMConnectionError(LLMUnavailableError):
+    """A server could not be reached (refused, reset, DNS): often brief, worth a retry."""
+
+
 class LLMTimeoutError(LLMError):
     """A call took longer than its timeout."""
 
     hint = "raise the timeout (--timeout or CAUSALQA_TIMEOUT) or use a faster model"
+
+
+class LLMRateLimitError(LLMError):
+    """A server answered 429 (too many requests); `retry_after` is its advice in seconds."""
+
+    hint = "lower --concurrency, or retry later"
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.retry_after = retry_after
+
+
+class LLMServerError(LLMError):
+    """A server answered with an HTTP error status (`status`); 5xx ones are worth a retry."""
+
+    def __init__(self, message: str, *, hint: str | None = None, status: int = 0) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
 
 
 class LLMOutputError(LLMError):

@@ -229,6 +229,26 @@ def test_bench_keeps_every_prediction_and_pooled_tests(kg, embedder, tmp_path):
     assert "threshold fitted on the other folds" in md
 
 
+def test_bench_with_calls_in_flight_keeps_every_prediction_in_order(kg, embedder):
+    def run(n):
+        report = run_deduction_bench(
+            _examples(),
+            kg=kg,
+            llm=_ByStatement(),
+            conditions=["V1:none", "V6:semantic"],
+            folds=2,
+            embedder=embedder,
+            out_dir=None,
+            progress=False,
+            concurrency=n,
+        )
+        return [{k: v for k, v in p.items() if k != "seconds"} for p in report["predictions"]]
+
+    one = run(1)
+    assert len(one) == 2 * len(_examples())
+    assert run(3) == one
+
+
 def test_best_threshold_and_scores_tuned_on_the_other_folds():
     assert best_threshold([True, False, False], [0.3, 0.1, 0.05]) == pytest.approx(0.2)
     assert best_threshold([True, False], [0.9, 0.1]) == 0.5  # ties go to 0.5

@@ -270,3 +270,68 @@ def test_load_errors(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(EventGraphError, match="is a file"):
         CausalKG.open(tmp_path / "file")
+
+
+class _Parallel(ScriptedLLM):
+    """`scripted()` answers after a short wait, counting the calls in flight; the first
+    `busy` calls get a 429 (as a server with full slots answers)."""
+
+    def __init__(self, busy: int = 0):
+        import threading
+
+        super().__init__(scripted()._replies)
+        self.busy = busy
+        self.in_flight = 0
+        self.most = 0
+        self._count = threading.Lock()
+
+    def _generate(self, messages, **kw):
+        import time
+
+        from causalqa.errors import LLMRateLimitError
+
+        with self._count:
+            if self.busy:
+                self.busy -= 1
+                raise LLMRateLimitError("429 from the server", retry_after=0.01)
+            self.in_flight += 1
+            self.most = max(self.most, self.in_flight)
+        try:
+            time.sleep(0.05)
+            return super()._generate(messages, **kw)
+        finally:
+            with self._count:
+                self.in_flight -= 1
+
+
+def test_mining_with_calls_in_flight_gives_the_same_kg_in_the_same_order():
+    reports = [
+        Report(report_id=f"R{i}", context=("A frost report." if i % 2 else "A carb report."))
+        for i in range(6)
+    ]
+    statements = {f"R{i}": ["Haste", f"Cause {i}"] for i in range(6)}
+    one, four = CausalKG(), CausalKG()
+    s1 = mine(reports, _Parallel(), one, statements=statements)
+    llm = _Parallel(busy=2)
+    s4 = mine(reports, llm, four, statements=statements, concurrency=4)
+    assert llm.most > 1  # calls did overlap
+    assert (s4.calls, s4.failed) == (s1.calls, 0) == (18, 0)  # the 429s were retried
+    assert one.chains and [c.nodes for c in four.chains] == [c.nodes for c in one.chains]
+    assert [r.unit for r in four.records] == [r.unit for r in one.records]
+    fast1, fast4 = CausalKG(), CausalKG()
+    mine(reports, scripted_fast(), fast1, statements=statements, mode="fast")
+    mine(reports, scripted_fast(), fast4, statements=statements, mode="fast", concurrency=3)
+    assert fast1.chains and not any(r.error for r in fast1.records)
+    assert [c.nodes for c in fast4.chains] == [c.nodes for c in fast1.chains]
+    assert [r.unit for r in fast4.records] == [r.unit for r in fast1.records]
+
+
+def scripted_fast():
+    def reply(messages):
+        content = messages[-1]["content"]
+        cause = "Frost" if "frost" in content else "Carburetor ice"
+        return json.dumps(
+            {"extracted": [[cause, "Stall", "Impact"]], "inferred": [["Stall"], ["Impact"]]}
+        )
+
+    return ScriptedLLM(reply)

@@ -42,3 +42,9 @@ def test_empty_and_bad_input(embedder):
         embedder.encode("one string")
     with pytest.raises(EmbeddingError):
         embedder.encode(["ok", 3])
+
+
+def test_embedders_of_one_model_share_it_in_a_process(embedder):
+    other = Embedder(cache=False)
+    assert other._load() is embedder._load()  # loaded once, however many embedders
+    assert other.encode(["a cat"]).shape == (1, 384)

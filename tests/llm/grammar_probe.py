@@ -13,8 +13,10 @@ import math
 def _vocab_model():
     import llama_cpp
 
+    from causalqa.llm.kernels import ensure_cpu_backend
     from causalqa.llm.models import EMBEDDED, ensure_model
 
+    ensure_cpu_backend(llama_cpp)  # a GGML_BACKEND_DL build has no CPU backend until then
     path = ensure_model(EMBEDDED["local:small"], quiet=True)
     return llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
 

@@ -381,11 +381,35 @@ def test_chat_prefix_state_is_saved_and_loaded_by_the_next_process(small, tmp_pa
     assert max(scores, key=scores.get) == max(plain_scores, key=plain_scores.get)
     for label, lp in plain_scores.items():
         assert scores[label] == pytest.approx(lp, abs=0.1), label
-    # A damaged state file is ours to rebuild, never an error.
+    # The next turn of the conversation extends the cache in memory; nothing new is saved.
+    turn = [
+        *ask,
+        {"role": "assistant", "content": "Colour 1."},
+        {"role": "user", "content": "Item 3?"},
+    ]
+    second.complete(turn, max_tokens=4)
+    assert second.prefix_state_events == ["loaded", "kept", "extended"]
+    assert list(tmp_path.glob("*.npz")) == [saved]
+    # A damaged state file is ours to rebuild, with a warning, never an error.
     second.close()
     saved.write_bytes(b"not a state")
     third = get_llm("local:small", cache=False, quiet=True, timeout=120)
     third.prefix_state_dir = tmp_path
-    assert third.complete(ask, max_tokens=6).text == plain
+    with pytest.warns(RuntimeWarning, match="unreadable"):
+        assert third.complete(ask, max_tokens=6).text == plain
     assert third.prefix_state_events == ["saved"]
     third.close()
+    # A state file written by another llama.cpp version (or model, or context size) is stale.
+    import numpy as np
+
+    (path,) = tmp_path.glob("*.npz")
+    with np.load(path) as f:
+        arrays = dict(f)
+    arrays["meta"] = np.asarray(str(arrays["meta"]).replace('"llama_cpp": "', '"llama_cpp": "0.0-'))
+    np.savez(path, **arrays)
+    fourth = get_llm("local:small", cache=False, quiet=True, timeout=120)
+    fourth.prefix_state_dir = tmp_path
+    with pytest.warns(RuntimeWarning, match="stale"):
+        assert fourth.complete(ask, max_tokens=6).text == plain
+    assert fourth.prefix_state_events == ["saved"]
+    fourth.close()

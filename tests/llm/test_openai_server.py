@@ -1,5 +1,6 @@
 """The OpenAI-compatible backend against a real server: llama-cpp-python's own
-`python -m llama_cpp.server` over the small embedded model, started on 127.0.0.1."""
+`python -m llama_cpp.server` (through `causalqa.llm.serve`, which loads the CPU kernels
+of a GGML_BACKEND_DL build) over the small embedded model, started on 127.0.0.1."""
 
 import json
 import os
@@ -37,7 +38,7 @@ def server(tmp_path_factory):
         [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "causalqa.llm.serve",  # llama_cpp.server with causalqa's CPU-kernel choice
             "--model",
             str(path),
             "--model_alias",
@@ -156,3 +157,20 @@ def test_cli_against_the_server(server, tmp_path):
     out = json.loads(proc.stdout)
     assert isinstance(out["data"]["answer"], bool)
     assert out["backend"] == "openai" and out["seconds"] > 0
+
+
+def test_concurrent_calls_give_the_same_answers_in_input_order(server):
+    """Through `run_ordered` at concurrency 4 (this server takes one at a time, the rest
+    wait in its queue): the same texts, in the same order, as one at a time."""
+    from causalqa.llm.concurrent import run_ordered
+
+    llm = get_llm(f"openai:{server}#{NAME}", cache=False, timeout=300)
+    prompts = [f"Name one cause of {x}. One short sentence." for x in ("rust", "fog", "acne")]
+    prompts += [f"Count from 1 to {n}, digits only." for n in (3, 4, 5)]
+
+    def ask(p):
+        return llm.complete(p, max_tokens=16).text
+
+    one_at_a_time = run_ordered(ask, prompts, concurrency=1)
+    assert run_ordered(ask, prompts, concurrency=4) == one_at_a_time
+    assert all(one_at_a_time)

@@ -33,6 +33,7 @@ from causalqa.bench.published import published
 from causalqa.bench.report import environment, write_report
 from causalqa.deduction.dataset import Example, load_jsonl
 from causalqa.jsonl import write_jsonl
+from causalqa.llm.concurrent import Retry, run_ordered
 
 METRICS = ("macro_f1", "micro_f1", "acc_true", "acc_false_rules", "acc_false_llm")
 METRIC_TITLES = {
@@ -264,8 +265,12 @@ def run_deduction_bench(
     progress: bool = True,
     console=None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
+    concurrency: int = 1,
 ) -> dict[str, Any]:
     """Run the cross-validation and return (and, with `out_dir`, write) the report.
+
+    `concurrency` > 1 keeps that many `deduce` calls in flight (a server with several
+    slots; `causalqa.llm.concurrent.run_ordered`); predictions are kept in input order.
 
     `kg` is a `CausalKG` or a KG directory (``causalqa kg mine`` output); without one,
     conditions with a retriever are skipped with a note. With `kg_reports_only`, only the
@@ -389,17 +394,31 @@ def run_deduction_bench(
                         )
                     retriever = copy.copy(fitted[tkey])
                     retriever.dedupe, retriever.per_kind = _cleaning(variants)
-                y_pred, kept = [], []
-                for e in test:
+
+                def one(e, _r=retriever, _fmt=fmt):
                     try:
-                        d = deduce(
-                            e.context, e.statement, llm, retriever, fmt, method=method, k=k, kg=kg
+                        return deduce(
+                            e.context, e.statement, llm, _r, _fmt, method=method, k=k, kg=kg
                         )
-                    except Exception as exc:  # a garbled context: counted, never fatal
-                        name_ = type(exc).__name__
+                    except _known_errors() as exc:  # a garbled context: counted, never fatal
+                        return exc
+
+                y_pred, kept = [], []
+
+                def take(
+                    _i,
+                    e,
+                    d,
+                    key=key,
+                    retriever=retriever,
+                    fold=fold,
+                    y_pred=y_pred,
+                    kept=kept,
+                    predictions=predictions,
+                ):
+                    if isinstance(d, Exception):
+                        name_ = type(d).__name__
                         errors[f"{key}: {name_}"] = errors.get(f"{key}: {name_}", 0) + 1
-                        if not isinstance(exc, _known_errors()):
-                            raise
                     else:
                         y_pred.append(d.verdict)
                         kept.append(e)
@@ -426,6 +445,8 @@ def run_deduction_bench(
                             st["with_chains"] += bool(d.chains)
                     if bar:
                         bar.advance(task)
+
+                run_ordered(one, test, concurrency=concurrency, retry=_RETRY, on_result=take)
                 s = scores([e.label for e in kept], y_pred, kept)
                 s["fold"] = fold
                 per_fold[key].append(s)
@@ -706,6 +727,17 @@ def _group(rows: list[dict[str, Any]], key: str) -> dict[Any, list[dict[str, Any
     for r in rows:
         out.setdefault(r[key], []).append(r)
     return out
+
+
+def _busy_server(e: BaseException) -> bool:
+    """Retried: a 429, 5xx or refused connection; not a slow reply (a timeout)."""
+    from causalqa.errors import LLMTimeoutError
+    from causalqa.llm.concurrent import is_transient
+
+    return is_transient(e) and not isinstance(e, LLMTimeoutError)
+
+
+_RETRY = Retry(retriable=_busy_server)
 
 
 def _known_errors() -> tuple[type, ...]:

@@ -53,6 +53,12 @@ def measure(spec: str, *, quick: bool) -> dict[str, Any]:
     result["model"] = llm.model
     llama, load = _timed(lambda: llm.llama)
     result["load_seconds"] = round(load, 2)
+    from causalqa.llm.kernels import kernel_info
+
+    kernels = kernel_info()
+    result["threads"] = llm.n_threads
+    result["kernels"] = (kernels.variant or kernels.build) if kernels else None
+    result["system_info"] = kernels.system_info if kernels else None
 
     # Prompt evaluation from an empty KV cache.
     n_prompt = 128 if quick else 512
@@ -170,6 +176,8 @@ def run_llm_bench(specs: list[str], *, quick: bool, out_dir: Path, console=None)
         ("label_logprobs_seconds", "label_logprobs s"),
         ("cold_cli_seconds", "cold CLI s"),
         ("peak_rss_mb", "peak RSS MB"),
+        ("kernels", "kernels"),
+        ("threads", "threads"),
     ]
     report = {
         "benchmark": "llm",
@@ -177,8 +185,114 @@ def run_llm_bench(specs: list[str], *, quick: bool, out_dir: Path, console=None)
         "environment": environment(),
         "rows": rows,
     }
-    markdown = table_markdown("llm", report, columns)
+    systems = sorted({r["system_info"] for r in rows if r.get("system_info")})
+    extra = "".join(f"llama.cpp system info: `{x}`\n" for x in systems)
+    markdown = table_markdown("llm", report, columns, extra=extra)
     write_report(out_dir, "llm", report, markdown)
+    report["markdown"] = markdown
+    return report
+
+
+def compare_kernels(
+    kernels: list[tuple[str, str | None]],
+    *,
+    model: Path,
+    python: str,
+    threads: int,
+    repeat: int,
+    quick: bool,
+    reference: str,
+    out_dir: Path,
+    console=None,
+) -> dict[str, Any]:
+    """Tokens per second of the same model under several CPU-kernel builds, each run by
+    `causalqa.bench.tok_probe` in a fresh `python` process, interleaved `repeat` times
+    (A B C A B C …) so that a change in the machine's load hits all of them alike.
+
+    `kernels`: (label, ``CAUSALQA_GGML_CPU`` value or None for the automatic choice).
+    Each build's median is compared with the `reference` label's."""
+    import os
+    import statistics
+
+    from rich.progress import Progress
+
+    src = str(Path(__file__).resolve().parents[2])
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in kernels}
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("kernels", total=repeat * len(kernels))
+        for _ in range(repeat):
+            for label, value in kernels:
+                progress.update(task, description=f"kernels: {label}")
+                env = {k: v for k, v in os.environ.items() if k != "CAUSALQA_GGML_CPU"}
+                env["PYTHONPATH"] = os.pathsep.join([src, *filter(None, [env.get("PYTHONPATH")])])
+                if value:
+                    env["CAUSALQA_GGML_CPU"] = value
+                cmd = [python, "-m", "causalqa.bench.tok_probe", str(model), "--threads"]
+                cmd += [str(threads), "--prompt", "128" if quick else "256"]
+                cmd += ["--gen", "32" if quick else "96"]
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                progress.advance(task)
+                if proc.returncode != 0:
+                    last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+                    runs[label].append({"error": f"exit {proc.returncode}: {last}"})
+                    continue
+                runs[label].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    keys = ("gen_tok_per_s", "gen_tok_per_cpu_s", "prompt_tok_per_s", "prompt_tok_per_cpu_s")
+    rows = []
+    for label, value in kernels:
+        ok = [r for r in runs[label] if "error" not in r]
+        row: dict[str, Any] = {"spec": label, "kernels_env": value or "(automatic)"}
+        if not ok:
+            row["error"] = runs[label][-1]["error"] if runs[label] else "not run"
+        else:
+            row.update(
+                variant=ok[0]["variant"],
+                system_info=ok[0]["system_info"],
+                runs=len(ok),
+                load=round(statistics.fmean(r["load"] for r in ok), 2),
+                **{k: round(statistics.median(r[k] for r in ok), 2) for k in keys},
+            )
+        rows.append(row)
+    ref = next((r for r in rows if r["spec"] == reference and "error" not in r), None)
+    for r in rows:
+        if ref and "error" not in r:
+            for k in keys:
+                r[f"{k}_vs_ref"] = round(r[k] / ref[k], 3)
+    columns = [
+        ("spec", "build"),
+        ("variant", "kernels"),
+        ("runs", "runs"),
+        ("load", "load avg"),
+        ("gen_tok_per_s", "gen tok/s"),
+        ("gen_tok_per_s_vs_ref", f"÷ {reference}"),
+        ("gen_tok_per_cpu_s", "gen tok/CPU s"),
+        ("gen_tok_per_cpu_s_vs_ref", f"÷ {reference}"),
+        ("prompt_tok_per_s", "prompt tok/s"),
+        ("prompt_tok_per_s_vs_ref", f"÷ {reference}"),
+        ("prompt_tok_per_cpu_s", "prompt tok/CPU s"),
+        ("prompt_tok_per_cpu_s_vs_ref", f"÷ {reference}"),
+    ]
+    report = {
+        "benchmark": "llm-kernels",
+        "quick": quick,
+        "llm": str(model),
+        "threads": threads,
+        "repeat": repeat,
+        "reference": reference,
+        "environment": environment(),
+        "rows": rows,
+        "runs": runs,
+    }
+    systems = "".join(
+        f"- {r['spec']}: `{r['system_info']}`\n" for r in rows if r.get("system_info")
+    )
+    extra = (
+        f"Each build ran {repeat} times, interleaved, {threads} thread(s), medians shown; "
+        "tok/CPU s divides by this process's CPU time, which the machine's other load "
+        f"does not inflate as much as wall time.\n\nllama.cpp system info:\n{systems}"
+    )
+    markdown = table_markdown("llm --kernels", report, columns, extra=extra)
+    write_report(out_dir, "llm-kernels", report, markdown)
     report["markdown"] = markdown
     return report
 

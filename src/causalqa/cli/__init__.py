@@ -70,6 +70,7 @@ def main_options(
 
 
 app.command("llm")(llm.llm_command)
+app.command("batch")(llm.batch_command)
 app.command("models")(llm.models_command)
 app.command("fit")(qa.fit_command)
 app.command("ask")(qa.ask_command)

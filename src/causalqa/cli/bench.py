@@ -13,10 +13,12 @@ import typer
 from causalqa import config
 from causalqa.cli.deduce import load_event_graph
 from causalqa.cli.options import (
+    ConcurrencyOption,
     JSONOption,
     LLMOption,
     as_json,
     choices,
+    concurrency,
     emit_json,
     err,
     llm_spec,
@@ -56,17 +58,124 @@ def bench_llm_command(
     out_dir: Annotated[
         Path, typer.Option("--out", help="Where to write JSON and Markdown.")
     ] = Path("bench/results"),
+    kernels: Annotated[
+        str | None,
+        typer.Option(
+            "--kernels",
+            help="Instead: compare CPU-kernel builds on the first model, e.g. "
+            "auto,native=/path/libggml-cpu.so,haswell (LABEL=VALUE sets CAUSALQA_GGML_CPU; "
+            "auto is the automatic choice).",
+        ),
+    ] = None,
+    reference: Annotated[
+        str, typer.Option("--reference", help="With --kernels: the build the others are ÷ by.")
+    ] = "native",
+    python: Annotated[
+        str | None,
+        typer.Option("--python", help="With --kernels: the Python (venv) whose llama_cpp runs."),
+    ] = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="With --kernels: runs each.")] = 3,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="With --kernels.")] = 1,
     json_: JSONOption = False,
 ) -> None:
-    """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model."""
-    from causalqa.bench.llm import run_llm_bench
+    """Load time, prompt and generation tokens/s, prefix-cache reuse and peak RSS per model,
+    and which llama.cpp CPU kernels ran; with --kernels, tokens/s of kernel builds."""
+    from causalqa.bench.llm import compare_kernels, run_llm_bench
 
     if models is None:
         models = llm_spec(None) or "local:small,local"
     specs = [s.strip() for s in models.split(",") if s.strip()]
-    report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
+    if kernels is not None:
+        from causalqa.llm import parse_spec
+        from causalqa.llm.models import ensure_model
+
+        builds = []
+        for item in (k.strip() for k in kernels.split(",") if k.strip()):
+            label, _, value = item.partition("=")
+            builds.append((label, None if label == "auto" and not value else (value or label)))
+        parsed = parse_spec(specs[0])
+        model = ensure_model(parsed.embedded, quiet=True) if parsed.embedded else parsed.path
+        report = compare_kernels(
+            builds,
+            model=model,
+            python=python or sys.executable,
+            threads=threads,
+            repeat=repeat,
+            quick=quick,
+            reference=reference,
+            out_dir=out_dir,
+            console=err,
+        )
+    else:
+        report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
     if as_json(json_):
         emit_json(report)
+    else:
+        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+
+
+@app.command("scale")
+def bench_scale_command(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Fewer runs and a shorter job (CI smoke test).")
+    ] = False,
+    runs: Annotated[
+        int | None, typer.Option("--runs", min=1, help="Cold processes per measure (5).")
+    ] = None,
+    concurrencies: Annotated[
+        str, typer.Option("--concurrencies", help="Throughput at these, comma-separated.")
+    ] = "1,2,4,8",
+    slots: Annotated[int, typer.Option("--slots", min=1, help="The server's slots.")] = 4,
+    server: Annotated[
+        str,
+        typer.Option(
+            "--server",
+            help="auto (llama.cpp's llama-server when built, else llama_cpp.server), "
+            "llama-server or llama_cpp.server.",
+        ),
+    ] = "auto",
+    server_model: Annotated[
+        str, typer.Option("--server-model", help="The GGUF the server runs (a local spec).")
+    ] = "local:small",
+    parts: Annotated[
+        str, typer.Option("--parts", help="Comma-separated: chat,warm,cold,throughput.")
+    ] = "chat,warm,cold,throughput",
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Where to write JSON, Markdown and the plot.")
+    ] = Path("bench/results"),
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Cold and warm answer times (wall and CPU seconds, load average) and throughput at
+    several concurrencies against a loopback server, with a plot."""
+    from causalqa.bench.scale import run_scale_bench
+
+    try:
+        levels = [int(c) for c in concurrencies.split(",") if c.strip()]
+    except ValueError:
+        raise ConfigError("--concurrencies must look like 1,2,4,8") from None
+    if not levels or min(levels) < 1:
+        raise ConfigError("--concurrencies must look like 1,2,4,8")
+    if server not in ("auto", "llama-server", "llama_cpp.server"):
+        raise ConfigError(
+            f"unknown server {server!r}", hint="use auto, llama-server or llama_cpp.server"
+        )
+    if not server_model.startswith("local"):
+        raise ConfigError("--server-model must be a local spec (local:small, local:PATH.gguf)")
+    report = run_scale_bench(
+        llm_spec=resolved_spec(llm)[0],
+        server_spec=server_model,
+        quick=quick,
+        runs=runs or (2 if quick else 5),
+        concurrencies=levels,
+        slots=slots,
+        server_kind=server,
+        out_dir=out_dir,
+        parts=tuple(choices(parts, ("chat", "warm", "cold", "throughput"), "parts")),
+        console=err,
+    )
+    if as_json(json_):
+        emit_json({k: v for k, v in report.items() if k != "markdown"})
     else:
         out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
 
@@ -314,6 +423,7 @@ def bench_deduction_command(
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
     ] = Path("bench/results/deduction"),
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -366,6 +476,7 @@ def bench_deduction_command(
         progress=not as_json(json_),
         console=err,
         on_result=_fold_line,
+        concurrency=concurrency(concurrency_, llm),
     )
     if as_json(json_):
         emit_json({k_: v for k_, v in report.items() if k_ not in ("markdown", "predictions")})

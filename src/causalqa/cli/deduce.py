@@ -11,7 +11,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from causalqa.cli.options import JSONOption, LLMOption, as_json, emit_json, err, open_llm, out
+from causalqa.cli.options import (
+    ConcurrencyOption,
+    JSONOption,
+    LLMOption,
+    as_json,
+    concurrency,
+    emit_json,
+    err,
+    open_llm,
+    out,
+)
 from causalqa.errors import DatasetError
 
 app = typer.Typer(
@@ -322,6 +332,7 @@ def dataset_command(
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -367,7 +378,14 @@ def dataset_command(
 
                 done = load_store(store)
                 todo = [t for t in todo if t[0].report_id not in done][:limit_reports]
-            run = mine_negatives(todo, model, store, seed=seed, progress=not as_json(json_))
+            run = mine_negatives(
+                todo,
+                model,
+                store,
+                seed=seed,
+                progress=not as_json(json_),
+                concurrency=concurrency(concurrency_, llm),
+            )
         examples = with_llm_negatives(examples, store)
     save_jsonl(examples, out_file)
     s = summary(examples)

@@ -13,7 +13,18 @@ from rich.markup import escape
 from rich.table import Table
 
 from causalqa.cli.deduce import print_stats
-from causalqa.cli.options import JSONOption, LLMOption, as_json, emit_json, err, open_llm, out
+from causalqa.cli.options import (
+    ConcurrencyOption,
+    JSONOption,
+    LLMOption,
+    as_json,
+    concurrency,
+    emit_json,
+    err,
+    open_kg,
+    open_llm,
+    out,
+)
 from causalqa.kg.model import DEFAULT_K, DEFAULT_LIMIT
 
 app = typer.Typer(
@@ -29,7 +40,12 @@ class Format(StrEnum):
 
 StoreOption = Annotated[
     Path | None,
-    typer.Option("--store", help="Store folder (default: $CAUSALQA_HOME/kg/default)."),
+    typer.Option(
+        "--store",
+        "--kg",
+        help="Store folder (default: $CAUSALQA_HOME/kg/default), or a Neo4j server: "
+        "bolt://HOST:7687 (credentials from $NEO4J_USER, $NEO4J_PASSWORD).",
+    ),
 ]
 
 
@@ -49,19 +65,30 @@ def load_command(
     ] = None,
     json_: JSONOption = False,
 ) -> None:
-    """Load a graph into a new store (bulk import). An existing store needs --replace."""
+    """Load a graph into a new store (bulk import) or a Neo4j server (--store bolt://…).
+    An existing store, or a server that holds a graph, needs --replace."""
     from causalqa.kg.loaders import read_hetionet, read_triples
-    from causalqa.kg.store import KnowledgeGraph
+    from causalqa.kg.store import KnowledgeGraph, neo4j_uri
 
     started = time.perf_counter()
     with err.status(f"reading {escape(str(path))}"):
         data = read_hetionet(path) if fmt is Format.hetionet else read_triples(path, sep=sep)
     read_seconds = time.perf_counter() - started
+    uri = neo4j_uri(store)
     with err.status(f"importing {len(data.nodes):,} nodes and {len(data.edges):,} edges"):
-        kg = KnowledgeGraph.build(data, store, replace=replace)
+        if uri is not None:  # a Neo4j server: batched UNWIND into the same schema
+            kg = KnowledgeGraph.connect(uri)
+            try:
+                kg.import_data(data, replace=replace)
+            except BaseException:
+                kg.close()
+                raise
+            kg.meta["import_seconds"] = round(time.perf_counter() - started - read_seconds, 3)
+        else:
+            kg = KnowledgeGraph.build(data, store, replace=replace)
     with kg:
         report = {
-            "store": str(kg.path),
+            "store": uri or str(kg.path),
             "format": fmt.value,
             "nodes": int(len(data.nodes)),
             "edges": int(len(data.edges)),
@@ -81,9 +108,7 @@ def load_command(
 @app.command("stats")
 def stats_command(store: StoreOption = None, json_: JSONOption = False) -> None:
     """Counts of nodes by kind and edges by relation."""
-    from causalqa.kg.store import KnowledgeGraph
-
-    with KnowledgeGraph.open(store) as kg:
+    with open_kg(store) as kg:
         stats = kg.stats()
     if as_json(json_):
         emit_json(stats)
@@ -131,10 +156,8 @@ def paths_command(
     json_: JSONOption = False,
 ) -> None:
     """Paths between two entities, shortest first (paper 001's metapath subgraphs)."""
-    from causalqa.kg.store import KnowledgeGraph
-
     kinds = _split_types(types)
-    with KnowledgeGraph.open(store) as kg:
+    with open_kg(store) as kg:
         a_kinds = [kinds[0]] if kinds and kinds[0] != "*" else None
         b_kinds = [kinds[-1]] if kinds and kinds[-1] != "*" else None
         a = kg.resolve(source, kinds=a_kinds)
@@ -220,6 +243,7 @@ def mine_command(
             "paper (default: context first, so a report's calls share a cached prefix).",
         ),
     ] = False,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -238,6 +262,7 @@ def mine_command(
     if limit is not None:
         items = items[:limit]
     kg = CausalKG.open(out_dir, fmt=fmt)
+    in_flight = concurrency(concurrency_, llm)
     model = open_llm(llm, quiet=as_json(json_))
     summary = mine(
         items,
@@ -249,6 +274,7 @@ def mine_command(
         context_first=not paper_order,
         progress=not as_json(json_),
         mode=mode,
+        concurrency=in_flight,
     )
     if summary.calls or not kg.similar_current or not (out_dir / "meta.json").exists():
         kg.link_similar(threshold=threshold)

@@ -1,4 +1,5 @@
-"""``causalqa llm`` (ask the model directly) and ``causalqa models`` (the backends)."""
+"""``causalqa llm`` (ask the model directly), ``causalqa batch`` (many prompts, several in
+flight, resumable) and ``causalqa models`` (the backends)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,16 @@ import typer
 from rich.table import Table
 
 from causalqa.cli.options import (
+    ConcurrencyOption,
     JSONOption,
     LLMOption,
     as_json,
+    concurrency,
     emit_json,
     err,
+    open_llm,
     out,
+    progress,
     resolved_spec,
 )
 
@@ -76,6 +81,83 @@ def llm_command(
         f"{response.seconds:.2f} s{' · cached' if response.cached else ''}[/]",
         soft_wrap=True,
     )
+
+
+def batch_command(
+    requests: Annotated[
+        Path,
+        typer.Argument(
+            help='JSON Lines, one request a line: {"prompt": "..."} or {"messages": [...]}, '
+            "optionally id, schema, max_tokens, temperature, seed."
+        ),
+    ],
+    out_path: Annotated[
+        Path, typer.Option("--out", "-o", help="Answers as JSON Lines, in input order.")
+    ],
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Default token budget per request.")
+    ] = 512,
+    concurrency_: ConcurrencyOption = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an existing --out file.")
+    ] = False,
+    cache: Annotated[
+        bool | None, typer.Option("--cache/--no-cache", help="Use the on-disk response cache.")
+    ] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call.")] = None,
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """Answer every request of REQUESTS, several at once against a server; a stopped run
+    continues where it stopped (journal: OUT.journal)."""
+    from causalqa.llm.batch import journal_path, read_requests, run_batch
+
+    total = len(read_requests(requests, max_tokens=max_tokens))
+    n = concurrency(concurrency_, llm)
+    model = open_llm(llm, cache=cache, timeout=timeout, quiet=as_json(json_))
+    resuming = journal_path(out_path).exists()
+    start = time.perf_counter()
+    with progress() as bar:
+        task = bar.add_task(f"batch ({n} in flight)", total=total)
+        run = run_batch(
+            model,
+            requests,
+            out_path,
+            concurrency=n,
+            max_tokens=max_tokens,
+            overwrite=overwrite,
+            on_result=lambda *_: bar.advance(task),
+            on_retry=lambda i, attempt, e, delay: err.print(
+                f"[yellow]retry[/] request {i + 1} in {delay:.1f} s "
+                f"(attempt {attempt}: {type(e).__name__})",
+                highlight=False,
+            ),
+        )
+    seconds = time.perf_counter() - start
+    summary = {
+        "out": str(run.out),
+        "requests": total,
+        "resumed": run.resumed,
+        "failed": run.failed,
+        "concurrency": n,
+        "seconds": round(seconds, 2),
+        "completion_tokens": sum(r.get("usage", {}).get("completion_tokens", 0) for r in run.rows),
+    }
+    if as_json(json_):
+        emit_json(summary)
+    else:
+        err.print(
+            f"[dim]{total} requests ({run.resumed} resumed{' from the journal' if resuming else ''}"
+            f", {run.failed} failed) → {run.out} in {seconds:.1f} s with {n} in flight[/]",
+            soft_wrap=True,
+        )
+    if run.failed:
+        err.print(
+            f"[yellow]{run.failed} request(s) failed[/]: their lines hold the error; run the "
+            "same command again to retry only them",
+            highlight=False,
+        )
+        raise typer.Exit(1)
 
 
 def models_command(json_: JSONOption = False, llm: LLMOption = None) -> None:

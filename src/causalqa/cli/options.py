@@ -30,6 +30,15 @@ LLMOption = Annotated[
     ),
 ]
 JSONOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on one line.")]
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        min=1,
+        help="LLM calls in flight (default: 1 for local models, 4 for openai: servers, "
+        "or $CAUSALQA_CONCURRENCY).",
+    ),
+]
 
 
 def llm_spec(local: str | None) -> str | None:
@@ -40,6 +49,14 @@ def llm_spec(local: str | None) -> str | None:
 def resolved_spec(local: str | None) -> tuple[str, str]:
     """The backend spec to use and where it came from (flag, env var, config, default)."""
     return config.resolve_llm_spec(llm_spec(local))
+
+
+def concurrency(value: int | None, llm: str | None) -> int:
+    """How many LLM calls a command keeps in flight (`--concurrency`, env, or the
+    backend's default: see `causalqa.llm.concurrent.default_concurrency`)."""
+    from causalqa.llm.concurrent import default_concurrency
+
+    return default_concurrency(resolved_spec(llm)[0], value)
 
 
 def as_json(local: bool) -> bool:
@@ -94,11 +111,13 @@ def progress():
     return Progress(*columns, console=err, transient=False)
 
 
-def open_kg(path: Path | None):
-    """The knowledge-graph store at `path` (default: ``$CAUSALQA_HOME/kg/default``)."""
-    from causalqa.kg import KnowledgeGraph
+def open_kg(path: Path | str | None):
+    """The knowledge graph at `path`: a store folder (default ``$CAUSALQA_HOME/kg/default``)
+    or a Neo4j server, ``bolt://host:7687`` (credentials from ``$NEO4J_USER`` and
+    ``$NEO4J_PASSWORD``)."""
+    from causalqa.kg.store import KnowledgeGraph
 
-    return KnowledgeGraph.open(path)
+    return KnowledgeGraph.connect(path)
 
 
 def write_and_emit(out_dir: Path, name: str, report: dict, body: str, json_: bool) -> None:

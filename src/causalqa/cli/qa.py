@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 import warnings
@@ -17,8 +18,8 @@ from causalqa.cli.options import (
     as_json,
     emit_json,
     err,
+    open_llm,
     out,
-    resolved_spec,
 )
 from causalqa.errors import ConfigError
 
@@ -120,14 +121,22 @@ def _assistant(
     verbaliser: str,
     outcome: str | None = None,
 ):
+    if mode not in ("tool", "context"):
+        raise ConfigError(f"unknown mode {mode!r}", hint="use --mode tool or --mode context")
+    # The model loads in a thread while the engine is imported and the causal model read.
+    model_llm = open_llm(llm)
+    loading = model_llm.load_in_background()
     from causalqa.causal_model import CausalModel
     from causalqa.qa.assistant import Assistant
 
-    if mode not in ("tool", "context"):
-        raise ConfigError(f"unknown mode {mode!r}", hint="use --mode tool or --mode context")
-    model = CausalModel.load(graph, effects, outcome=outcome)
-    spec, _ = resolved_spec(llm)
-    return Assistant(model, spec, mode=mode, examples=examples, verbaliser=verbaliser)
+    try:
+        model = CausalModel.load(graph, effects, outcome=outcome)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            loading.result()  # let llama.cpp finish before the error ends the process
+        raise
+    loading.result()
+    return Assistant(model, model_llm, mode=mode, examples=examples, verbaliser=verbaliser)
 
 
 def _show_answer(answer, as_json: bool) -> None:

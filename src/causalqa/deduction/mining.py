@@ -279,6 +279,7 @@ def mine(
     seed: int = 0,
     progress: bool = False,
     mode: str = "paper",
+    concurrency: int = 1,
 ) -> MiningSummary:
     """Mine `reports` into `kg`: Prompt 3 on each report and, with `infer`, Prompt 4 for
     each of its candidate causes in `statements` (report id → statements).
@@ -293,13 +294,18 @@ def mine(
     cannot serve (e.g. a report longer than the context window) is recorded as failed
     and the run goes on; a model that cannot load stops it. Similar edges are not
     recomputed here: call `kg.link_similar()` (and `kg.save()`) when mining is done.
+
+    `concurrency` > 1 keeps that many calls in flight (for a server with several slots:
+    `causalqa.llm.concurrent.run_ordered`); the results are added to `kg` in the order of
+    the units, as with one call at a time. At any concurrency a 429, 5xx or refused
+    connection is retried with backoff, and stops the run if it lasts.
     """
     reports = list(reports)
     done = kg.mined_units()
     todo: list[tuple[Report, str, str | None]] = []
     summary = MiningSummary()
     if mode == "fast":
-        return _mine_fast(reports, llm, kg, statements or {}, done, seed, progress)
+        return _mine_fast(reports, llm, kg, statements or {}, done, seed, progress, concurrency)
     if mode != "paper":
         from causalqa.errors import DeductionError
 
@@ -318,50 +324,52 @@ def mine(
             else:
                 todo.append((r, task, s))
     start = time.perf_counter()
-    for r, task, s in _track(todo, progress):
-        t0 = time.perf_counter()
-        try:
-            if task == "extract":
-                res = extract_chains(
-                    r.context, llm, report_id=r.report_id, max_tokens=ext_budget, seed=seed
-                )
-            else:
-                res = infer_chains(
-                    r.context,
-                    s or "",
-                    llm,
-                    report_id=r.report_id,
-                    max_tokens=inf_budget,
-                    seed=seed,
-                    context_first=context_first,
-                )
-        except LLMUnavailableError:
-            raise
-        except LLMError as e:
+
+    def call(unit):
+        r, task, s = unit
+        if task == "extract":
+            return extract_chains(
+                r.context, llm, report_id=r.report_id, max_tokens=ext_budget, seed=seed
+            )
+        return infer_chains(
+            r.context,
+            s or "",
+            llm,
+            report_id=r.report_id,
+            max_tokens=inf_budget,
+            seed=seed,
+            context_first=context_first,
+        )
+
+    def keep(unit, res) -> None:
+        r, task, s = unit
+        if isinstance(res, _CallFailed):
             kg.add_record(
                 MiningRecord(
                     report_id=r.report_id,
                     task=task,  # type: ignore[arg-type]
                     statement=s,
-                    seconds=round(time.perf_counter() - t0, 3),
+                    seconds=res.seconds,
                     context_sha=context_sha(r.context),
-                    error=e.message,
+                    error=res.message,
                     prompt=_prompt_name(task, context_first),
                 )
             )
             summary.failed += 1
-            summary.errors.append(f"{r.report_id} ({task}): {e.message}")
-            continue
+            summary.errors.append(f"{r.report_id} ({task}): {res.message}")
+            return
         # Chains first, then the record: a run killed in between re-mines this unit
         # rather than believing it done without its chains.
         summary.new_chains += kg.add_chains(res.chains)
         kg.add_record(res.record)
         summary.calls += 1
+
+    _run_units(todo, call, keep, concurrency, progress)
     summary.seconds = round(time.perf_counter() - start, 2)
     return summary
 
 
-def _mine_fast(reports, llm, kg, statements, done, seed, progress) -> MiningSummary:
+def _mine_fast(reports, llm, kg, statements, done, seed, progress, concurrency) -> MiningSummary:
     """`mine` in fast mode: one schema-constrained call per report not yet mined."""
     summary = MiningSummary()
     todo = []
@@ -371,28 +379,30 @@ def _mine_fast(reports, llm, kg, statements, done, seed, progress) -> MiningSumm
         else:
             todo.append((r, "fast", None))
     start = time.perf_counter()
-    for r, _, _ in _track(todo, progress):
-        t0 = time.perf_counter()
-        try:
-            chains, record = mine_report_fast(
-                r.context, statements.get(r.report_id, ()), llm, report_id=r.report_id, seed=seed
-            )
-        except LLMUnavailableError:
-            raise
-        except LLMError as e:
+
+    def call(unit):
+        r = unit[0]
+        return mine_report_fast(
+            r.context, statements.get(r.report_id, ()), llm, report_id=r.report_id, seed=seed
+        )
+
+    def keep(unit, res) -> None:
+        r = unit[0]
+        if isinstance(res, _CallFailed):
             kg.add_record(
                 MiningRecord(
                     report_id=r.report_id,
                     task="extract",
-                    seconds=round(time.perf_counter() - t0, 3),
+                    seconds=res.seconds,
                     context_sha=context_sha(r.context),
-                    error=e.message,
+                    error=res.message,
                     prompt="fast",
                 )
             )
             summary.failed += 1
-            summary.errors.append(f"{r.report_id} (fast): {e.message}")
-            continue
+            summary.errors.append(f"{r.report_id} (fast): {res.message}")
+            return
+        chains, record = res
         summary.new_chains += kg.add_chains(chains)
         kg.add_record(record)
         # The statements' inferences came in the same call: mark them mined too.
@@ -409,6 +419,8 @@ def _mine_fast(reports, llm, kg, statements, done, seed, progress) -> MiningSumm
                 )
             )
         summary.calls += 1
+
+    _run_units(todo, call, keep, concurrency, progress)
     summary.seconds = round(time.perf_counter() - start, 2)
     return summary
 
@@ -419,15 +431,64 @@ def _prompt_name(task: str, context_first: bool) -> str:
     return "P4-context-first" if context_first else "P4"
 
 
-def _track(items: list, show: bool):
-    if not show or not items:
-        yield from items
+@dataclass
+class _CallFailed:
+    """A unit whose call failed for good: recorded as failed, the run goes on."""
+
+    message: str
+    seconds: float
+
+
+def _run_units(todo: list, call, keep, concurrency: int, show: bool) -> None:
+    """``keep(unit, call(unit))`` for every unit, in order, with up to `concurrency` calls
+    in flight; a call's lasting `LLMError` reaches `keep` as `_CallFailed`, a model that
+    cannot be reached or loaded (`LLMUnavailableError`) stops the run."""
+    from causalqa.errors import LLMTimeoutError
+    from causalqa.llm.concurrent import Retry, is_transient, run_ordered
+
+    def retriable(e: BaseException) -> bool:  # a busy or unwell server, not a slow reply
+        return is_transient(e) and not isinstance(e, LLMTimeoutError)
+
+    def timed(unit):
+        t0 = time.perf_counter()
+        try:
+            return call(unit)
+        except LLMError as e:
+            if isinstance(e, LLMUnavailableError) or retriable(e):
+                raise  # retried with backoff by run_ordered, then it stops the run
+            return _CallFailed(e.message, round(time.perf_counter() - t0, 3))
+
+    def run(advance) -> None:
+        def on_result(i, unit, res) -> None:
+            keep(unit, res)
+            advance(unit)
+
+        try:
+            run_ordered(
+                timed,
+                todo,
+                concurrency=concurrency,
+                retry=Retry(retriable=retriable),
+                on_result=on_result,
+            )
+        except LLMUnavailableError:
+            raise
+        except LLMError as e:  # still transient after every retry: the server is unwell
+            raise LLMUnavailableError(
+                f"the model kept failing: {e.message}",
+                hint="check the server; rerun the same command to resume",
+            ) from e
+
+    if not show or not todo:
+        run(lambda unit: None)
         return
     from rich.progress import Progress, TimeElapsedColumn
 
     with Progress(*Progress.get_default_columns(), TimeElapsedColumn(), transient=True) as p:
-        task = p.add_task("mining", total=len(items))
-        for item in items:
-            p.update(task, description=f"mining {item[0].report_id} ({item[1]})")
-            yield item
+        task = p.add_task("mining", total=len(todo))
+
+        def advance(unit) -> None:
+            p.update(task, description=f"mining {unit[0].report_id} ({unit[1]})")
             p.advance(task)
+
+        run(advance)

@@ -118,9 +118,14 @@ def mine_negatives(
     max_tokens: int = MAX_TOKENS,
     seed: int = 0,
     progress: bool = False,
+    concurrency: int = 1,
 ) -> dict[str, Any]:
     """Ask Prompt 2 for every (report, true causes) not yet in `store`; append each call's
-    record at once. Returns counts and the mean seconds and tokens per report asked."""
+    record at once. Returns counts and the mean seconds and tokens per report asked.
+
+    `concurrency` > 1 keeps that many calls in flight (a server with several slots); the
+    records are appended in the order of `reports` all the same. A 429, 5xx or refused
+    connection is retried with backoff, and stops the run if it lasts."""
     from causalqa.deduction.prompts import negatives_messages
 
     store = Path(store)
@@ -132,9 +137,15 @@ def mine_negatives(
         and not (r.report_id in done and done[r.report_id].context_sha == context_sha(r.context))
     ]
     asked: list[NegativesRecord] = []
-    for r, causes in _track(todo, progress):
+    from causalqa.errors import LLMTimeoutError
+    from causalqa.llm.concurrent import Retry, is_transient, run_ordered
+
+    def retriable(e: BaseException) -> bool:  # a busy or unwell server, not a slow reply
+        return is_transient(e) and not isinstance(e, LLMTimeoutError)
+
+    def call(item):
+        r, causes = item
         start = time.perf_counter()
-        rec = NegativesRecord(r.report_id, context_sha(r.context), causes, max_tokens=max_tokens)
         try:
             resp = llm.complete(
                 negatives_messages(r.context, causes),
@@ -142,10 +153,19 @@ def mine_negatives(
                 temperature=0.0,
                 seed=seed,
             )
-        except LLMUnavailableError:
-            raise
         except LLMError as e:
-            rec.error = e.message
+            if isinstance(e, LLMUnavailableError) or retriable(e):
+                raise  # retried with backoff by run_ordered, then it stops the run
+            return e, time.perf_counter() - start
+        return resp, time.perf_counter() - start
+
+    def keep(item, outcome) -> None:
+        r, causes = item
+        resp, seconds = outcome
+        start = time.perf_counter()
+        rec = NegativesRecord(r.report_id, context_sha(r.context), causes, max_tokens=max_tokens)
+        if isinstance(resp, LLMError):
+            rec.error = resp.message
         else:
             items = parse_list_items(resp.text)
             rec.kept, rec.dropped = filter_items(items, causes, embedder)
@@ -154,10 +174,27 @@ def mine_negatives(
             rec.completion_tokens = resp.usage.completion_tokens
             rec.finish_reason = resp.finish_reason
             rec.model = f"{resp.backend}:{resp.model}"
-        rec.seconds = round(time.perf_counter() - start, 3)
+        rec.seconds = round(seconds + time.perf_counter() - start, 3)
         store.parent.mkdir(parents=True, exist_ok=True)
         append_jsonl(store, [asdict(rec)])
         asked.append(rec)
+
+    with _Track(len(todo), progress) as advance:
+        try:
+            run_ordered(
+                call,
+                todo,
+                concurrency=concurrency,
+                retry=Retry(retriable=retriable),
+                on_result=lambda i, item, outcome: (keep(item, outcome), advance(item)),
+            )
+        except LLMUnavailableError:
+            raise
+        except LLMError as e:  # still failing after every retry: the server is unwell
+            raise LLMUnavailableError(
+                f"the model kept failing: {e.message}",
+                hint="check the server; rerun the same command to resume",
+            ) from e
     ok = [r for r in asked if r.error is None]
     return {
         "asked": len(asked),
@@ -199,17 +236,33 @@ def with_llm_negatives(examples: Sequence[Example], store: str | Path) -> list[E
     return out
 
 
-def _track(items: list, show: bool):
-    if not show or not items:
-        yield from items
-        return
-    from rich.progress import Progress, TimeElapsedColumn, TimeRemainingColumn
+class _Track:
+    """A progress bar over `total` reports (none when not `show`); entering it gives
+    ``advance(item)``."""
 
-    with Progress(
-        *Progress.get_default_columns(), TimeElapsedColumn(), TimeRemainingColumn(), transient=True
-    ) as p:
-        task = p.add_task("LLM negatives (Prompt 2)", total=len(items))
-        for item in items:
+    def __init__(self, total: int, show: bool) -> None:
+        self.total, self.show, self._progress = total, show and total > 0, None
+
+    def __enter__(self):
+        if not self.show:
+            return lambda item: None
+        from rich.progress import Progress, TimeElapsedColumn, TimeRemainingColumn
+
+        p = Progress(
+            *Progress.get_default_columns(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            transient=True,
+        )
+        self._progress = p.__enter__()
+        task = p.add_task("LLM negatives (Prompt 2)", total=self.total)
+
+        def advance(item) -> None:
             p.update(task, description=f"Prompt 2: {item[0].report_id}")
-            yield item
             p.advance(task)
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)

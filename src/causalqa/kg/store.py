@@ -65,6 +65,23 @@ Q_NEIGHBOURS = (
 )
 
 
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+"""URI schemes that name a Neo4j server rather than a store folder."""
+
+
+def neo4j_uri(location: str | os.PathLike | None) -> str | None:
+    """`location` as a Neo4j URI if it is one (``bolt://host:7687``, ``neo4j+s://…``), else
+    None. A URI that went through `pathlib.Path` (which folds ``//`` into ``/``) is
+    repaired."""
+    if location is None:
+        return None
+    text = os.fspath(location)
+    scheme, sep, rest = text.partition(":/")
+    if not sep or scheme.lower() not in NEO4J_SCHEMES:
+        return None
+    return f"{scheme.lower()}://{rest.lstrip('/')}"
+
+
 def default_store() -> Path:
     """Where a graph is stored when the user names no folder: ``$CAUSALQA_HOME/kg/default``."""
     return config.home_dir() / "kg" / "default"
@@ -402,6 +419,19 @@ class KnowledgeGraph:
             shutil.rmtree(partial, ignore_errors=True)
             raise
         return cls.open(folder, buffer_mb=buffer_mb)
+
+    @classmethod
+    def connect(
+        cls, location: str | os.PathLike | None = None, *, buffer_mb: int = DEFAULT_BUFFER_MB
+    ) -> KnowledgeGraph:
+        """The graph at `location`: a Neo4j server for a ``bolt://`` / ``neo4j://`` URI
+        (credentials from ``$NEO4J_USER`` / ``$NEO4J_PASSWORD``, database from
+        ``$NEO4J_DATABASE``), else the embedded store in that folder (default:
+        `default_store()`)."""
+        uri = neo4j_uri(location)
+        if uri is not None:
+            return cls.neo4j(uri, database=os.environ.get("NEO4J_DATABASE") or None)
+        return cls.open(location, buffer_mb=buffer_mb)
 
     @classmethod
     def neo4j(

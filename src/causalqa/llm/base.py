@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -192,6 +194,23 @@ class LLM(ABC):
 
     def load(self) -> None:
         """Load the model now rather than on first use (a no-op for remote backends)."""
+
+    def load_in_background(self) -> Future:
+        """Start `load` in a thread and return at once, so the caller can import and read
+        its data meanwhile (llama.cpp reads the weights without holding the GIL).
+        ``.result()`` waits for it and raises what loading raised."""
+        future: Future = Future()
+
+        def run() -> None:
+            try:
+                self.load()
+            except BaseException as e:  # handed to whoever waits on the future
+                future.set_exception(e)
+            else:
+                future.set_result(self)
+
+        threading.Thread(target=run, name="causalqa-load", daemon=True).start()
+        return future
 
     def close(self) -> None:
         """Release the model (memory, connections)."""

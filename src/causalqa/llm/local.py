@@ -12,8 +12,11 @@
 - A chat's long fixed part — every message but the last, such as the planner's
   instructions and worked examples — is evaluated once per machine, not once per process:
   its KV-cache state is saved under ``<home>/kv/`` and loaded by the next process that
-  sends the same prefix (a few hundred ms instead of tens of seconds on a CPU).
-  ``CAUSALQA_KV_CACHE=0`` turns this off.
+  sends the same prefix (a few hundred ms instead of tens of seconds on a CPU). A saved
+  state is keyed by the weights' checksum, llama-cpp-python's version, the context size
+  and the prefix's tokens, written atomically, and dropped with a warning when it is
+  damaged or stale. The growing history of a conversation is not saved: the next turn
+  extends the cache in memory. ``CAUSALQA_KV_CACHE=0`` turns this off.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numpy as np
 from causalqa.errors import LLMError, LLMTimeoutError, LLMUnavailableError, ModelFileError
 from causalqa.llm.base import LLM, Generation, LabelScores, Message, Usage
 from causalqa.llm.grammar import schema_to_gbnf
+from causalqa.llm.kernels import ensure_cpu_backend
 from causalqa.llm.models import check_gguf, ensure_model
 
 DEFAULT_N_CTX = int(os.environ.get("CAUSALQA_N_CTX", "8192"))
@@ -49,6 +53,7 @@ _CHATML = (
 
 
 def _import_llama_cpp():
+    """The `llama_cpp` module, with its CPU kernels loaded (see `causalqa.llm.kernels`)."""
     try:
         import llama_cpp
     except ImportError as e:
@@ -57,7 +62,27 @@ def _import_llama_cpp():
             hint="pip install 'causalqa[local]' (it builds llama.cpp from source: ~12 min on "
             "2 cores), or use an OpenAI-compatible server: --llm openai:MODEL",
         ) from e
+    ensure_cpu_backend(llama_cpp)
     return llama_cpp
+
+
+def default_threads() -> int:
+    """Threads for llama.cpp: ``$CAUSALQA_THREADS``, else the cores not already busy.
+
+    llama.cpp's worker threads spin at barriers, so one thread more than there are idle
+    cores makes every token wait for a descheduled thread: measured on 2 cores at load
+    average 12, a first answer took 58 s with 2 threads and 5 s with 1. The 1-minute
+    load average taken at start-up stands for the busy cores.
+    """
+    env = os.environ.get("CAUSALQA_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not available on this platform
+        busy = 0.0
+    return max(1, min(cores, round(cores - busy)))
 
 
 @lru_cache(maxsize=64)
@@ -101,12 +126,7 @@ class LocalLLM(LLM):
         self.model = name or self.model_path.stem
         self._sha256 = sha256
         self.n_ctx = n_ctx
-        # llama.cpp's worker threads spin at barriers: with as many threads as cores and
-        # another busy process, each token can take seconds. CAUSALQA_THREADS sets fewer.
-        env_threads = os.environ.get("CAUSALQA_THREADS", "").strip()
-        self.n_threads = (
-            n_threads or (int(env_threads) if env_threads.isdigit() else 0) or os.cpu_count() or 1
-        )
+        self.n_threads = n_threads or default_threads()
         self._llama = None
         self._formatter = None
         self._prefix_formatter = None
@@ -291,8 +311,12 @@ class LocalLLM(LLM):
 
     # -- chat prefixes saved across processes ------------------------------------------
     def _restore_prefix(self, messages: list[Message], prompt: str, tokens: list[int]) -> None:
-        """Make the KV cache hold the chat's prefix (all messages but the last): keep it if
-        it is there, else load its saved state, else evaluate it and save the state."""
+        """Make the KV cache hold the chat's prefix (all messages but the last).
+
+        Kept when it is there; extended when only a few tokens are missing (the next turn
+        of a conversation: not saved, no other process will send that history); else
+        loaded from its saved state; else evaluated and saved for the next process.
+        """
         if self.prefix_state_dir is None or len(messages) < 2:
             return
         prefix_text = self._prefix_formatter(messages=messages[:-1]).prompt  # type: ignore[misc]
@@ -303,15 +327,19 @@ class LocalLLM(LLM):
         if n < PREFIX_STATE_MIN_TOKENS or n >= len(tokens) or tokens[:n] != prefix:
             return
         llama = self.llama
-        if llama.n_tokens >= n and list(llama._input_ids[:n]) == prefix:
+        held = 0
+        for a, b in zip(llama._input_ids[: llama.n_tokens], prefix):
+            if a != b:
+                break
+            held += 1
+        if held == n:
             self.prefix_state_events.append("kept")
             return
-        import hashlib
-
-        key = hashlib.sha256(
-            self.cache_identity().encode() + np.asarray(prefix, dtype=np.int32).tobytes()
-        ).hexdigest()[:32]
-        path = self.prefix_state_dir / f"{key}.npz"
+        if n - held < PREFIX_STATE_MIN_TOKENS:
+            self._eval_reusing_prefix(prefix)
+            self.prefix_state_events.append("extended")
+            return
+        path = self.prefix_state_dir / f"{self._prefix_key(prefix)}.npz"
         if path.exists() and self._load_prefix_state(path, prefix):
             self.prefix_state_events.append("loaded")
             return
@@ -319,31 +347,68 @@ class LocalLLM(LLM):
         self._save_prefix_state(path, prefix)
         self.prefix_state_events.append("saved")
 
+    def _state_meta(self) -> str:
+        """What a saved state is only valid for: the weights, llama.cpp's version, n_ctx."""
+        import json
+
+        llama_cpp = _import_llama_cpp()
+        return json.dumps(
+            {
+                "model": self.cache_identity(),
+                "llama_cpp": getattr(llama_cpp, "__version__", "?"),
+                "n_ctx": self.n_ctx,
+            },
+            sort_keys=True,
+        )
+
+    def _prefix_key(self, prefix: list[int]) -> str:
+        import hashlib
+
+        return hashlib.sha256(
+            self._state_meta().encode() + np.asarray(prefix, dtype=np.int32).tobytes()
+        ).hexdigest()[:32]
+
     def _load_prefix_state(self, path: Path, prefix: list[int]) -> bool:
+        """Restore a saved prefix state; a damaged or stale file is dropped with a
+        warning (the prefix is then evaluated again), never an error."""
         llama_cpp = _import_llama_cpp()
         try:
             with np.load(path, allow_pickle=False) as f:
-                ids, state = f["ids"], f["state"]
-        except (OSError, ValueError, KeyError, EOFError):
-            path.unlink(missing_ok=True)  # our own cache file, unreadable: rebuilt below
-            return False
-        if ids.tolist() != prefix:
-            return False
+                ids, state, meta = f["ids"], f["state"], str(f["meta"])
+        except (OSError, ValueError, KeyError, EOFError) as e:
+            return self._drop_state(path, f"unreadable ({type(e).__name__})")
+        if meta != self._state_meta() or ids.tolist() != prefix:
+            return self._drop_state(path, "stale (another model, llama.cpp or prompt)")
         import ctypes
 
         buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state.tobytes())
         if llama_cpp.llama_state_set_data(self.llama._ctx.ctx, buf, len(state)) != len(state):
-            path.unlink(missing_ok=True)
             self.llama.n_tokens = 0
-            return False
+            return self._drop_state(path, "rejected by llama.cpp")
         n = len(prefix)
         self.llama.input_ids[:n] = ids
         self.llama.n_tokens = n
         self.llama._requires_eval = True  # the logits after the prefix were not restored
-        path.touch()  # most recently used
+        with contextlib.suppress(OSError):
+            path.touch()  # most recently used
         return True
 
+    @staticmethod
+    def _drop_state(path: Path, why: str) -> bool:
+        import warnings
+
+        warnings.warn(
+            f"ignoring saved prompt state {path}: {why}; evaluating the prompt again",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)  # our own cache file: replaced below
+        return False
+
     def _save_prefix_state(self, path: Path, prefix: list[int]) -> None:
+        """Write the KV-cache state atomically (temporary file, then rename) and keep
+        only the `PREFIX_STATES_KEPT` most recently used."""
         import ctypes
 
         llama_cpp = _import_llama_cpp()
@@ -354,10 +419,15 @@ class LocalLLM(LLM):
         if n_bytes <= 0 or n_bytes > size:
             return
         state = np.frombuffer(buf, dtype=np.uint8, count=n_bytes)
+        tmp = path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-            np.savez(tmp, ids=np.asarray(prefix, dtype=np.int32), state=state)
+            np.savez(
+                tmp,
+                ids=np.asarray(prefix, dtype=np.int32),
+                state=state,
+                meta=np.asarray(self._state_meta()),
+            )
             os.replace(tmp, path)
             saved = sorted(
                 (p for p in path.parent.glob("*.npz") if not p.name.startswith(".")),
@@ -366,7 +436,9 @@ class LocalLLM(LLM):
             for old in saved[:-PREFIX_STATES_KEPT]:
                 old.unlink(missing_ok=True)
         except OSError:
-            pass  # a cache that cannot be written costs time, never an answer
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            # a cache that cannot be written costs time, never an answer
 
     # -- KV-cache-aware evaluation -----------------------------------------------------
     def _eval(self, tokens: list[int]) -> np.ndarray:

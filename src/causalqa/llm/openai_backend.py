@@ -19,8 +19,11 @@ from typing import Any
 
 from causalqa.errors import (
     ConfigError,
+    LLMConnectionError,
     LLMError,
     LLMOutputError,
+    LLMRateLimitError,
+    LLMServerError,
     LLMTimeoutError,
     LLMUnavailableError,
 )
@@ -111,7 +114,7 @@ class OpenAILLM(LLM):
                 f"{self.max_retries} retries)"
             ) from e
         except openai.APIConnectionError as e:
-            raise LLMUnavailableError(
+            raise LLMConnectionError(
                 f"cannot reach the OpenAI-compatible server at {self.base_url}: {e.__cause__ or e}",
                 hint="is the server running and the URL right? e.g. openai:http://127.0.0.1:8000/v1#MODEL",
             ) from e
@@ -125,8 +128,9 @@ class OpenAILLM(LLM):
                 hint="list the server's models (GET /v1/models) and use openai:URL#MODEL",
             ) from e
         except openai.RateLimitError as e:
-            raise LLMError(
-                f"{self.base_url} is rate-limiting: {_detail(e)}", hint="retry later"
+            raise LLMRateLimitError(
+                f"{self.base_url} is rate-limiting: {_detail(e)}",
+                retry_after=_retry_after(e),
             ) from e
         except openai.APIStatusError as e:
             raise _StatusError(e.status_code, _detail(e)) from e
@@ -294,7 +298,19 @@ class _StatusError(Exception):
         self.detail = detail
 
     def as_llm_error(self, base_url: str) -> LLMError:
-        return LLMError(f"{base_url} answered HTTP {self.status}: {self.detail}")
+        return LLMServerError(
+            f"{base_url} answered HTTP {self.status}: {self.detail}", status=self.status
+        )
+
+
+def _retry_after(e: Exception) -> float | None:
+    """Seconds a 429 answer asks to wait (``Retry-After`` in seconds), if it says."""
+    response = getattr(e, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: rare from LLM servers; back off on our own schedule
 
 
 def _detail(e: Exception) -> str:
