@@ -32,6 +32,10 @@ def tiny_encoder(tmp_path_factory):
         intermediate_size=32,
         max_position_embeddings=128,
     )
+    import torch
+
+    # seeded: unseeded weights depend on what earlier tests drew from torch's generator
+    torch.manual_seed(0)
     BertModel(config).save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
