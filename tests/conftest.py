@@ -48,6 +48,19 @@ def _isolated_settings(monkeypatch, tmp_path):
     monkeypatch.delenv("CAUSALQA_CONFIG", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_global_options():
+    """The CLI's global options (--llm/--json/--verbose) start unset in every test: a test
+    that invokes a command group directly skips the callback that would reset them."""
+    from causalqa.cli.options import state
+
+    saved = dict(state)
+    state.update(llm=None, json=False, verbose=False)
+    yield
+    state.clear()
+    state.update(saved)
+
+
 def have(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
