@@ -421,7 +421,7 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
     asked = answer_type(grounding.masked(question))
     if asked in ("number", "subject", "treatment", "variables") and _tool(plan) in _BOOL_TOOLS:
         found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
-    found += _shape_problems(text, asked, plan)
+    found += _shape_problems(text, plan)
     found += _direction_problems(text, slots, plan)
     used = _plan_names(plan)
     outcome = model.outcome
@@ -457,7 +457,8 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
     return list(dict.fromkeys(found))
 
 
-_ONE_SUBJECT = {"best_subject", "rank_subjects", "ite", "subject_value"}
+_ONE_SUBJECT = {"best_subject", "rank_subjects"}
+"""The tools whose result is one subject picked by its effect."""
 _PLURAL_SUBJ = (
     r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
     r"|units|individuals|people)"
@@ -474,13 +475,10 @@ _ASKS_ONE_SUBJECT = re.compile(
 )
 
 
-def _shape_problems(text: str, asked: str | None, plan: Plan) -> list[str]:
+def _shape_problems(text: str, plan: Plan) -> list[str]:
     """A plan whose result has another shape than the one asked: one subject for "list the
     partners that …", a subject for "what is the smallest effect …"."""
-    tool = _tool(plan)
-    if tool not in _ONE_SUBJECT or tool == "subject_value":
-        return []
-    if tool == "ite":
+    if _tool(plan) not in _ONE_SUBJECT:
         return []
     superlative = re.search(
         r"\b(?:most|least|best|worst|top|bottom|largest|smallest|highest|lowest|biggest"
