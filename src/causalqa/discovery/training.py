@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from networkx.utils import UnionFind
 
 from causalqa.discovery.corpora import (
     NONE,
@@ -64,32 +65,22 @@ def text_folds(
     drug — are one component, and a component is one fold. So the classifier that reads a
     row never saw that row's sentence, nor another sentence about the same pair (a pair's
     name cannot stand in for its label), nor, for ADE, the same drug."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(x: str, y: str) -> None:
-        parent[find(x)] = find(y)
+    components = UnionFind()
 
     keys: list[str] = []
     for ex in examples:
         key = "s:" + sentence_key(ex.text)
-        union(key, _pair_key(ex.a_text, ex.b_text))
+        components.union(key, _pair_key(ex.a_text, ex.b_text))
         keys.append(key)
     for r in rows:
         key = "s:" + sentence_key(r.sentence)
-        union(key, _pair_key(r.a, r.b))
+        components.union(key, _pair_key(r.a, r.b))
         if r.dataset == "ade":
-            union(key, "d:" + _norm(r.a))
+            components.union(key, "d:" + _norm(r.a))
         keys.append(key)
     members: dict[str, list[str]] = {}
     for key in set(keys):
-        members.setdefault(find(key), []).append(key)
+        members.setdefault(components[key], []).append(key)
     out: dict[str, int] = {}
     for group in members.values():
         first = min(group)
@@ -182,31 +173,17 @@ def pair_rows(
 def row_groups(rows: Sequence[PairRow]) -> list[str]:
     """Union of rows that share a sentence or a pair (either order), and ADE rows that
     share a drug (A): each component is one group, named by its first row."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(x: str, y: str) -> None:
-        parent[find(x)] = find(y)
-
-    def norm(name: str) -> str:
-        return " ".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
-
+    components = UnionFind()
     for i, r in enumerate(rows):
         me = f"row:{i}"
-        union(me, "s:" + sentence_key(r.sentence))
-        union(me, "p:" + "|".join(sorted((norm(r.a), norm(r.b)))))
+        components.union(me, "s:" + sentence_key(r.sentence))
+        components.union(me, _pair_key(r.a, r.b))
         if r.dataset == "ade":
-            union(me, "d:" + norm(r.a))
+            components.union(me, "d:" + _norm(r.a))
     roots: dict[str, str] = {}
     out = []
     for i, r in enumerate(rows):
-        root = find(f"row:{i}")
+        root = components[f"row:{i}"]
         roots.setdefault(root, f"{r.dataset}:{r.qid}")
         out.append(roots[root])
     return out
