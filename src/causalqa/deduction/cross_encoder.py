@@ -23,36 +23,17 @@ from typing import Any
 import numpy as np
 
 from causalqa.errors import DeductionError
-
-
-def _model_path(path) -> str:
-    if path is not None:
-        return str(path)
-    from causalqa.embed import default_model_path
-
-    return str(default_model_path())
+from causalqa.evidence.finetune import encoder_path, load_transformer, mean_pool, train_epochs
 
 
 def _load(path: str):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-        from transformers.utils import logging as hf_logging
-    except ImportError:
-        raise DeductionError(
-            "the cross-encoder needs transformers", hint="pip install 'causalqa[embed]'"
-        ) from None
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    try:
-        tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        model = AutoModelForSequenceClassification.from_pretrained(
-            path, num_labels=1, local_files_only=True
-        )
-    except (OSError, ValueError) as e:
-        raise DeductionError(f"cannot load the cross-encoder's encoder from {path}: {e}") from e
-    return tok, model
+    return load_transformer(
+        path,
+        error=DeductionError,
+        name="the cross-encoder",
+        model_class="AutoModelForSequenceClassification",
+        num_labels=1,
+    )
 
 
 _FROZEN: dict = {}
@@ -135,7 +116,7 @@ class CrossEncoder:
 
             if self.threads:
                 torch.set_num_threads(self.threads)
-            self._tok, self._model = _load(_model_path(self.model_path))
+            self._tok, self._model = _load(encoder_path(self.model_path))
             if hasattr(self, "state_"):
                 self._apply_state(self._model, self.state_)
             self._model.eval()
@@ -148,7 +129,7 @@ class CrossEncoder:
         import torch
 
         k = model.config.num_hidden_layers - self.train_layers
-        tag = (_model_path(self.model_path), self.max_length, k)
+        tag = (encoder_path(self.model_path), self.max_length, k)
         todo = [
             i
             for i, (s, p) in enumerate(zip(statements, passages))
@@ -192,9 +173,7 @@ class CrossEncoder:
             if isinstance(h, tuple):
                 h = h[0]
         # Mean over the tokens, as all-MiniLM-L6-v2 was trained (its [CLS] pooler was not).
-        m = mask.unsqueeze(-1).to(h.dtype)
-        pooled = (h * m).sum(1) / m.sum(1).clamp_min(1.0)
-        return model.classifier(model.dropout(pooled)).squeeze(-1)
+        return model.classifier(model.dropout(mean_pool(h, mask))).squeeze(-1)
 
     def fit(
         self,
@@ -224,7 +203,7 @@ class CrossEncoder:
             torch.set_num_threads(self.threads)
         torch.manual_seed(self.seed)
         rng = np.random.default_rng(self.seed)
-        tok, model = _load(_model_path(self.model_path))
+        tok, model = _load(encoder_path(self.model_path))
         model.eval()
         frozen = self._frozen(tok, model, list(statements), [list(p) for p in passages])
         names = set(self._trainable(model))
@@ -250,26 +229,27 @@ class CrossEncoder:
         pos_weight = torch.tensor(n_neg / max(len(pos), 1), dtype=torch.float32)
         loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
         model.train()
-        self.history_ = []
-        done = 0
-        for _ in range(self.epochs):
+
+        def epoch_batches(_epoch):
             idx = np.concatenate([pos, rng.choice(neg, size=n_neg, replace=False)])
             rng.shuffle(idx)
-            losses = []
-            for b in range(0, len(idx), self.batch_size):
-                rows = idx[b : b + self.batch_size]
-                logits = self._top(model, [frozen[i] for i in rows])
-                loss = loss_fn(logits, torch.tensor(y[rows], dtype=torch.float32))
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(body + head, 1.0)
-                opt.step()
-                sched.step()
-                losses.append(float(loss.detach()))
-                done += 1
-                if self.on_step:
-                    self.on_step(done, steps)
-            self.history_.append(round(float(np.mean(losses)), 4))
+            return (idx[b : b + self.batch_size] for b in range(0, len(idx), self.batch_size))
+
+        def batch_loss(rows):
+            logits = self._top(model, [frozen[i] for i in rows])
+            return loss_fn(logits, torch.tensor(y[rows], dtype=torch.float32))
+
+        run = train_epochs(
+            epoch_batches,
+            batch_loss,
+            opt,
+            epochs=self.epochs,
+            scheduler=sched,
+            clip=body + head,
+            max_steps=steps,
+            on_step=self.on_step,
+        )
+        self.history_ = [round(loss, 4) for loss in run.epoch_losses]
         model.eval()
         self.state_ = {
             n: p.detach().to(torch.float16).clone()
@@ -322,7 +302,7 @@ class CrossEncoder:
     def _key(self, statements, passages, y) -> str:
         h = hashlib.sha256()
         h.update(json.dumps(self._params(), sort_keys=True).encode())
-        h.update(_model_path(self.model_path).encode())
+        h.update(encoder_path(self.model_path).encode())
         for s, p, label in zip(statements, passages, y):
             h.update(s.encode())
             h.update(b"\x00")

@@ -29,6 +29,7 @@ from causalqa.deduction.chains import (
 from causalqa.deduction.event_graph import CausalKG, context_sha
 from causalqa.deduction.retrieve import chains_of_top_nodes
 from causalqa.errors import EventGraphError
+from causalqa.evidence.finetune import train_epochs
 
 EDGE_TYPE_INDEX = {EXTRACTED: 0, INFERRED: 1, SIMILAR: 2}
 EDGE_DIM = len(EDGE_TYPE_INDEX) + 1
@@ -361,25 +362,22 @@ class RoTGRetriever:
         loss_fn = torch.nn.CrossEntropyLoss(weight=weights)
         opt = torch.optim.Adam(self.module_.parameters(), lr=self.lr)
         self.class_weights_ = {"False": float(weights[0]), "True": float(weights[1])}
-        self.history_: list[float] = []
         start = time.perf_counter()
         self.module_.train()
-        for _ in range(self.epochs):
+
+        def epoch_batches(_epoch):
             extra = rng.choices(pos, k=n_pos - len(pos)) if pos else []
             epoch = list(neg) + list(pos) + extra
             rng.shuffle(epoch)
             epoch = epoch[: self.max_train]
-            losses = []
-            for b in range(0, len(epoch), self.batch_size):
-                chunk = epoch[b : b + self.batch_size]
-                logits = self._logits(chunk, vecs)
-                target = torch.tensor([1 if e.label else 0 for e in chunk])
-                loss = loss_fn(logits, target)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                losses.append(float(loss.detach()))
-            self.history_.append(float(np.mean(losses)) if losses else float("nan"))
+            return (epoch[b : b + self.batch_size] for b in range(0, len(epoch), self.batch_size))
+
+        def batch_loss(chunk):
+            target = torch.tensor([1 if e.label else 0 for e in chunk])
+            return loss_fn(self._logits(chunk, vecs), target)
+
+        run = train_epochs(epoch_batches, batch_loss, opt, epochs=self.epochs)
+        self.history_: list[float] = run.epoch_losses
         self.module_.eval()
         self.n_train_ = len(examples)
         self.n_epoch_examples_ = min(self.max_train, total)

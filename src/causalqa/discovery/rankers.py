@@ -62,6 +62,7 @@ from causalqa.discovery.pathdata import (
     PathRecord,
 )
 from causalqa.errors import ConfigError, PairDiscoveryError, RankerError
+from causalqa.evidence.finetune import encoder_path, load_transformer, mean_pool, train_epochs
 from causalqa.metrics import relevance_labels
 
 __all__ = [
@@ -440,41 +441,9 @@ def cross_encoder_text(
 _ENTITY_TAG = re.compile(r"</?e[12]>")
 
 
-def _model_path(path) -> str:
-    if path is not None:
-        return str(path)
-    from causalqa.embed import default_model_path
-
-    return str(default_model_path())
-
-
 def _load_encoder(path: str):
     """Tokenizer and transformer (``AutoModel``) from a local folder, hub switched off."""
-    import os
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
-    except ImportError:
-        raise RankerError(
-            "the cross-encoder needs transformers", hint="pip install 'causalqa[embed]'"
-        ) from None
-    verbosity = hf_logging.get_verbosity()
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        model = AutoModel.from_pretrained(path, local_files_only=True)
-    except (OSError, ValueError) as e:
-        raise RankerError(f"cannot load the cross-encoder's transformer from {path}: {e}") from e
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
-    return tokenizer, model
+    return load_transformer(path, error=RankerError, name="the cross-encoder")
 
 
 class CrossEncoderRanker(Ranker):
@@ -568,9 +537,7 @@ class CrossEncoderRanker(Ranker):
             return_tensors="pt",
         )
         hidden = model(**enc).last_hidden_state
-        mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
-        return head(pooled).squeeze(-1)
+        return head(mean_pool(hidden, enc["attention_mask"])).squeeze(-1)
 
     def _capped(self, labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Indices of the paths a query trains on: all, or the best and a random rest."""
@@ -613,7 +580,7 @@ class CrossEncoderRanker(Ranker):
         self.levels_ = float(max(float(y.max()) for *_, y in data))
         weights = self._query_weights([r.label for r, _ in groups])
         torch.manual_seed(self.seed)
-        tokenizer, model = _load_encoder(_model_path(self.model_path))
+        tokenizer, model = _load_encoder(encoder_path(self.model_path))
         head = torch.nn.Linear(model.config.hidden_size, 1)
         decay = [p for n, p in model.named_parameters() if p.ndim > 1 and "LayerNorm" not in n]
         no_decay = [
@@ -636,51 +603,54 @@ class CrossEncoderRanker(Ranker):
             lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))),
         )
         gen = torch.Generator().manual_seed(self.seed)
-        steps = 0
         self.losses_: list[float] = []
         self.model_, self.head_, self.tokenizer_ = model, head, tokenizer
         model.train()
-        for epoch in range(self.epochs):
+
+        def epoch_batches(_epoch):
             perm = torch.randperm(len(data), generator=gen).tolist()
-            epoch_loss = []
-            for b in range(0, len(data), self.batch_queries):
-                batch = [data[i] for i in perm[b : b + self.batch_queries]]
-                qt = [t for q, _, _ in batch for t in q]
-                pt = [t for _, p, _ in batch for t in p]
-                flat = self._forward(model, head, tokenizer, qt, pt)
-                width = max(len(y) for *_, y in batch)
-                pred = flat.new_zeros((len(batch), width))
-                true = torch.full((len(batch), width), -1.0)
-                at = 0
-                for g, (*_, y) in enumerate(batch):
-                    pred[g, : len(y)] = flat[at : at + len(y)]
-                    true[g, : len(y)] = torch.from_numpy(y)
-                    at += len(y)
-                w = torch.tensor([weights[i] for i in perm[b : b + self.batch_queries]])
-                per_query = torch.stack(
-                    [
-                        allrank_loss(
-                            self.loss, pred[g : g + 1], true[g : g + 1], levels=self.levels_
-                        )
-                        for g in range(len(batch))
-                    ]
-                )
-                loss = (w * per_query).sum() / w.sum()
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_([*model.parameters(), *head.parameters()], 1.0)
-                opt.step()
-                sched.step()
-                epoch_loss.append(float(loss.detach()))
-                steps += 1
-                if self.on_step is not None:
-                    self.on_step(steps, total)
-                if steps >= total:
-                    break
-            self.losses_.append(float(np.mean(epoch_loss)))
+            return (
+                perm[b : b + self.batch_queries] for b in range(0, len(data), self.batch_queries)
+            )
+
+        def batch_loss(rows):
+            batch = [data[i] for i in rows]
+            qt = [t for q, _, _ in batch for t in q]
+            pt = [t for _, p, _ in batch for t in p]
+            flat = self._forward(model, head, tokenizer, qt, pt)
+            width = max(len(y) for *_, y in batch)
+            pred = flat.new_zeros((len(batch), width))
+            true = torch.full((len(batch), width), -1.0)
+            at = 0
+            for g, (*_, y) in enumerate(batch):
+                pred[g, : len(y)] = flat[at : at + len(y)]
+                true[g, : len(y)] = torch.from_numpy(y)
+                at += len(y)
+            w = torch.tensor([weights[i] for i in rows])
+            per_query = torch.stack(
+                [
+                    allrank_loss(self.loss, pred[g : g + 1], true[g : g + 1], levels=self.levels_)
+                    for g in range(len(batch))
+                ]
+            )
+            return (w * per_query).sum() / w.sum()
+
+        def after_epoch(epoch, loss):
+            self.losses_.append(loss)
             self._after_epoch(epoch)
-            if steps >= total:
-                break
+
+        run = train_epochs(
+            epoch_batches,
+            batch_loss,
+            opt,
+            epochs=self.epochs,
+            scheduler=sched,
+            clip=[*model.parameters(), *head.parameters()],
+            max_steps=total,
+            on_step=self.on_step,
+            on_epoch=after_epoch,
+        )
+        steps = run.steps
         model.eval()
         self.steps_ = steps
         return self
@@ -749,22 +719,20 @@ class BigramLM:
         opt = torch.optim.Adam([*emb.parameters(), *out.parameters()], lr=self.lr)
         p, n = torch.from_numpy(prev), torch.from_numpy(nxt)
         gen = torch.Generator().manual_seed(self.seed)
-        steps = 0
-        for _ in range(self.epochs):
+
+        def epoch_batches(_epoch):
             perm = torch.randperm(len(p), generator=gen)
-            for b in range(0, len(p), self.batch):
-                idx = perm[b : b + self.batch]
-                loss = torch.nn.functional.cross_entropy(out(emb(p[idx])), n[idx])
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                steps += 1
-                if steps >= self.max_steps:
-                    break
-            if steps >= self.max_steps:
-                break
-        self.loss_ = float(loss.detach())
-        self.steps_ = steps
+            return (perm[b : b + self.batch] for b in range(0, len(p), self.batch))
+
+        run = train_epochs(
+            epoch_batches,
+            lambda idx: torch.nn.functional.cross_entropy(out(emb(p[idx])), n[idx]),
+            opt,
+            epochs=self.epochs,
+            max_steps=self.max_steps,
+        )
+        self.loss_ = run.last_loss
+        self.steps_ = run.steps
         self.vectors_ = emb.weight.detach().numpy().copy()
         return self
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from causalqa.discovery.corpora import A_CAUSES_B, B_CAUSES_A, CAUSAL, NONE, RelationExample
 from causalqa.errors import EvidenceArtefactError, MentionError
+from causalqa.evidence.finetune import encoder_path, load_transformer, mean_pool, train_epochs
 
 __all__ = [
     "MARKER",
@@ -200,20 +201,11 @@ class RelationClassifier:
 
         torch.set_num_threads(max(1, int(self.threads)))
         if getattr(self, "_encoder", None) is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            from transformers import AutoModel, AutoTokenizer
-            from transformers.utils import logging as hf_logging
-
-            hf_logging.set_verbosity_error()
-            hf_logging.disable_progress_bar()
-            path = self.model_path
-            if path is None:
-                from causalqa.embed import default_model_path
-
-                path = default_model_path()
-            self._tokenizer = AutoTokenizer.from_pretrained(str(path))
-            self._encoder = AutoModel.from_pretrained(str(path))
+            self._tokenizer, self._encoder = load_transformer(
+                encoder_path(self.model_path),
+                error=EvidenceArtefactError,
+                name="the relation classifier",
+            )
             state = getattr(self, "encoder_state_", None)
             if state is not None:
                 self._encoder.load_state_dict(state)
@@ -251,8 +243,7 @@ class RelationClassifier:
 
         _, encoder = self._load_encoder()
         hidden = encoder(**enc).last_hidden_state
-        mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+        mean = mean_pool(hidden, enc["attention_mask"])
         rows = torch.arange(hidden.shape[0])
         ha, hb = hidden[rows, pos[:, 0]], hidden[rows, pos[:, 1]]
         return torch.cat([ha, hb, mean], dim=-1), torch.cat([hb, ha, mean], dim=-1)
@@ -320,15 +311,20 @@ class RelationClassifier:
             head = _Head.build(fwd.shape[1] // 3, self.hidden, self.dropout)
             opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=self.weight_decay)
             head.train()
-            for epoch in range(epochs):
+
+            def epoch_batches(_epoch):
                 perm = torch.from_numpy(rng.permutation(len(y)))
-                for s in range(0, len(y), batch):
-                    idx = perm[s : s + batch]
-                    opt.zero_grad()
-                    _loss(head(x[idx]), y[idx]).backward()
-                    opt.step()
-                if on_progress:
-                    on_progress("train head", epoch + 1, epochs)
+                return (perm[s : s + batch] for s in range(0, len(y), batch))
+
+            train_epochs(
+                epoch_batches,
+                lambda idx: _loss(head(x[idx]), y[idx]),
+                opt,
+                epochs=epochs,
+                on_epoch=(lambda e, _: on_progress("train head", e + 1, epochs))
+                if on_progress
+                else None,
+            )
             head.eval()
             self.head_ = head
         else:
@@ -356,31 +352,33 @@ class RelationClassifier:
         sched = torch.optim.lr_scheduler.OneCycleLR(
             opt, max_lr=[lr, lr * 30], total_steps=steps, pct_start=0.1, anneal_strategy="linear"
         )
-        step = 0
-        for _ in range(epochs):
+
+        def epoch_batches(_epoch):
             # Batches of similar length (less padding), in a random order.
             order = np.argsort(lengths + rng.uniform(0, 40, len(lengths)), kind="stable")
             chunks = [order[s : s + batch] for s in range(0, len(order), batch)]
-            for j in rng.permutation(len(chunks)):
-                idx = chunks[j]
-                encoder.train()
-                head.train()
-                enc, pos = self._batch([mentions[i] for i in idx])
-                f, b = self._states(enc, pos)
-                y = torch.from_numpy(labels[idx])
-                loss = _loss(head(f), y) + _loss(
-                    head(b), torch.from_numpy(_swap_labels(labels[idx]))
-                )
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(
-                    list(encoder.parameters()) + list(head.parameters()), 1.0
-                )
-                opt.step()
-                sched.step()
-                step += 1
-                if on_progress:
-                    on_progress("fine-tune", step, steps)
+            return (chunks[j] for j in rng.permutation(len(chunks)))
+
+        def batch_loss(idx):
+            encoder.train()
+            head.train()
+            enc, pos = self._batch([mentions[i] for i in idx])
+            f, b = self._states(enc, pos)
+            y = torch.from_numpy(labels[idx])
+            return _loss(head(f), y) + _loss(head(b), torch.from_numpy(_swap_labels(labels[idx])))
+
+        train_epochs(
+            epoch_batches,
+            batch_loss,
+            opt,
+            epochs=epochs,
+            scheduler=sched,
+            clip=list(encoder.parameters()) + list(head.parameters()),
+            max_steps=steps,
+            on_step=(lambda done, total: on_progress("fine-tune", done, total))
+            if on_progress
+            else None,
+        )
         encoder.eval()
         head.eval()
         self.head_ = head
