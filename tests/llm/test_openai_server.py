@@ -4,17 +4,15 @@ of a GGML_BACKEND_DL build) over the small embedded model, started on 127.0.0.1.
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 from tests.conftest import have
 
 from causalqa.llm import get_llm
 from causalqa.llm.models import EMBEDDED, ensure_model
+from causalqa.llm.serve import start_server
 
 pytestmark = [
     pytest.mark.server,
@@ -30,54 +28,17 @@ NAME = "qwen-small"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     path = ensure_model(EMBEDDED["local:small"], quiet=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     log = tmp_path_factory.mktemp("server") / "server.log"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "causalqa.llm.serve",  # llama_cpp.server with causalqa's CPU-kernel choice
-            "--model",
-            str(path),
-            "--model_alias",
-            NAME,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "2048",
-            "--n_threads",
-            str(os.cpu_count() or 1),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=log.open(
-            "wb"
-        ),  # a file, not a pipe: the server's load log would fill a pipe and block it
-    )
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/models", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None:
-            pytest.fail("llama_cpp.server exited: " + log.read_text(errors="replace")[-2000:])
-        if time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("llama_cpp.server did not start within 120 s")
-        time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    # llama_cpp.server through causalqa.llm.serve (causalqa's CPU-kernel choice)
+    with start_server(
+        path,
+        log=log,
+        kind="llama_cpp.server",
+        name=NAME,
+        threads=os.cpu_count() or 1,
+        timeout=120,
+    ) as srv:
+        yield srv.url
 
 
 @pytest.fixture

@@ -233,6 +233,11 @@ def create_app(
     v1 = APIRouter(prefix="/v1", dependencies=auth)
     public = APIRouter(prefix="/v1")
 
+    def route(method: str, path: str, *statuses: int, tag: str, router=v1, **options: Any):
+        """The decorator of a documented route: its `tag` (group in /docs), the error
+        `statuses` it may answer (each with its description) and FastAPI's `options`."""
+        return getattr(router, method)(path, tags=[tag], responses=_errors(*statuses), **options)
+
     # -- errors
     @app.exception_handler(CausalQAError)
     async def _causalqa_error(_request: Request, exc: CausalQAError) -> JSONResponse:
@@ -264,35 +269,29 @@ def create_app(
         return _json_error(500, {"error": error_body(exc)})
 
     # -- status
-    @public.get("/health", response_model=Health, tags=["status"], responses=_errors(400, 413))
+    @route("get", "/health", 400, 413, tag="status", response_model=Health, router=public)
     def health() -> dict:
         """The process is up (always 200 while it answers)."""
         return svc.health()
 
-    @v1.get("/ready", response_model=Readiness, tags=["status"], responses=_errors(*BASE, 503))
+    @route("get", "/ready", *BASE, 503, tag="status", response_model=Readiness)
     def ready() -> dict:
         """Whether the model has loaded: 200 when it has, 503 while it loads or if it failed."""
         return svc.readiness()
 
-    @v1.get("/version", response_model=Version, tags=["status"], responses=_errors(*BASE))
+    @route("get", "/version", *BASE, tag="status", response_model=Version)
     def version() -> dict:
         return svc.version()
 
     # -- causal models
     id_path = Annotated[str, Path(pattern=MODEL_ID.pattern, max_length=64)]
 
-    @v1.get("/models", response_model=ModelList, tags=["models"], responses=_errors(*BASE))
+    @route("get", "/models", *BASE, tag="models", response_model=ModelList)
     def list_models() -> dict:
         """The causal models this server has: uploaded, fitted or loaded by its operator."""
         return {"models": svc.list_models()}
 
-    @v1.post(
-        "/models",
-        status_code=201,
-        response_model=ModelInfo,
-        tags=["models"],
-        responses=_errors(*BASE, 409),
-    )
+    @route("post", "/models", *BASE, 409, tag="models", status_code=201, response_model=ModelInfo)
     async def upload_model(
         name: Annotated[str, Form(min_length=1, max_length=200, description="Display name.")],
         graph: Annotated[
@@ -333,12 +332,16 @@ def create_app(
             outcome=outcome,
         )
 
-    @v1.post(
+    @route(
+        "post",
         "/models/fit",
+        *BASE,
+        409,
+        429,
+        503,
+        tag="models",
         status_code=202,
         response_model=JobRecord,
-        tags=["models"],
-        responses=_errors(*BASE, 409, 429, 503),
     )
     async def fit_model(
         name: Annotated[str, Form(min_length=1, max_length=200)],
@@ -381,40 +384,33 @@ def create_app(
         )
         return job.to_dict()
 
-    @v1.get(
-        "/models/{model_id}",
-        response_model=ModelDetail,
-        tags=["models"],
-        responses=_errors(*BASE, 404),
-    )
+    @route("get", "/models/{model_id}", *BASE, 404, tag="models", response_model=ModelDetail)
     def show_model(model_id: id_path) -> dict:
         """A model: its record, graph (nodes and edges) and the first rows of its effects."""
         return svc.show_model(model_id)
 
-    @v1.delete(
-        "/models/{model_id}",
-        status_code=204,
-        tags=["models"],
-        responses=_errors(*BASE, 404, 409),
-    )
+    @route("delete", "/models/{model_id}", *BASE, 404, 409, tag="models", status_code=204)
     def delete_model(model_id: id_path) -> Response:
         """Delete an uploaded or fitted model (and its chat sessions)."""
         svc.delete_model(model_id)
         return Response(status_code=204)
 
     # -- questions
-    @v1.post("/ask", response_model=AskResponse, tags=["ask"], responses=_errors(*MODEL_CALL, 404))
+    @route("post", "/ask", *MODEL_CALL, 404, tag="ask", response_model=AskResponse)
     async def ask(request: AskRequest) -> dict:
         """One question about a model: answer, plan (the tool calls), grounded names — the
         CLI's `ask --json` — and the nodes and edges it used."""
         return await svc.ask(request.model, request.question, request.mode)
 
-    @v1.post(
+    @route(
+        "post",
         "/sessions",
+        *BASE,
+        404,
+        503,
+        tag="ask",
         status_code=201,
         response_model=SessionRecord,
-        tags=["ask"],
-        responses=_errors(*BASE, 404, 503),
     )
     def create_session(request: SessionCreate) -> dict:
         """Start a chat about a model: follow-ups ("and for partner 3?") keep the context.
@@ -423,39 +419,29 @@ def create_app(
 
     sid_path = Annotated[str, Path(min_length=1, max_length=64)]
 
-    @v1.get(
-        "/sessions/{session_id}",
-        response_model=SessionRecord,
-        tags=["ask"],
-        responses=_errors(*BASE, 404),
-    )
+    @route("get", "/sessions/{session_id}", *BASE, 404, tag="ask", response_model=SessionRecord)
     def get_session(session_id: sid_path) -> dict:
         return svc.session(session_id)
 
-    @v1.post(
+    @route(
+        "post",
         "/sessions/{session_id}/ask",
+        *MODEL_CALL,
+        404,
+        tag="ask",
         response_model=AskResponse,
-        tags=["ask"],
-        responses=_errors(*MODEL_CALL, 404),
     )
     async def session_ask(session_id: sid_path, request: SessionAsk) -> dict:
         """A question in a chat session."""
         return await svc.session_ask(session_id, request.question)
 
-    @v1.delete(
-        "/sessions/{session_id}", status_code=204, tags=["ask"], responses=_errors(*BASE, 404)
-    )
+    @route("delete", "/sessions/{session_id}", *BASE, 404, tag="ask", status_code=204)
     def delete_session(session_id: sid_path) -> Response:
         svc.delete_session(session_id)
         return Response(status_code=204)
 
     # -- discovery
-    @v1.post(
-        "/discover/pair",
-        response_model=dict[str, Any],
-        tags=["discovery"],
-        responses=_errors(*MODEL_CALL),
-    )
+    @route("post", "/discover/pair", *MODEL_CALL, tag="discovery", response_model=dict[str, Any])
     async def discover_pair(request: PairRequest) -> dict:
         """Is there a causal relation between a and b? The CLI's `discover pair --json`: by
         default the evidence method (direction A→B, B→A or none with calibrated
@@ -475,12 +461,15 @@ def create_app(
             no_llm=request.no_llm,
         )
 
-    @v1.post(
+    @route(
+        "post",
         "/discover/graph",
+        *BASE,
+        429,
+        503,
+        tag="discovery",
         status_code=202,
         response_model=JobRecord,
-        tags=["discovery"],
-        responses=_errors(*BASE, 429, 503),
     )
     def discover_graph(request: GraphRequest) -> dict:
         """A directed graph among variables (every ordered pair asked): a job whose result
@@ -497,20 +486,16 @@ def create_app(
     # -- jobs
     job_path = Annotated[str, Path(min_length=1, max_length=64)]
 
-    @v1.get("/jobs", response_model=JobList, tags=["jobs"], responses=_errors(*BASE))
+    @route("get", "/jobs", *BASE, tag="jobs", response_model=JobList)
     def list_jobs() -> dict:
         return {"jobs": [j.to_dict() for j in svc.jobs.list()]}
 
-    @v1.get(
-        "/jobs/{job_id}", response_model=JobRecord, tags=["jobs"], responses=_errors(*BASE, 404)
-    )
+    @route("get", "/jobs/{job_id}", *BASE, 404, tag="jobs", response_model=JobRecord)
     def get_job(job_id: job_path) -> dict:
         """A job's status, progress and (when done) result."""
         return svc.jobs.get(job_id).to_dict()
 
-    @v1.delete(
-        "/jobs/{job_id}", response_model=JobRecord, tags=["jobs"], responses=_errors(*BASE, 404)
-    )
+    @route("delete", "/jobs/{job_id}", *BASE, 404, tag="jobs", response_model=JobRecord)
     def cancel_job(job_id: job_path) -> dict:
         """Cancel a job: a queued one never runs, a running one stops at its next step."""
         job = svc.jobs.get(job_id)
@@ -558,9 +543,7 @@ def create_app(
         )
 
     # -- deduction
-    @v1.post(
-        "/deduce", response_model=Deduction, tags=["deduction"], responses=_errors(*MODEL_CALL)
-    )
+    @route("post", "/deduce", *MODEL_CALL, tag="deduction", response_model=Deduction)
     async def deduce(request: DeduceRequest) -> dict:
         """Is the statement a probable cause of the accident in the report? The CLI's
         `deduce --json`: verdict, P(True), the evidence shown to the model."""
