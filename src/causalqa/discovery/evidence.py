@@ -30,7 +30,12 @@ import numpy as np
 
 from causalqa import config
 from causalqa.discovery.features import DIRECTIONAL, KGEvidence, cue_phrase, vectorize
-from causalqa.discovery.relation import Mention, RelationClassifier, RelationEnsemble
+from causalqa.discovery.relation import (
+    Mention,
+    RelationClassifier,
+    RelationEnsemble,
+    read_manifest,
+)
 from causalqa.errors import EvidenceArtefactError, PairDiscoveryError
 
 __all__ = [
@@ -327,13 +332,7 @@ class EvidenceJudge:
             rebuilt = trained_artefacts()
             folder = rebuilt if (rebuilt / "judge.json").is_file() else default_artefacts()
         path = Path(folder)
-        manifest_path = path / "judge.json"
-        if not manifest_path.is_file():
-            raise EvidenceArtefactError(f"no evidence model at {path}")
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise EvidenceArtefactError(f"{manifest_path}: unreadable ({e})") from None
+        manifest = read_manifest(path / "judge.json", "evidence model")
         combiners = {}
         for variant in manifest.get("variants", []):
             try:

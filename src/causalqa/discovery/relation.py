@@ -152,6 +152,17 @@ def _swap_labels(labels: np.ndarray) -> np.ndarray:
     return out
 
 
+def read_manifest(path: Path, what: str) -> dict[str, Any]:
+    """The JSON manifest at `path` of a saved `what` (an artefact folder's index); an
+    `EvidenceArtefactError` when it is missing or unreadable."""
+    if not path.is_file():
+        raise EvidenceArtefactError(f"no {what} at {path.parent}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise EvidenceArtefactError(f"{path}: unreadable ({e})") from None
+
+
 class RelationClassifier:
     """P(none), P(A→B), P(B→A) for a pair in a sentence, in scikit-learn's manner.
 
@@ -452,13 +463,7 @@ class RelationClassifier:
         import torch
 
         path = Path(folder)
-        manifest_path = path / "manifest.json"
-        if not manifest_path.is_file():
-            raise EvidenceArtefactError(f"no relation classifier at {path}")
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise EvidenceArtefactError(f"{manifest_path}: unreadable ({e})") from None
+        manifest = read_manifest(path / "manifest.json", "relation classifier")
         states = {}
         for name, digest in manifest.get("sha256", {}).items():
             blob = (path / name).read_bytes() if (path / name).is_file() else b""

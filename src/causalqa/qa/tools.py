@@ -604,6 +604,17 @@ def _nonempty(rows: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
+def _kept_values(
+    model: CausalModel,
+    value: ValueLike,
+    where: WhereLike,
+    conditions: Sequence[ConditionLike] | None,
+) -> pd.Series:
+    """`value` of each subject `where` and `conditions` keep; a `ToolError` for none."""
+    _, rows = select_subjects(model, where, conditions)
+    return _value_series(model, value, _nonempty(rows))
+
+
 def summarize(
     model: CausalModel,
     value: ValueLike,
@@ -626,8 +637,7 @@ def summarize(
     >>> summarize(model, {"difference": ["Discount", "Tech Support"]}, "min")
     10.0
     """
-    _, rows = select_subjects(model, where, conditions)
-    series = _value_series(model, value, _nonempty(rows))
+    series = _kept_values(model, value, where, conditions)
     if stat not in STATS:
         raise ToolError(f"a statistic is one of {', '.join(STATS)}, got {stat!r}")
     if stat == "quantile":
@@ -689,8 +699,7 @@ def subject_values(
     >>> subject_values(model, {"treatment": "Tech Support"})[0]
     {'arg': '1', 'value': 10.0}
     """
-    _, rows = select_subjects(model, where, conditions)
-    series = _value_series(model, value, _nonempty(rows))
+    series = _kept_values(model, value, where, conditions)
     return [{"arg": str(i), "value": float(v)} for i, v in series.items()]
 
 
@@ -717,8 +726,7 @@ def rank_subjects(
     >>> rank_subjects(model, {"difference": ["Discount", "Tech Support"]})
     [{'arg': '2', 'value': 55.0}]
     """
-    _, rows = select_subjects(model, where, conditions)
-    return _ranked(_value_series(model, value, _nonempty(rows)), lowest)[: _k(k)]
+    return _ranked(_kept_values(model, value, where, conditions), lowest)[: _k(k)]
 
 
 def rank_treatments(
