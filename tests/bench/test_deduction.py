@@ -189,17 +189,23 @@ class _ByStatement(ScriptedLLM):
         return LabelScores({"True": -2.0, "False": -0.2}, usage=usage)
 
 
-def test_bench_keeps_every_prediction_and_pooled_tests(kg, embedder, tmp_path):
-    report = run_deduction_bench(
+def _two_conditions(kg, embedder, **options):
+    """The bench over `_examples()` with no retrieval (V1) and semantic retrieval (V6),
+    two folds, scripted by `_ByStatement`."""
+    return run_deduction_bench(
         _examples(),
         kg=kg,
         llm=_ByStatement(),
         conditions=["V1:none", "V6:semantic"],
         folds=2,
         embedder=embedder,
-        out_dir=tmp_path,
         progress=False,
+        **options,
     )
+
+
+def test_bench_keeps_every_prediction_and_pooled_tests(kg, embedder, tmp_path):
+    report = _two_conditions(kg, embedder, out_dir=tmp_path)
     preds = report["predictions"]
     assert len(preds) == 2 * len(_examples())
     assert {p["condition"] for p in preds} == {"V1:none", "V6:semantic"}
@@ -231,17 +237,7 @@ def test_bench_keeps_every_prediction_and_pooled_tests(kg, embedder, tmp_path):
 
 def test_bench_with_calls_in_flight_keeps_every_prediction_in_order(kg, embedder):
     def run(n):
-        report = run_deduction_bench(
-            _examples(),
-            kg=kg,
-            llm=_ByStatement(),
-            conditions=["V1:none", "V6:semantic"],
-            folds=2,
-            embedder=embedder,
-            out_dir=None,
-            progress=False,
-            concurrency=n,
-        )
+        report = _two_conditions(kg, embedder, out_dir=None, concurrency=n)
         return [{k: v for k, v in p.items() if k != "seconds"} for p in report["predictions"]]
 
     one = run(1)

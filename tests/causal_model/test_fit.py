@@ -58,15 +58,21 @@ TRUE_EDGES = {
 TRUE_GRAPH = nx.DiGraph(sorted(TRUE_EDGES))
 
 
-def simulate(n: int = N, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rows from the SCM above and each row's true ITE of Discount and Support."""
+def simulate(
+    n: int = N, seed: int = 0, *, continuous: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows from the SCM above and each row's true ITE of Discount and Support.
+    `continuous`: the treatments are not thresholded and Support's effect is a constant
+    1.5 (a linear-Gaussian SCM)."""
     rng = np.random.default_rng(seed)
     age = rng.normal(size=n)
     size = rng.normal(size=n)
-    discount = (0.8 * age + rng.normal(size=n) > 0).astype(int)
-    support = (0.8 * size + rng.normal(size=n) > 0).astype(int)
+    discount = 0.8 * age + rng.normal(size=n)
+    support = 0.8 * size + rng.normal(size=n)
+    if not continuous:
+        discount, support = (discount > 0).astype(int), (support > 0).astype(int)
     visits = 1.0 * discount + rng.normal(size=n)
-    ite_support = 1.5 + 1.0 * size
+    ite_support = np.full(n, 1.5) if continuous else 1.5 + 1.0 * size
     revenue = age + size + 2.0 * discount + visits + support * ite_support + rng.normal(size=n)
     data = pd.DataFrame(
         {
@@ -144,22 +150,7 @@ def test_pc_is_good_over_several_seeds():
 def test_ges_recovers_a_linear_gaussian_skeleton():
     # GES scores with a linear-Gaussian BIC: binary treatments break that assumption and
     # cost it extra edges, so it is checked on continuous data, where the BIC holds.
-    rng = np.random.default_rng(0)
-    age, size = rng.normal(size=N), rng.normal(size=N)
-    discount = 0.8 * age + rng.normal(size=N)
-    support = 0.8 * size + rng.normal(size=N)
-    visits = discount + rng.normal(size=N)
-    revenue = age + size + 2 * discount + visits + 1.5 * support + rng.normal(size=N)
-    data = pd.DataFrame(
-        {
-            "Age": age,
-            "Size": size,
-            "Discount": discount,
-            "Support": support,
-            "Visits": visits,
-            "Revenue": revenue,
-        }
-    )
+    data, _ = simulate(continuous=True)
     g = learn_graph(data, method="ges")
     recall, extra = recall_and_extra(g)
     assert recall >= MIN_RECALL and extra <= MAX_EXTRA, sorted(g.edges())

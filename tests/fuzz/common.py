@@ -19,6 +19,10 @@ file left behind by a command that failed.
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -110,3 +114,28 @@ def write(path, text: str, *, encoding: str = "utf-8", newline: str | None = "")
     written with replacement, as a user's editor would never do but a bad tool might."""
     with open(path, "w", encoding=encoding, errors="surrogatepass", newline=newline) as f:
         f.write(text)
+
+
+def load_or_refused(
+    loader: Callable[[Path], Any],
+    name: str,
+    content: str | bytes,
+    *,
+    on_error: Callable[[CausalQAError, Path], None] | None = None,
+) -> Any:
+    """Write `content` (text exactly, or bytes) to a temporary file called `name` and
+    return ``loader(path)`` — or None when the loader refuses it with a `CausalQAError`
+    that passes `check_error` (and ``on_error(error, path)``, a further check)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            write(path, content)
+        try:
+            return loader(path)
+        except CausalQAError as e:
+            check_error(e, path)
+            if on_error is not None:
+                on_error(e, path)
+            return None

@@ -10,11 +10,10 @@ from pathlib import Path
 import networkx as nx
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, check_error, mutated, names, write
+from tests.fuzz.common import FUZZ, FUZZ_CLI, load_or_refused, mutated, names, write
 from tests.hardening.support import assert_clean_exit, run_cli, scripted_backend
 
 from causalqa.causal_model import load_graph
-from causalqa.errors import CausalQAError
 
 
 def quote(name: str) -> str:
@@ -47,15 +46,8 @@ def dots(draw):
     return "\n".join(lines) + "\n", (expected if ok else None)
 
 
-def load_or_error(text: str):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "g.dot"
-        write(path, text)
-        try:
-            return load_graph(path)
-        except CausalQAError as e:
-            check_error(e, path)
-            return None
+def load_or_error(content: str | bytes):
+    return load_or_refused(load_graph, "g.dot", content)
 
 
 @FUZZ
@@ -95,13 +87,7 @@ def test_mutated_dot_is_a_dag_or_one_clear_error(text):
 @FUZZ
 @given(st.binary(max_size=300))
 def test_random_bytes_as_dot(data):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "g.dot"
-        path.write_bytes(data)
-        try:
-            load_graph(path)
-        except CausalQAError as e:
-            check_error(e, path)
+    load_or_error(data)
 
 
 @FUZZ_CLI

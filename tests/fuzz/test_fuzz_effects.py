@@ -14,11 +14,18 @@ from pathlib import Path
 import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, NASTY, check_error, mutated, names, write
+from tests.fuzz.common import (
+    FUZZ,
+    FUZZ_CLI,
+    NASTY,
+    load_or_refused,
+    mutated,
+    names,
+    write,
+)
 from tests.hardening.support import PARTNERS, assert_clean_exit, run_cli, scripted_backend
 
 from causalqa.causal_model import load_effects
-from causalqa.errors import CausalQAError
 
 cells = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
@@ -51,15 +58,8 @@ def check_table(df: pd.DataFrame) -> None:
         assert all(isinstance(v, float) and math.isfinite(v) for v in values), (col, values)
 
 
-def load_or_error(text: str, suffix: str = ".csv"):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / f"effects{suffix}"
-        write(path, text)
-        try:
-            return load_effects(path)
-        except CausalQAError as e:
-            check_error(e, path)
-            return None
+def load_or_error(content: str | bytes, suffix: str = ".csv"):
+    return load_or_refused(load_effects, f"effects{suffix}", content)
 
 
 @FUZZ
@@ -84,13 +84,9 @@ def test_mutated_effects_tables(text):
 @FUZZ
 @given(st.binary(max_size=300), st.sampled_from([".csv", ".tsv"]))
 def test_random_bytes_as_effects(data, suffix):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / f"effects{suffix}"
-        path.write_bytes(data)
-        try:
-            check_table(load_effects(path))
-        except CausalQAError as e:
-            check_error(e, path)
+    df = load_or_error(data, suffix)
+    if df is not None:
+        check_table(df)
 
 
 @FUZZ_CLI

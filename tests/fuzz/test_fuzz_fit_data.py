@@ -15,11 +15,10 @@ import networkx as nx
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, NASTY, check_error, mutated, write
+from tests.fuzz.common import FUZZ, FUZZ_CLI, NASTY, load_or_refused, mutated, write
 from tests.hardening.support import PARTNERS, assert_clean_exit, files_under, run_cli
 
 from causalqa.causal_model import CausalModel, fit_causal_model
-from causalqa.errors import CausalQAError
 
 junk = st.one_of(st.sampled_from(NASTY), st.sampled_from(["", "nan", "inf", "1,5", "yes"]))
 
@@ -51,16 +50,12 @@ def observations(draw) -> str:
 
 
 def fit_or_error(text: str, **kwargs):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "data.csv"
-        write(path, text)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return fit_causal_model(path, **kwargs)
-        except CausalQAError as e:
-            check_error(e, path)
-            return None
+    def fit(path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fit_causal_model(path, **kwargs)
+
+    return load_or_refused(fit, "data.csv", text)
 
 
 def check_model(model: CausalModel, treatments) -> None:

@@ -11,11 +11,10 @@ from xml.sax.saxutils import quoteattr
 import networkx as nx
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, check_error, mutated, names, write
+from tests.fuzz.common import FUZZ, FUZZ_CLI, load_or_refused, mutated, names, write
 from tests.hardening.support import assert_clean_exit, run_cli, scripted_backend
 
 from causalqa.causal_model import load_graph
-from causalqa.errors import CausalQAError
 
 
 @st.composite
@@ -64,17 +63,15 @@ def graphs(draw):
 @given(graphs())
 def test_generated_graphml_loads_exactly_or_is_refused_by_name(case):
     text, expected = case
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "g.graphml"
-        write(path, text)
-        try:
-            g = load_graph(path)
-        except CausalQAError as e:
-            check_error(e, path)
-            # XML normalises \r and tabs in attribute values: such names may be refused
-            # or read back normalised; a refusal of a clean valid graph is a bug.
-            assert expected is None or any(c in text for c in "\r\t"), e.message
-            return
+
+    def refused(e, _path):
+        # XML normalises \r and tabs in attribute values: such names may be refused
+        # or read back normalised; a refusal of a clean valid graph is a bug.
+        assert expected is None or any(c in text for c in "\r\t"), e.message
+
+    g = load_or_refused(load_graph, "g.graphml", text, on_error=refused)
+    if g is None:
+        return
     if expected is None:
         # Only whitespace normalisation (XML attribute rules) may make a bad file valid.
         assert any(c in text for c in "\r\t\n"), "a malformed graph was accepted"
@@ -96,27 +93,15 @@ VALID = (
 @FUZZ
 @given(mutated(VALID))
 def test_mutated_graphml_is_a_dag_or_one_clear_error(text):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "g.graphml"
-        write(path, text)
-        try:
-            g = load_graph(path)
-        except CausalQAError as e:
-            check_error(e, path)
-            return
-    assert nx.is_directed_acyclic_graph(g) and all(isinstance(n, str) for n in g)
+    g = load_or_refused(load_graph, "g.graphml", text)
+    if g is not None:
+        assert nx.is_directed_acyclic_graph(g) and all(isinstance(n, str) for n in g)
 
 
 @FUZZ
 @given(st.binary(max_size=300))
 def test_random_bytes_as_graphml(data):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "g.graphml"
-        path.write_bytes(data)
-        try:
-            load_graph(path)
-        except CausalQAError as e:
-            check_error(e, path)
+    load_or_refused(load_graph, "g.graphml", data)
 
 
 @FUZZ_CLI

@@ -12,7 +12,15 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, check_error, mutated, names, texts, write
+from tests.fuzz.common import (
+    FUZZ,
+    FUZZ_CLI,
+    load_or_refused,
+    mutated,
+    names,
+    texts,
+    write,
+)
 from tests.hardening.support import assert_clean_exit, files_under, run_cli
 from tests.kg.conftest import EDGES, METAEDGES, NODES
 
@@ -52,14 +60,7 @@ def triples(draw) -> tuple[str, str]:
 
 
 def read_or_error(text: str, suffix: str):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / f"triples{suffix}"
-        write(path, text)
-        try:
-            return read_triples(path)
-        except CausalQAError as e:
-            check_error(e, path)
-            return None
+    return load_or_refused(read_triples, f"triples{suffix}", text)
 
 
 @FUZZ

@@ -8,15 +8,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import tempfile
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, check_error, mutated, texts, write
+from tests.fuzz.common import FUZZ, load_or_refused, mutated, texts
 
 from causalqa.deduction.dataset import load_fatal, load_jsonl, load_narratives
-from causalqa.errors import CausalQAError
 
 values = st.one_of(
     texts,
@@ -30,14 +27,9 @@ values = st.one_of(
 
 
 def load_or_error(loader, name: str, text: str):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / name
-        write(path, text)
-        try:
-            reports = loader(path)
-        except CausalQAError as e:
-            check_error(e, path)
-            return None
+    reports = load_or_refused(loader, name, text)
+    if reports is None:
+        return None
     for r in reports:
         assert r.report_id.strip() and r.context.strip()
     return reports
@@ -125,13 +117,5 @@ EXAMPLES = "".join(
 @FUZZ
 @given(mutated(EXAMPLES))
 def test_mutated_deduction_dataset_jsonl(text):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "data.jsonl"
-        write(path, text)
-        try:
-            examples = load_jsonl(path)
-        except CausalQAError as e:
-            check_error(e, path)
-            return
-    for ex in examples:
+    for ex in load_or_refused(load_jsonl, "data.jsonl", text) or []:
         assert ex.context.strip() and ex.statement.strip() and isinstance(ex.label, bool)

@@ -27,11 +27,10 @@ def spawn(job: str, **args) -> subprocess.Popen:
     )
 
 
-@pytest.mark.parametrize("rep", range(REPETITIONS))
-def test_two_processes_writing_one_response_cache_lose_no_entry(tmp_path, rep):
-    path = tmp_path / "responses.sqlite"
-    n = 60
-    procs = [spawn("cache", path=str(path), start=0, count=n, tag=tag, size=500) for tag in "ab"]
+def run_both(job: str, **args) -> None:
+    """Run the driver's `job` in two processes at once (tags "a" and "b"); both must
+    succeed (neither is left running)."""
+    procs = [spawn(job, **args, tag=tag) for tag in "ab"]
     try:
         for p in procs:
             _, err = p.communicate(timeout=120)
@@ -41,6 +40,13 @@ def test_two_processes_writing_one_response_cache_lose_no_entry(tmp_path, rep):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+@pytest.mark.parametrize("rep", range(REPETITIONS))
+def test_two_processes_writing_one_response_cache_lose_no_entry(tmp_path, rep):
+    path = tmp_path / "responses.sqlite"
+    n = 60
+    run_both("cache", path=str(path), start=0, count=n, size=500)
     cache = ResponseCache(path)
     assert len(cache) == 2 * n
     for tag in "ab":
@@ -55,16 +61,7 @@ def test_two_processes_opening_one_vector_cache_lose_no_entry(tmp_path, rep):
     from causalqa.embed import _VectorCache
 
     path = tmp_path / "embeddings.sqlite"
-    procs = [spawn("vectors", path=str(path), count=40, tag=tag) for tag in "ab"]
-    try:
-        for p in procs:
-            _, err = p.communicate(timeout=120)
-            assert p.returncode == 0, err[-2000:]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+    run_both("vectors", path=str(path), count=40)
     keys = [f"{tag}{i}" for tag in "ab" for i in range(40)]
     assert set(_VectorCache(path).get_many(keys)) == set(keys)
     assert not list(tmp_path.glob("*.corrupt-*"))
