@@ -313,12 +313,6 @@ def test_without_a_variable_the_shared_data_beside_the_repository(monkeypatch):
     assert config.data_dir().parts[-2:] == ("shared", "data")
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="owned by helper A (discovery/pathdata.py reads $CAUSALQA_DATA_DIR) and, since "
-    "issue 17 merged, the lead (deduction/dataset.py reads $CAUSALQA_DATA), each in its own "
-    "default_data_dir(); both should call causalqa.config.data_dir()",
-)
 @pytest.mark.parametrize("module", ["causalqa.discovery.pathdata", "causalqa.deduction.dataset"])
 def test_every_engine_finds_its_data_through_config_data_dir(module, monkeypatch, tmp_path):
     import importlib

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from causalqa import config
 from causalqa.bench.published import published
 from causalqa.discovery.graph import GraphDiscovery, discover_graph
-from causalqa.discovery.pathdata import default_data_dir
 from causalqa.discovery.statistical import BASELINES, LABELS, StatisticalResult, run_baseline
 from causalqa.errors import CausalQAError, ConfigError, SachsDataError
 from causalqa.metrics import graph_metrics
@@ -166,7 +166,7 @@ def load_sachs(root: str | os.PathLike[str] | None = None, *, truth: str = "cdt"
     """
     if truth not in TRUTHS:
         raise SachsDataError(f"unknown reference graph {truth!r}", hint="use cdt or bnlearn")
-    folder = Path(root) if root is not None else default_data_dir() / "sachs"
+    folder = Path(root) if root is not None else config.data_dir() / "sachs"
     data_path = folder / "cyto_full_data.csv"
     if not data_path.is_file():
         raise SachsDataError(

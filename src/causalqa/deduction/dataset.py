@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import zlib
 from collections.abc import Iterable, Sequence
@@ -36,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from causalqa import config
 from causalqa.errors import DatasetError
 from causalqa.jsonl import read_jsonl, write_jsonl
 
@@ -102,13 +102,12 @@ class Cause:
 
 
 # -- the shared NTSB files -----------------------------------------------------------------
-def default_data_dir() -> Path:
-    """``$CAUSALQA_DATA`` or ``../shared/data`` (where the project keeps public data)."""
-    return Path(os.environ.get("CAUSALQA_DATA", "../shared/data")).expanduser()
+default_data_dir = config.data_dir
+"""The shared data folder: `causalqa.config.data_dir` (this module's older name for it)."""
 
 
 def _ntsb_file(name: str, data_dir: str | Path | None) -> Path:
-    base = Path(data_dir) if data_dir is not None else default_data_dir()
+    base = Path(data_dir) if data_dir is not None else config.data_dir()
     for p in (base / "ntsb" / name, base / name):
         if p.is_file():
             return p

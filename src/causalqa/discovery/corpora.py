@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from causalqa.discovery.pathdata import DATASETS, PathRecord, dataset_files, default_data_dir
+from causalqa import config
+from causalqa.discovery.pathdata import DATASETS, PathRecord, dataset_files
 from causalqa.errors import CorpusError
 
 __all__ = [
@@ -425,7 +426,7 @@ def training_corpus(
     """
     from causalqa.discovery.pathdata import load_path_dataset
 
-    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    root = Path(data_dir) if data_dir is not None else config.data_dir()
     semeval_file = root / "semeval2010-task8" / "TRAIN_FILE.TXT"
     ade_dir = root / "ade-corpus-v2"
     p2c_root = root / "path-to-causality"

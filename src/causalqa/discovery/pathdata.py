@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from causalqa import config
 from causalqa.errors import PathDataError
 from causalqa.jsonl import read_jsonl
 
@@ -73,20 +74,8 @@ SPLITS = ("train", "truth", "sim", "gpt")
 _SEP = " - "
 
 
-def default_data_dir() -> Path:
-    """The shared data folder: ``$CAUSALQA_DATA_DIR``, else ``../shared/data`` beside the
-    repository (or the working directory)."""
-    env = os.environ.get("CAUSALQA_DATA_DIR")
-    if env:
-        return Path(env).expanduser()
-    candidates = [
-        Path(__file__).resolve().parents[3] / ".." / "shared" / "data",
-        Path.cwd() / ".." / "shared" / "data",
-    ]
-    for c in candidates:
-        if c.is_dir():
-            return c.resolve()
-    return candidates[0]
+default_data_dir = config.data_dir
+"""The shared data folder: `causalqa.config.data_dir` (this module's older name for it)."""
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -310,7 +299,7 @@ def dataset_files(name: str, root: str | os.PathLike[str] | None = None) -> dict
         raise PathDataError(
             f"unknown path data set {name!r}", hint=f"use one of: {', '.join(DATASETS)}"
         )
-    base = Path(root) if root is not None else default_data_dir() / "path-to-causality"
+    base = Path(root) if root is not None else config.data_dir() / "path-to-causality"
     folder = base / name
     return {
         "train": folder / "train_full.jsonl",
@@ -327,7 +316,7 @@ def load_path_dataset(
     splits: Sequence[str] = SPLITS,
 ) -> PathDataset:
     """Load one data set (``ade``, ``comagc``, ``gene`` or ``semeval``) from `root` (the
-    ``path-to-causality`` folder; default: under `default_data_dir`). ``train`` and
+    ``path-to-causality`` folder; default: under `config.data_dir`). ``train`` and
     ``truth`` are required; ``sim`` and ``gpt`` are loaded when present."""
     files = dataset_files(name, root)
     unknown = set(splits) - set(SPLITS)

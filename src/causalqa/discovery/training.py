@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from networkx.utils import UnionFind
 
+from causalqa import config
 from causalqa.discovery.corpora import (
     NONE,
     RelationExample,
@@ -33,7 +34,7 @@ from causalqa.discovery.corpora import (
     sentence_key,
 )
 from causalqa.discovery.evidence import VARIANTS, group_of, order_free
-from causalqa.discovery.pathdata import DATASETS, default_data_dir, load_path_dataset
+from causalqa.discovery.pathdata import DATASETS, load_path_dataset
 from causalqa.errors import EvidenceArtefactError
 
 __all__ = [
@@ -128,7 +129,7 @@ def pair_rows(
     examples; read from the data folder when None), a seeded sample."""
     if dataset not in DATASETS:
         raise EvidenceArtefactError(f"unknown data set {dataset!r}", hint=", ".join(DATASETS))
-    base = Path(root) if root is not None else default_data_dir()
+    base = Path(root) if root is not None else config.data_dir()
     p2c = base / "path-to-causality"
     data = load_path_dataset(dataset, p2c, splits=("train", "truth"))
     records = data.train if split == "train" else data.truth
@@ -651,14 +652,13 @@ def train_evidence(
     on grouped out-of-fold predictions. Returns (`EvidenceJudge`, `TrainingRecord`)."""
     import pickle
 
-    from causalqa import config
     from causalqa.discovery.corpora import training_corpus
     from causalqa.discovery.evidence import EvidenceJudge, trained_artefacts
     from causalqa.discovery.relation import RelationEnsemble
     from causalqa.evidence import choose_threshold
 
     started = time.perf_counter()
-    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    root = Path(data_dir) if data_dir is not None else config.data_dir()
     work_dir = Path(work) if work else config.home_dir() / "discovery" / "evidence-work"
     out_dir = Path(out) if out else trained_artefacts()
     step = on_progress or (lambda *_: None)
@@ -829,8 +829,6 @@ def load_record(
 ) -> TrainingRecord:
     """The `TrainingRecord` a training run left in `work`."""
     import pickle
-
-    from causalqa import config
 
     path = (
         Path(work) if work else config.home_dir() / "discovery" / "evidence-work"
