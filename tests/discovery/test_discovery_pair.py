@@ -28,6 +28,7 @@ from causalqa.discovery.pair import (
 )
 from causalqa.discovery.pathdata import PathCandidate, clean_sentence
 from causalqa.discovery.rankers import RandomRanker, get_ranker, load_ranker
+from causalqa.errors import DataFileError, GraphDiscoveryError, ReferenceThresholdsError
 from causalqa.kg import GraphData, KnowledgeGraph
 from causalqa.llm.base import LabelScores
 from causalqa.llm.testing import ScriptedLLM
@@ -268,7 +269,7 @@ def test_reference_thresholds_decide_one_pair(kg, tmp_path, monkeypatch):
         classify_pair("a", "b", llm, threshold=0.0, calibrate=True)
     # a damaged file is a clear error, not a traceback
     saved.write_text("{not json")
-    with pytest.raises(Exception, match="cannot be read as JSON"):
+    with pytest.raises(ReferenceThresholdsError, match="cannot be read as JSON"):
         reference_for("scripted")
 
 
@@ -358,7 +359,7 @@ def test_discover_graph_unmapped_variables_and_no_kg(kg):
     assert g.adjacency.sum() == 0 and any("PIP2: not in the graph" in n for n in g.notes)
     bare = discover_graph(["a", "b"], llm=llm)
     assert all(v.paths == [] for v in bare.verdicts)
-    with pytest.raises(Exception, match="at least two"):
+    with pytest.raises(GraphDiscoveryError, match="at least two"):
         discover_graph(["a"], llm=llm)
 
 
@@ -374,9 +375,9 @@ def test_discover_graph_batch_decision_reads_the_runs_own_scale():
     assert set(batch.edges()) == {("a", "b"), ("b", "c")}
     assert batch.decision == "batch" and batch.to_dict()["decision"] == "batch"
     assert any("only 6 questions" in n for n in batch.notes)
-    with pytest.raises(Exception, match="needs calibrate"):
+    with pytest.raises(GraphDiscoveryError, match="needs calibrate"):
         discover_graph(["a", "b"], llm=llm, calibrate=False, decision="content-free")
-    with pytest.raises(Exception, match="unknown decision"):
+    with pytest.raises(GraphDiscoveryError, match="unknown decision"):
         discover_graph(["a", "b"], llm=llm, decision="vote")
 
 
@@ -454,7 +455,7 @@ def test_benchmark_pairs_path_forms_validation_split_and_clean_context(tmp_path)
     assert bench.rows[0]["recall"] == 100.0 and bench.path_format == "full"
     assert "Gene g1 -[r]-> Gene good -[r]-> Disease d1" in llm.calls[0]["prompt"]
     assert bench.predictions[0]["logprobs"]["causal"] == pytest.approx(np.log(0.9), abs=1e-3)
-    with pytest.raises(Exception, match="path format"):
+    with pytest.raises(PairDiscoveryError, match="path format"):
         benchmark_pairs(llm, datasets=["comagc"], methods=["none"], root=root, path_format="x")
     # the validation split classifies train_full's held-out queries, never test_truth's
     folder = root / "comagc"
@@ -496,7 +497,7 @@ def test_batch_calibration_from_a_validation_run(tmp_path):
     )
     assert {p["pred_batch"] for p in cal.predictions if p["method"] == "oracle"} == {0, 1}
     (tmp_path / "bad.json").write_text("{}")
-    with pytest.raises(Exception, match="not a pairs report"):
+    with pytest.raises(DataFileError, match="not a pairs report"):
         read_thresholds(tmp_path / "bad.json")
 
 

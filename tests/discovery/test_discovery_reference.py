@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from causalqa.bench.discovery_reference import measure_reference
 from causalqa.cli.bench import discovery_app
 from causalqa.discovery.reference import ReferenceThresholds, reference_for, user_file
+from causalqa.errors import ReferenceThresholdsError
 
 
 def prior(text: str) -> float:
@@ -39,7 +40,7 @@ def test_measure_reference_means_by_prompt_shape(tmp_path):
     assert ReferenceThresholds.from_dict(json.loads(json.dumps(ref.to_dict()))).means == {
         s: {k: round(v, 4) for k, v in t.items()} for s, t in ref.means.items()
     }
-    with pytest.raises(Exception, match="not a reference-thresholds record"):
+    with pytest.raises(ReferenceThresholdsError, match="not a reference-thresholds record"):
         ReferenceThresholds.from_dict({"model": "x"})
 
 

@@ -56,7 +56,7 @@ from causalqa.discovery.pathdata import (
     load_path_dataset,
     validation_split,
 )
-from causalqa.errors import CausalQAError
+from causalqa.errors import CausalQAError, DataFileError, PairDiscoveryError
 from causalqa.metrics import binary_scores, f1_difference, roc_auc
 
 __all__ = [
@@ -230,9 +230,10 @@ def read_thresholds(path: Path) -> dict[str, dict[int, float]]:
         predictions = report["predictions"]
         return batch_thresholds(predictions)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise CausalQAError(
+        raise DataFileError(
             f"{path}: not a pairs report with predictions and log-probs ({e})",
             hint="make one with: causalqa bench discovery pairs --validation",
+            path=str(path),
         ) from None
 
 
@@ -257,13 +258,13 @@ def _orders(method: str, queries, data, llm, seed, ranker, top_k) -> dict[str, l
         return out
     if method == "gpt":
         if not data.gpt:
-            raise CausalQAError(f"{data.display_name}: no gpt-3.5 order for these pairs")
+            raise PairDiscoveryError(f"{data.display_name}: no gpt-3.5 order for these pairs")
         gq, gorders = gpt_orders(queries, data.gpt)
         out = {q.qid: [] for q in queries}
         out.update({q.qid: list(o[:top_k]) for q, o in zip(gq, gorders)})
         return out
     if ranker is None:
-        raise CausalQAError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
+        raise PairDiscoveryError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
     out = {}
     for q in queries:
         # test_truth lists paths by relevance: rankers see them in a seeded shuffle.
@@ -303,13 +304,13 @@ def benchmark_pairs(
     """
     bad = [m for m in methods if m not in METHODS]
     if bad:
-        raise CausalQAError(f"unknown methods {bad}", hint=f"use {', '.join(METHODS)}")
+        raise PairDiscoveryError(f"unknown methods {bad}", hint=f"use {', '.join(METHODS)}")
     if path_format not in PATH_FORMATS:
-        raise CausalQAError(
+        raise PairDiscoveryError(
             f"unknown path format {path_format!r}", hint=f"use {', '.join(PATH_FORMATS)}"
         )
     if split not in ("test", "validation"):
-        raise CausalQAError(f"unknown split {split!r}", hint="use test or validation")
+        raise PairDiscoveryError(f"unknown split {split!r}", hint="use test or validation")
     form = PATH_FORMATS[path_format]
     model = getattr(llm, "model", "") or type(llm).__name__
     bench = PairBenchmark(
