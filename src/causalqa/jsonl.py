@@ -10,7 +10,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from causalqa.errors import DataFileError
 
@@ -78,15 +78,16 @@ def _finite(value: Any) -> Any:
 
 
 @contextlib.contextmanager
-def atomic_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
-    """A text file to write that replaces `path` only when the block ends without an
-    error: a reader (or a process killed mid-write) sees the old file or the new one,
-    never a part. The temporary file beside it has a unique name, so two writers never
-    share one, and it is removed when the block fails."""
+def atomic_file(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
+    """A text file (bytes with `binary`) to write that replaces `path` only when the
+    block ends without an error: a reader (or a process killed mid-write) sees the old
+    file or the new one, never a part. The temporary file beside it has a unique name, so
+    two writers never share one, and it is removed when the block fails."""
     p = Path(path)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    opened = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with opened as f:
             yield f
             f.flush()
             os.fsync(f.fileno())

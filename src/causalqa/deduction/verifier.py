@@ -13,7 +13,6 @@ it most.
 from __future__ import annotations
 
 import hashlib
-import json
 import platform
 import time
 from collections.abc import Mapping, Sequence
@@ -24,6 +23,7 @@ import numpy as np
 
 from causalqa.deduction.features import DESCRIPTIONS, FEATURES, TermPairs, TextFeatures
 from causalqa.errors import DataFileError, DeductionError
+from causalqa.evidence.model import read_artefact, write_artefact
 
 CE_FEATURE = "cross_encoder"
 PAIRS_FEATURE = "term_pairs"
@@ -335,48 +335,18 @@ class Verifier:
             "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "info": dict(info or {}),
         }
-        for suffix, data in (("", blob), (".json", json.dumps(manifest, indent=2).encode())):
-            out = target.with_name(target.name + suffix)
-            tmp = out.with_name(out.name + ".tmp")
-            tmp.write_bytes(data)
-            tmp.replace(out)
-        return target
+        return write_artefact(target, blob, manifest)
 
     @classmethod
     def load(cls, path: str | Path, *, embedder=None) -> Verifier:
         """A verifier written by `save`. A missing, truncated or altered file (checked
         against the manifest's sha256) is a `DataFileError` with the rebuild command."""
-        import pickle
-
-        target = Path(path)
-        manifest_path = target.with_name(target.name + ".json")
-        hint = "rebuild it: causalqa deduction train (see its manifest for the exact command)"
-        if not target.is_file() or not manifest_path.is_file():
-            raise DataFileError(f"no verifier at {target}", hint=hint, path=str(target))
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            blob = target.read_bytes()
-        except (OSError, ValueError) as e:
-            raise DataFileError(
-                f"{manifest_path}: unreadable ({e})", hint=hint, path=str(target)
-            ) from None
-        if not isinstance(manifest, dict) or hashlib.sha256(blob).hexdigest() != manifest.get(
-            "sha256"
-        ):
-            raise DataFileError(
-                f"{target} does not match its manifest (damaged or replaced)",
-                hint=hint,
-                path=str(target),
-            )
-        try:
-            model = pickle.loads(blob)
-        except Exception as e:  # a pickle of a different causalqa version
-            raise DataFileError(
-                f"{target} cannot be read ({e})", hint=hint, path=str(target)
-            ) from None
-        if not isinstance(model, cls):
-            raise DataFileError(f"{target} holds no verifier", hint=hint, path=str(target))
-        model.manifest_ = manifest
+        model = read_artefact(
+            path,
+            cls,
+            what="verifier",
+            hint="rebuild it: causalqa deduction train (see its manifest for the exact command)",
+        )
         model.embedder = embedder
         return model
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from causalqa.errors import DataFileError, EvidenceModelError
+from causalqa.jsonl import atomic_file
 
 Kind = Literal["xgboost", "logistic"]
 Calibration = Literal["isotonic", "sigmoid"]
@@ -259,34 +260,55 @@ class EvidenceModel:
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes_],
             "info": info or {},
         }
-        for suffix, data in (("", blob), (".json", json.dumps(manifest, indent=2).encode())):
-            out = target.with_name(target.name + suffix)
-            tmp = out.with_name(out.name + ".tmp")
-            tmp.write_bytes(data)
-            tmp.replace(out)
-        return target
+        return write_artefact(target, blob, manifest)
 
     @classmethod
     def load(cls, path: str | Path) -> EvidenceModel:
         """A model written by `save`; a missing, truncated or altered file is a
         `DataFileError` (checked against the manifest's sha256), never a crash."""
-        target = Path(path)
-        manifest_path = target.with_name(target.name + ".json")
-        if not target.is_file() or not manifest_path.is_file():
-            raise DataFileError(f"no evidence model at {target}", path=str(target))
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            blob = target.read_bytes()
-        except (OSError, ValueError) as e:
-            raise DataFileError(f"{manifest_path}: unreadable ({e})", path=str(target)) from None
-        if hashlib.sha256(blob).hexdigest() != manifest.get("sha256"):
-            raise DataFileError(
-                f"{target} does not match its manifest (damaged or replaced)",
-                hint="rebuild it with the command recorded in its manifest",
-                path=str(target),
-            )
-        model = pickle.loads(blob)
-        if not isinstance(model, cls):
-            raise DataFileError(f"{target} holds no evidence model", path=str(target))
-        model.manifest_ = manifest
-        return model
+        return read_artefact(
+            path,
+            cls,
+            what="evidence model",
+            hint="rebuild it with the command recorded in its manifest",
+        )
+
+
+def write_artefact(path: Path, blob: bytes, manifest: dict[str, Any]) -> Path:
+    """A saved model: `blob` at `path` and its `manifest` (JSON, with the blob's sha256)
+    at ``<path>.json``, each written atomically. Returns `path`."""
+    for suffix, data in (("", blob), (".json", json.dumps(manifest, indent=2).encode())):
+        with atomic_file(path.with_name(path.name + suffix), binary=True) as f:
+            f.write(data)
+    return path
+
+
+def read_artefact(path: str | Path, cls: type, *, what: str, hint: str) -> Any:
+    """The `cls` object pickled at `path` by `write_artefact`, with its manifest as
+    `manifest_`. Missing, unreadable, truncated or altered (the sha256 in the manifest),
+    or not a `cls`: a `DataFileError` naming the file, `what` it should hold and `hint`."""
+    target = Path(path)
+    manifest_path = target.with_name(target.name + ".json")
+    if not target.is_file() or not manifest_path.is_file():
+        raise DataFileError(f"no {what} at {target}", hint=hint, path=str(target))
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        blob = target.read_bytes()
+    except (OSError, ValueError) as e:
+        raise DataFileError(
+            f"{manifest_path}: unreadable ({e})", hint=hint, path=str(target)
+        ) from None
+    if not isinstance(manifest, dict) or hashlib.sha256(blob).hexdigest() != manifest.get("sha256"):
+        raise DataFileError(
+            f"{target} does not match its manifest (damaged or replaced)",
+            hint=hint,
+            path=str(target),
+        )
+    try:
+        obj = pickle.loads(blob)
+    except Exception as e:  # a pickle of a different causalqa version
+        raise DataFileError(f"{target} cannot be read ({e})", hint=hint, path=str(target)) from None
+    if not isinstance(obj, cls):
+        raise DataFileError(f"{target} holds no {what}", hint=hint, path=str(target))
+    obj.manifest_ = manifest
+    return obj
