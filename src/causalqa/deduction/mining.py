@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from causalqa.deduction.chains import EXTRACTED, INFERRED, Chain, parse_chains
 from causalqa.deduction.dataset import Report
@@ -70,22 +71,34 @@ def _run(
         statement=statement,
         truncated=response.finish_reason == "length",
     )
-    record = MiningRecord(
+    record = _record(
+        response,
+        seconds,
+        chains,
+        context,
         report_id=report_id,
-        task=task,  # type: ignore[arg-type]
+        task=task,
         statement=statement,
+        raw=response.text,
+        prompt=prompt,
+        max_tokens=max_tokens,
+    )
+    return MiningResult(chains, record, response.text)
+
+
+def _record(response, seconds: float, chains, context: str, **fields: Any) -> MiningRecord:
+    """The record of one mining call: `fields` (report, task, statement, raw reply,
+    prompt, max_tokens) with the call's time, tokens, model, finish reason and chain count."""
+    return MiningRecord(
         seconds=round(seconds, 3),
         prompt_tokens=response.usage.prompt_tokens,
         completion_tokens=response.usage.completion_tokens,
         n_chains=len(chains),
         model=f"{response.backend}:{response.model}",
         context_sha=context_sha(context),
-        raw=response.text,
         finish_reason=response.finish_reason,
-        prompt=prompt,
-        max_tokens=max_tokens,
+        **fields,
     )
-    return MiningResult(chains, record, response.text)
 
 
 def extract_chains(
@@ -212,18 +225,15 @@ def mine_report_fast(
     )
     seconds = response.seconds if not response.cached else time.perf_counter() - start
     chains = fast_chains(response.data, statements, rid)
-    record = MiningRecord(
+    record = _record(
+        response,
+        seconds,
+        chains,
+        context,
         report_id=rid,
         task="extract",
         statement=None,
-        seconds=round(seconds, 3),
-        prompt_tokens=response.usage.prompt_tokens,
-        completion_tokens=response.usage.completion_tokens,
-        n_chains=len(chains),
-        model=f"{response.backend}:{response.model}",
-        context_sha=context_sha(context),
         raw=json.dumps(response.data, ensure_ascii=False),
-        finish_reason=response.finish_reason,
         prompt="fast",
         max_tokens=160 + 60 * len(statements),
     )
@@ -443,19 +453,15 @@ def _run_units(todo: list, call, keep, concurrency: int, show: bool) -> None:
     """``keep(unit, call(unit))`` for every unit, in order, with up to `concurrency` calls
     in flight; a call's lasting `LLMError` reaches `keep` as `_CallFailed`, a model that
     cannot be reached or loaded (`LLMUnavailableError`) stops the run."""
-    from causalqa.errors import LLMTimeoutError
-    from causalqa.llm.concurrent import Retry, is_transient, run_ordered
-
-    def retriable(e: BaseException) -> bool:  # a busy or unwell server, not a slow reply
-        return is_transient(e) and not isinstance(e, LLMTimeoutError)
+    from causalqa.llm.concurrent import batch_retriable, run_batch
 
     def timed(unit):
         t0 = time.perf_counter()
         try:
             return call(unit)
         except LLMError as e:
-            if isinstance(e, LLMUnavailableError) or retriable(e):
-                raise  # retried with backoff by run_ordered, then it stops the run
+            if isinstance(e, LLMUnavailableError) or batch_retriable(e):
+                raise  # retried with backoff by run_batch, then it stops the run
             return _CallFailed(e.message, round(time.perf_counter() - t0, 3))
 
     def run(advance) -> None:
@@ -463,21 +469,7 @@ def _run_units(todo: list, call, keep, concurrency: int, show: bool) -> None:
             keep(unit, res)
             advance(unit)
 
-        try:
-            run_ordered(
-                timed,
-                todo,
-                concurrency=concurrency,
-                retry=Retry(retriable=retriable),
-                on_result=on_result,
-            )
-        except LLMUnavailableError:
-            raise
-        except LLMError as e:  # still transient after every retry: the server is unwell
-            raise LLMUnavailableError(
-                f"the model kept failing: {e.message}",
-                hint="check the server; rerun the same command to resume",
-            ) from e
+        run_batch(timed, todo, concurrency=concurrency, on_result=on_result)
 
     if not show or not todo:
         run(lambda unit: None)

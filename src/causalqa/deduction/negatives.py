@@ -137,11 +137,7 @@ def mine_negatives(
         and not (r.report_id in done and done[r.report_id].context_sha == context_sha(r.context))
     ]
     asked: list[NegativesRecord] = []
-    from causalqa.errors import LLMTimeoutError
-    from causalqa.llm.concurrent import Retry, is_transient, run_ordered
-
-    def retriable(e: BaseException) -> bool:  # a busy or unwell server, not a slow reply
-        return is_transient(e) and not isinstance(e, LLMTimeoutError)
+    from causalqa.llm.concurrent import batch_retriable, run_batch
 
     def call(item):
         r, causes = item
@@ -154,8 +150,8 @@ def mine_negatives(
                 seed=seed,
             )
         except LLMError as e:
-            if isinstance(e, LLMUnavailableError) or retriable(e):
-                raise  # retried with backoff by run_ordered, then it stops the run
+            if isinstance(e, LLMUnavailableError) or batch_retriable(e):
+                raise  # retried with backoff by run_batch, then it stops the run
             return e, time.perf_counter() - start
         return resp, time.perf_counter() - start
 
@@ -180,21 +176,12 @@ def mine_negatives(
         asked.append(rec)
 
     with _Track(len(todo), progress) as advance:
-        try:
-            run_ordered(
-                call,
-                todo,
-                concurrency=concurrency,
-                retry=Retry(retriable=retriable),
-                on_result=lambda i, item, outcome: (keep(item, outcome), advance(item)),
-            )
-        except LLMUnavailableError:
-            raise
-        except LLMError as e:  # still failing after every retry: the server is unwell
-            raise LLMUnavailableError(
-                f"the model kept failing: {e.message}",
-                hint="check the server; rerun the same command to resume",
-            ) from e
+        run_batch(
+            call,
+            todo,
+            concurrency=concurrency,
+            on_result=lambda i, item, outcome: (keep(item, outcome), advance(item)),
+        )
     ok = [r for r in asked if r.error is None]
     return {
         "asked": len(asked),

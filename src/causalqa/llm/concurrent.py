@@ -38,9 +38,11 @@ from causalqa.errors import (
     ConfigError,
     DataFileError,
     LLMConnectionError,
+    LLMError,
     LLMRateLimitError,
     LLMServerError,
     LLMTimeoutError,
+    LLMUnavailableError,
 )
 from causalqa.jsonl import append_jsonl, dumps, read_jsonl
 
@@ -333,3 +335,37 @@ def run_ordered(
         raise failure
     emit_ready()
     return results
+
+
+def batch_retriable(error: BaseException) -> bool:
+    """Whether a call of a resumable batch (mining, negatives) is repeated: a busy or
+    unwell server (`is_transient`), but not a slow reply (a timeout)."""
+    return is_transient(error) and not isinstance(error, LLMTimeoutError)
+
+
+def run_batch(
+    fn: Callable[[Any], Any],
+    items: Iterable[Any],
+    *,
+    concurrency: int,
+    on_result: Callable[[int, Any, Any], None],
+) -> None:
+    """`run_ordered` for a resumable batch of LLM calls whose results `on_result` stores:
+    `batch_retriable` failures are retried with backoff; one still failing after every
+    retry stops the run as an `LLMUnavailableError` (as does a server that cannot be
+    reached), so that the same command resumes it."""
+    try:
+        run_ordered(
+            fn,
+            items,
+            concurrency=concurrency,
+            retry=Retry(retriable=batch_retriable),
+            on_result=on_result,
+        )
+    except LLMUnavailableError:
+        raise
+    except LLMError as e:  # still failing after every retry: the server is unwell
+        raise LLMUnavailableError(
+            f"the model kept failing: {e.message}",
+            hint="check the server; rerun the same command to resume",
+        ) from e
