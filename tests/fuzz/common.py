@@ -139,3 +139,21 @@ def load_or_refused(
             if on_error is not None:
                 on_error(e, path)
             return None
+
+
+FILE = "{file}"
+"""In `run_with_file`'s arguments: the temporary file's path."""
+
+
+def run_with_file(name: str, text: str, *args: str):
+    """Run ``causalqa --llm scripted:x ARGS`` (the scripted backend) with `FILE` in `args`
+    standing for a temporary file called `name` holding `text`; check that it exits
+    cleanly and return (the run, the file's path)."""
+    from tests.hardening.support import assert_clean_exit, run_cli, scripted_backend
+
+    with tempfile.TemporaryDirectory() as d, scripted_backend():
+        path = Path(d) / name
+        write(path, text)
+        run = run_cli("--llm", "scripted:x", *(str(path) if a == FILE else a for a in args))
+    assert_clean_exit(run)
+    return run, path

@@ -4,14 +4,18 @@ with one `ModelDataError` naming the file; at the CLI, ``ask --graph`` exits 0 o
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import networkx as nx
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, load_or_refused, mutated, names, write
-from tests.hardening.support import assert_clean_exit, run_cli, scripted_backend
+from tests.fuzz.common import (
+    FILE,
+    FUZZ,
+    FUZZ_CLI,
+    load_or_refused,
+    mutated,
+    names,
+    run_with_file,
+)
 
 from causalqa.causal_model import load_graph
 
@@ -93,9 +97,4 @@ def test_random_bytes_as_dot(data):
 @FUZZ_CLI
 @given(mutated(VALID))
 def test_ask_with_a_mutated_dot_graph_exits_cleanly(text):
-    with tempfile.TemporaryDirectory() as d, scripted_backend():
-        path = Path(d) / "g.dot"
-        write(path, text)
-        run = run_cli("--llm", "scripted:x", "ask", "Does Discount affect Revenue?", "--graph",
-                      str(path))  # fmt: skip
-    assert_clean_exit(run)
+    run_with_file("g.dot", text, "ask", "Does Discount affect Revenue?", "--graph", FILE)

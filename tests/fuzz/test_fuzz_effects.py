@@ -8,22 +8,21 @@ from __future__ import annotations
 import csv
 import io
 import math
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.fuzz.common import (
+    FILE,
     FUZZ,
     FUZZ_CLI,
     NASTY,
     load_or_refused,
     mutated,
     names,
-    write,
+    run_with_file,
 )
-from tests.hardening.support import PARTNERS, assert_clean_exit, run_cli, scripted_backend
+from tests.hardening.support import PARTNERS
 
 from causalqa.causal_model import load_effects
 
@@ -92,10 +91,6 @@ def test_random_bytes_as_effects(data, suffix):
 @FUZZ_CLI
 @given(mutated(VALID))
 def test_ask_with_mutated_effects_exits_cleanly(text):
-    with tempfile.TemporaryDirectory() as d, scripted_backend():
-        path = Path(d) / "effects.csv"
-        write(path, text)
-        run = run_cli("--llm", "scripted:x", "--json", "ask", "Which partner benefits most "
-                      "from Tech Support?", "--graph", str(PARTNERS / "model" / "graph.graphml"),
-                      "--effects", str(path))  # fmt: skip
-    assert_clean_exit(run)
+    run_with_file("effects.csv", text, "--json", "ask", "Which partner benefits most from "
+                  "Tech Support?", "--graph", str(PARTNERS / "model" / "graph.graphml"),
+                  "--effects", FILE)  # fmt: skip

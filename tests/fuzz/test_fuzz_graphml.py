@@ -4,15 +4,20 @@ the file; at the CLI, ``ask --graph`` exits 0 or 1 without a traceback."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import networkx as nx
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.fuzz.common import FUZZ, FUZZ_CLI, load_or_refused, mutated, names, write
-from tests.hardening.support import assert_clean_exit, run_cli, scripted_backend
+from tests.fuzz.common import (
+    FILE,
+    FUZZ,
+    FUZZ_CLI,
+    load_or_refused,
+    mutated,
+    names,
+    run_with_file,
+)
 
 from causalqa.causal_model import load_graph
 
@@ -107,11 +112,7 @@ def test_random_bytes_as_graphml(data):
 @FUZZ_CLI
 @given(mutated(VALID))
 def test_ask_with_a_mutated_graph_exits_cleanly(text):
-    with tempfile.TemporaryDirectory() as d, scripted_backend():
-        path = Path(d) / "g.graphml"
-        write(path, text)
-        run = run_cli("--llm", "scripted:x", "ask", "Does Tech Support affect c?", "--graph",
-                      str(path))  # fmt: skip
-    assert_clean_exit(run)
+    run, path = run_with_file("g.graphml", text, "ask", "Does Tech Support affect c?", "--graph",
+                              FILE)  # fmt: skip
     if run.code == 1:
         assert str(path) in run.stderr
