@@ -95,3 +95,23 @@ def test_save_and_load_check_the_file(tmp_path):
         EvidenceModel.load(path)
     with pytest.raises(DataFileError, match="no evidence model"):
         EvidenceModel.load(tmp_path / "missing.pkl")
+
+
+def test_an_artefact_that_is_not_a_model_is_a_clear_error(tmp_path):
+    import hashlib
+    import pickle
+
+    from causalqa.evidence.model import read_artefact, write_artefact
+
+    for name, blob in (("junk.pkl", b"not a pickle"), ("list.pkl", pickle.dumps([1, 2]))):
+        path = write_artefact(tmp_path / name, blob, {"sha256": hashlib.sha256(blob).hexdigest()})
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(name)) == [
+            name,
+            f"{name}.json",
+        ]  # no temporary file left
+        with pytest.raises(DataFileError, match="cannot be read|holds no evidence model") as e:
+            read_artefact(path, EvidenceModel, what="evidence model", hint="rebuild it")
+        assert e.value.hint == "rebuild it" and e.value.path == str(path)
+    (tmp_path / "list.pkl.json").write_text("[1]")
+    with pytest.raises(DataFileError, match="does not match its manifest"):
+        EvidenceModel.load(tmp_path / "list.pkl")

@@ -118,3 +118,12 @@ def test_reference_thresholds_of_two_forms_for_one_model_are_both_kept(tmp_path,
         save_reference(ReferenceThresholds(model, {"context": {0: 0.5}}, form=form))
     assert reference_for(model, form="plain") is not None
     assert reference_for(model, form="sentences") is not None
+
+
+def test_atomic_file_writes_bytes(tmp_path):
+    path = tmp_path / "x.bin"
+    with atomic_file(path, binary=True) as f:
+        f.write(b"\x00\xffbytes")
+    assert path.read_bytes() == b"\x00\xffbytes" and [q.name for q in tmp_path.iterdir()] == [
+        "x.bin"
+    ]
