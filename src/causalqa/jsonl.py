@@ -8,7 +8,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -106,6 +106,25 @@ def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> Path:
         for row in rows:
             f.write(dumps(row) + "\n")
     return p
+
+
+@contextlib.contextmanager
+def appending(path: str | os.PathLike[str] | None) -> Iterator[Callable[[Any], None]]:
+    """A function that appends one row to the JSON Lines file `path` (its folder made,
+    each line flushed) while the block runs — for a cache a rerun resumes from; with None,
+    one that does nothing."""
+    if path is None:
+        yield lambda row: None
+        return
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("a", encoding="utf-8") as f:
+
+        def add(row: Any) -> None:
+            f.write(dumps(row) + "\n")
+            f.flush()
+
+        yield add
 
 
 def append_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> None:

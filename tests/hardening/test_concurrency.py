@@ -127,3 +127,19 @@ def test_atomic_file_writes_bytes(tmp_path):
     assert path.read_bytes() == b"\x00\xffbytes" and [q.name for q in tmp_path.iterdir()] == [
         "x.bin"
     ]
+
+
+def test_appending_flushes_each_row_and_none_writes_nothing(tmp_path):
+    from causalqa.jsonl import appending, read_jsonl
+
+    path = tmp_path / "cache" / "rows.jsonl"
+    with appending(path) as keep:
+        keep({"i": 1})
+        assert path.read_text() == '{"i": 1}\n'  # on disk before the block ends
+        keep({"i": 2})
+    with appending(path) as keep:  # a rerun appends
+        keep({"i": 3})
+    assert [obj for _, obj in read_jsonl(path)] == [{"i": 1}, {"i": 2}, {"i": 3}]
+    with appending(None) as keep:
+        keep({"i": 4})
+    assert [p.name for p in tmp_path.iterdir()] == ["cache"]

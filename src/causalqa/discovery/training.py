@@ -397,7 +397,7 @@ def llm_log_odds(
     already there are returned (no LLM call)."""
     from causalqa.discovery.features import kg_features
     from causalqa.discovery.pair import classify_pair, link_for_evidence
-    from causalqa.jsonl import dumps, read_jsonl
+    from causalqa.jsonl import appending, read_jsonl
 
     model = getattr(llm, "model", "") or type(llm).__name__
     done: dict[str, tuple[float, bool]] = {}
@@ -407,11 +407,7 @@ def llm_log_odds(
             if obj.get("model") == model and obj.get("context") == context:
                 done[obj["key"]] = (float(obj["log_odds"]), bool(obj["path"]))
     links: dict[str, tuple] = {}
-    handle = None
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = path.open("a", encoding="utf-8")
-    try:
+    with appending(path) as keep:
         for i, r in enumerate(rows):
             key = row_key(r)
             if key not in done and compute:
@@ -429,26 +425,18 @@ def llm_log_odds(
                     r.a, r.b, llm, paths=chosen, context=r.sentence if context else None
                 )
                 done[key] = (v.log_odds, bool(chosen))
-                if handle is not None:
-                    handle.write(
-                        dumps(
-                            {
-                                "key": key,
-                                "model": model,
-                                "context": context,
-                                "log_odds": round(v.log_odds, 5),
-                                "path": bool(chosen),
-                                "paths": v.paths,
-                            }
-                        )
-                        + "\n"
-                    )
-                    handle.flush()
+                keep(
+                    {
+                        "key": key,
+                        "model": model,
+                        "context": context,
+                        "log_odds": round(v.log_odds, 5),
+                        "path": bool(chosen),
+                        "paths": v.paths,
+                    }
+                )
             if on_progress:
                 on_progress(i + 1, len(rows))
-    finally:
-        if handle is not None:
-            handle.close()
     return {row_key(r): done[row_key(r)] for r in rows if row_key(r) in done}
 
 
@@ -521,31 +509,21 @@ def kg_row_features(
 ) -> list[dict[str, float]]:
     """`row_features`' KG part for each row, kept in `cache_file` (JSON Lines keyed by
     the row and the store's size), so a rerun reads instead of recomputing."""
-    from causalqa.jsonl import dumps
+    from causalqa.jsonl import appending
 
     ident = kg_identity(kg)
     store = f"{ident.get('nodes')}:{ident.get('edges')}"
     cached = _cached_rows(cache_file, store) if cache_file else {}
     out: list[dict[str, float]] = []
-    handle = None
-    if cache_file is not None:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        handle = cache_file.open("a", encoding="utf-8")
-    try:
+    with appending(cache_file) as keep:
         for i, r in enumerate(rows):
             key = row_key(r)
             if key not in cached:
                 cached[key] = row_features([r], kg=kg).features[0]
-                if handle is not None:
-                    handle.write(
-                        dumps({"row": key, "store": store, "features": cached[key]}) + "\n"
-                    )
+                keep({"row": key, "store": store, "features": cached[key]})
             out.append(cached[key])
             if on_progress:
                 on_progress(i + 1, len(rows))
-    finally:
-        if handle is not None:
-            handle.close()
     return out
 
 
