@@ -133,7 +133,7 @@ def signature(plan: Plan) -> Pattern | None:
         return None
     args = steps[-1].get("args") or {}
     value = args.get("value")
-    kind = next(iter(sorted(value)), None) if isinstance(value, dict) else None
+    kind = min(map(str, value), default=None) if isinstance(value, dict) else None
     stat = args.get("stat")
     return (str(steps[-1].get("tool")), stat if isinstance(stat, str) else None, kind)
 
