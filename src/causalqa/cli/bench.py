@@ -264,6 +264,7 @@ def bench_qa_command(
         ),
     ] = 0,
     out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -285,6 +286,7 @@ def bench_qa_command(
             quick=quick,
             cold_samples=cold,
             console=err,
+            concurrency=concurrency(concurrency_, llm),
         )
         if as_json(json_):
             emit_json({k: v for k, v in report.items() if k not in ("outcomes", "markdown")})
@@ -327,6 +329,7 @@ def bench_qa_command(
         cache=cache,
         out_dir=out_dir,
         console=err,
+        concurrency=concurrency(concurrency_, llm),
     )
     if as_json(json_):
         emit_json({k: v for k, v in report.items() if k != "outcomes"})
