@@ -90,9 +90,7 @@ def test_bench_qa_at_concurrency_4_writes_the_report_of_concurrency_1(monkeypatc
     assert _comparable(four) == _comparable(one)
 
 
-def test_bench_qa_open_at_concurrency_4_writes_the_report_of_concurrency_1(
-    monkeypatch, tmp_path
-):
+def test_bench_qa_open_at_concurrency_4_writes_the_report_of_concurrency_1(monkeypatch, tmp_path):
     import causalqa.llm
 
     runs = {}
