@@ -799,6 +799,7 @@ def bench_pairs_command(
         ),
     ] = None,
     data: PathDataOption = None,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     cache: CacheOption = None,
     seed: SeedOption = 0,
@@ -850,6 +851,7 @@ def bench_pairs_command(
             ranker_dir=saved_rankers_dir(),
             thresholds=thresholds,
             on_step=lambda what, n: bar.update(task, advance=n, description=what),
+            concurrency=concurrency(concurrency_, llm),
         )
     report, md, name = pairs_report(bench, out_dir, seed=seed, validation=validation)
     write_and_emit(out_dir, name, report, md, json_)
@@ -966,6 +968,7 @@ def bench_reference_command(
         typer.Option("--reuse", help="Use the thresholds already saved for this model."),
     ] = False,
     data: PathDataOption = None,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     cache: CacheOption = None,
     seed: SeedOption = 0,
@@ -994,5 +997,6 @@ def bench_reference_command(
             root=data,
             seed=seed,
             on_step=lambda what, n: bar.update(task, advance=n, description=what),
+            concurrency=concurrency(concurrency_, llm),
         )
     write_and_emit(out_dir, "reference", report, md, json_)

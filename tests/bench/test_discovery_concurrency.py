@@ -1,0 +1,106 @@
+"""`bench discovery pairs` and `reference` with several prompts in flight: the same
+predictions, rows and thresholds as one at a time, and the calls did overlap."""
+
+import json
+import threading
+import time
+import zlib
+
+import numpy as np
+from tests.discovery.test_discovery_pair import PromptLLM, _record
+from tests.discovery.test_discovery_rankers import HashEmbedder
+
+from causalqa.bench.discovery_pairs import benchmark_pairs
+from causalqa.bench.discovery_reference import evaluate_decisions, measure_reference
+
+TIMINGS = {"seconds_per_pair", "ranker_seconds"}
+
+
+def p_causal(text: str) -> float:
+    """A probability that depends on the whole prompt, so a mixed-up answer shows."""
+    return 0.05 + 0.9 * (zlib.crc32(text.encode()) % 1000) / 1000
+
+
+class SlowPromptLLM(PromptLLM):
+    """Answers after a delay that differs per prompt; counts the calls in flight."""
+
+    def __init__(self):
+        super().__init__(p_causal)
+        self.now = self.most = 0
+        self.lock = threading.Lock()
+
+    def _score_labels(self, prompt, labels):
+        text = prompt if isinstance(prompt, str) else prompt[-1]["content"]
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep((zlib.crc32(text.encode()) % 7) / 1000)
+        try:
+            return super()._score_labels(prompt, labels)
+        finally:
+            with self.lock:
+                self.now -= 1
+
+
+def write_many(root, n=16):
+    folder = root / "comagc"
+    folder.mkdir(parents=True)
+    paths = [[(f"g{i} - x{j} - d{i}", float(j)) for j in range(3)] for i in range(n)]
+    recs = [_record(str(i), f"g{i}", f"d{i}", i % 2, paths[i]) for i in range(n)]
+    text = "\n".join(json.dumps(r) for r in recs) + "\n"
+    for name in ("train_full.jsonl", "test_truth.jsonl"):
+        (folder / name).write_text(text)
+    gpt = [dict(r, metapaths=list(reversed(r["metapaths"]))) for r in recs]
+    (folder / "test_gpt_c.jsonl").write_text("\n".join(json.dumps(r) for r in gpt) + "\n")
+    return root
+
+
+def _untimed(rows):
+    return [{k: v for k, v in r.items() if k not in TIMINGS} for r in rows]
+
+
+def test_benchmark_pairs_at_concurrency_4_gives_the_results_of_concurrency_1(tmp_path):
+    root = write_many(tmp_path / "p2c")
+    runs, llms, steps = {}, {}, {}
+    for c in (1, 4):
+        llms[c], steps[c] = SlowPromptLLM(), []
+        runs[c] = benchmark_pairs(
+            llms[c],
+            datasets=["comagc"],
+            methods=["none", "oracle", "gpt", "random", "similarity"],
+            top_k=2,
+            root=root,
+            embedder=HashEmbedder(),
+            on_step=lambda what, n, c=c: steps[c].append(n),
+            concurrency=c,
+        )
+    assert llms[4].most > 1 and llms[1].most == 1
+    assert runs[4].predictions == runs[1].predictions
+    assert _untimed(runs[4].rows) == _untimed(runs[1].rows)
+    assert runs[4].content_free == runs[1].content_free and runs[1].content_free["comagc"]
+    assert sum(steps[4]) == sum(steps[1]) == 16 * 5
+    # one call per distinct prompt, whatever the concurrency
+    assert sorted(c["prompt"] for c in llms[4].calls) == sorted(c["prompt"] for c in llms[1].calls)
+    # at concurrency 1 the calls come in the one-at-a-time order: a shape's content-free
+    # prompt right after the first pair prompt of that shape
+    first = llms[1].calls[:2]
+    assert "g0" in first[0]["prompt"] and "g0" not in first[1]["prompt"]
+
+
+def test_reference_thresholds_and_rules_at_concurrency_4_are_those_of_concurrency_1(tmp_path):
+    root = write_many(tmp_path / "p2c", n=30)
+    got = {}
+    for c in (1, 4):
+        llm = SlowPromptLLM()
+        ref = measure_reference(
+            llm, datasets=["comagc"], root=root, embedder=HashEmbedder(), max_paths=2,
+            concurrency=c,
+        )  # fmt: skip
+        rules = evaluate_decisions(
+            llm, ref, datasets=["comagc"], root=root, embedder=HashEmbedder(), concurrency=c
+        )
+        got[c] = (ref.to_dict(), rules, llm.most)
+    assert got[4][2] > 1
+    assert got[4][0] == got[1][0] and got[1][0]["info"]["pairs"] >= 4
+    assert got[4][1] == got[1][1] and len(got[1][1]) >= 4
+    assert np.isfinite(got[1][0]["means"]["context"]["0"])
