@@ -359,6 +359,7 @@ def dataset_command(
         true_from=true_from,  # type: ignore[arg-type]
         seed=seed,
         progress=not as_json(json_),
+        concurrency=concurrency(concurrency_, llm),
     )
     run: dict[str, Any] = {}
     if llm_negatives:
