@@ -10,6 +10,9 @@ release the GIL) and returns the results in input order, whatever order they fin
   pauses *every* worker, not only the one that got it: the server said it is full.
 - **Order**: ``on_result(index, item, result)`` is called in input order as soon as every
   earlier item is done, so a caller can write its output file as it goes.
+- **State**: `PerThread` gives each worker its own object where one keeps per-call
+  state (an `Assistant`); `surfacing_busy` lets a busy server's error out of code that
+  grades any `LLMError` as a failed answer, so it is retried (`BUSY`) instead.
 - **Resume**: with a `Journal` (JSON Lines through `causalqa.jsonl`, one fsync'd line per
   finished item), a run killed at any point — even by SIGKILL — restarts where it stopped:
   finished items are read back, not asked again. A torn last line is dropped.
