@@ -2,16 +2,16 @@
 predictions, rows and thresholds as one at a time, and the calls did overlap."""
 
 import json
-import threading
-import time
 import zlib
 
 import numpy as np
-from tests.discovery.test_discovery_pair import PromptLLM, _record
+from tests.discovery.test_discovery_pair import _record
 from tests.discovery.test_discovery_rankers import HashEmbedder
+from tests.llm.busy_llm import BusyLLM
 
 from causalqa.bench.discovery_pairs import benchmark_pairs
 from causalqa.bench.discovery_reference import evaluate_decisions, measure_reference
+from causalqa.llm.base import LabelScores
 
 TIMINGS = {"seconds_per_pair", "ranker_seconds"}
 
@@ -21,25 +21,15 @@ def p_causal(text: str) -> float:
     return 0.05 + 0.9 * (zlib.crc32(text.encode()) % 1000) / 1000
 
 
-class SlowPromptLLM(PromptLLM):
-    """Answers after a delay that differs per prompt; counts the calls in flight."""
-
-    def __init__(self):
-        super().__init__(p_causal)
-        self.now = self.most = 0
-        self.lock = threading.Lock()
+class SlowPromptLLM(BusyLLM):
+    """`p_causal` of each prompt, after a delay per prompt; counts the calls in flight."""
 
     def _score_labels(self, prompt, labels):
         text = prompt if isinstance(prompt, str) else prompt[-1]["content"]
-        with self.lock:
-            self.now += 1
-            self.most = max(self.most, self.now)
-        time.sleep((zlib.crc32(text.encode()) % 7) / 1000)
-        try:
-            return super()._score_labels(prompt, labels)
-        finally:
-            with self.lock:
-                self.now -= 1
+        self.calls.append({"prompt": text, "labels": labels})
+        p = p_causal(text)
+        scores = LabelScores({"causal": np.log(p), "non-causal": np.log(1 - p)})
+        return self.serve(text, lambda: scores)
 
 
 def write_many(root, n=16):

@@ -2,16 +2,14 @@
 the one a one-at-a-time run writes (timings aside), and a busy server is waited for."""
 
 import hashlib
-import threading
-import time
 
 import pytest
+from tests.llm.busy_llm import BusyLLM
 from tests.llm.fake_openai import FakeServer
 
 from causalqa.bench import qa as bench_qa
 from causalqa.bench import qa_open
 from causalqa.llm import get_llm
-from causalqa.llm.testing import ScriptedLLM
 
 TIMINGS = {"seconds", "median_seconds", "p90_seconds", "median_s"}
 
@@ -31,25 +29,11 @@ def _reply(messages) -> str:
     return '{"answer": "%s"}' % ("yes" if h % 2 else f"n{h % 10} and 0.5")
 
 
-class SlowScripted(ScriptedLLM):
-    """Answers after a delay that differs per prompt, so later calls often finish first;
-    counts the calls in flight."""
+class SlowScripted(BusyLLM):
+    """Fixed replies per prompt, after a delay per prompt; counts the calls in flight."""
 
-    def __init__(self):
-        super().__init__(_reply)
-        self.now = self.most = 0
-        self.lock = threading.Lock()
-
-    def _generate(self, messages, **kw):
-        with self.lock:
-            self.now += 1
-            self.most = max(self.most, self.now)
-        time.sleep((_digest(messages[-1]["content"]) % 8) / 1000)
-        try:
-            return super()._generate(messages, **kw)
-        finally:
-            with self.lock:
-                self.now -= 1
+    def __init__(self, busy: int = 0):
+        super().__init__(_reply, busy=busy)
 
 
 def _untimed(obj):
@@ -80,9 +64,9 @@ def _qa_run(monkeypatch, tmp_path, concurrency, llm):
 
 def test_bench_qa_at_concurrency_4_writes_the_report_of_concurrency_1(monkeypatch, tmp_path):
     one = _qa_run(monkeypatch, tmp_path, 1, SlowScripted())
-    llm = SlowScripted()
+    llm = SlowScripted(busy=3)  # and the first three calls are answered 429
     four = _qa_run(monkeypatch, tmp_path, 4, llm)
-    assert llm.most > 1  # calls did overlap
+    assert llm.most > 1 and llm.busy == 0  # calls did overlap; the 429s were met
     assert one["concurrency"] == 1 and four["concurrency"] == 4
     assert len(one["outcomes"]) > 20
     assert {o["mode"] for o in one["outcomes"]} == {"tool", "context"}
@@ -93,14 +77,14 @@ def test_bench_qa_at_concurrency_4_writes_the_report_of_concurrency_1(monkeypatc
 def test_bench_qa_open_at_concurrency_4_writes_the_report_of_concurrency_1(monkeypatch, tmp_path):
     import causalqa.llm
 
-    runs = {}
+    runs, llms = {}, {}
     for c in (1, 4):
-        llm = SlowScripted()
+        llms[c] = llm = SlowScripted(busy=0 if c == 1 else 2)
         monkeypatch.setattr(causalqa.llm, "get_llm", lambda spec, llm=llm, **kw: llm)
         runs[c] = qa_open.run_open_bench(
             "scripted", quick=True, cache=False, out_dir=tmp_path / f"c{c}", concurrency=c
         )
-    assert len(runs[1]["outcomes"]) > 20
+    assert len(runs[1]["outcomes"]) > 20 and llms[1].calls and llms[4].busy == 0
     assert _comparable(runs[4]) == _comparable(runs[1])
 
 

@@ -358,37 +358,14 @@ def test_build_dataset_with_llm_in_flight_keeps_the_order_and_waits_for_a_busy_s
 ):
     """--true-from llm and Prompt 2 at concurrency 4 give the data set of concurrency 1,
     though replies arrive out of order and the server first answers 429."""
-    import threading
-    import time
-    import zlib
+    from tests.llm.busy_llm import BusyLLM
 
-    from causalqa.errors import LLMRateLimitError
-
-    class Server(ScriptedLLM):
-        def __init__(self, busy):
-            super().__init__(self.reply)
-            self.busy, self.now, self.most = busy, 0, 0
-            self.gate = threading.Lock()
-
-        @staticmethod
-        def reply(messages):
-            content = messages[-1]["content"]
-            n = re.search(r"problem number (\d+)", content).group(1)
-            if "[START_CONTEXT]" in content:
-                return f"- Engine problem number {n}\n- Pilot fatigue on leg {n}"
-            return f"1. Worn tires number {n}.\n2. Late briefing on leg {n}."
-
-        def _generate(self, messages, **kw):
-            with self.gate:
-                if self.busy:
-                    self.busy -= 1
-                    raise LLMRateLimitError("429", retry_after=0.01)
-                self.now += 1
-                self.most = max(self.most, self.now)
-            time.sleep((zlib.crc32(messages[-1]["content"].encode()) % 9) / 1000)
-            with self.gate:
-                self.now -= 1
-            return super()._generate(messages, **kw)
+    def reply(messages):
+        content = messages[-1]["content"]
+        n = re.search(r"problem number (\d+)", content).group(1)
+        if "[START_CONTEXT]" in content:
+            return f"- Engine problem number {n}\n- Pilot fatigue on leg {n}"
+        return f"1. Worn tires number {n}.\n2. Late briefing on leg {n}."
 
     reports = [
         Report(
@@ -400,7 +377,7 @@ def test_build_dataset_with_llm_in_flight_keeps_the_order_and_waits_for_a_busy_s
     ]
     built = {}
     for c, busy in ((1, 0), (4, 2)):
-        llm = Server(busy)
+        llm = BusyLLM(reply, busy=busy)
         built[c] = build_dataset(
             reports, embedder=embedder, llm=llm, true_from="llm", with_llm_negatives=True,
             concurrency=c,
