@@ -21,8 +21,18 @@ def p_causal(text: str) -> float:
     return 0.05 + 0.9 * (zlib.crc32(text.encode()) % 1000) / 1000
 
 
+def ranking(messages) -> str:
+    """The LLM ranker's reply: a permutation that depends on the prompt."""
+    ids = [1, 2, 3]
+    shift = zlib.crc32(messages[-1]["content"].encode()) % 3
+    return json.dumps({"ranking": ids[shift:] + ids[:shift]})
+
+
 class SlowPromptLLM(BusyLLM):
     """`p_causal` of each prompt, after a delay per prompt; counts the calls in flight."""
+
+    def __init__(self):
+        super().__init__(ranking)
 
     def _score_labels(self, prompt, labels):
         text = prompt if isinstance(prompt, str) else prompt[-1]["content"]
@@ -57,7 +67,7 @@ def test_benchmark_pairs_at_concurrency_4_gives_the_results_of_concurrency_1(tmp
         runs[c] = benchmark_pairs(
             llms[c],
             datasets=["comagc"],
-            methods=["none", "oracle", "gpt", "random", "similarity"],
+            methods=["none", "oracle", "gpt", "random", "similarity", "llm"],
             top_k=2,
             root=root,
             embedder=HashEmbedder(),
@@ -68,13 +78,17 @@ def test_benchmark_pairs_at_concurrency_4_gives_the_results_of_concurrency_1(tmp
     assert runs[4].predictions == runs[1].predictions
     assert _untimed(runs[4].rows) == _untimed(runs[1].rows)
     assert runs[4].content_free == runs[1].content_free and runs[1].content_free["comagc"]
-    assert sum(steps[4]) == sum(steps[1]) == 16 * 5
+    assert sum(steps[4]) == sum(steps[1]) == 16 * 6
+    assert {r["method"]: "error" in r for r in runs[4].rows}["llm"] is False
     # one call per distinct prompt, whatever the concurrency
-    assert sorted(c["prompt"] for c in llms[4].calls) == sorted(c["prompt"] for c in llms[1].calls)
-    # at concurrency 1 the calls come in the one-at-a-time order: a shape's content-free
-    # prompt right after the first pair prompt of that shape
-    first = llms[1].calls[:2]
-    assert "g0" in first[0]["prompt"] and "g0" not in first[1]["prompt"]
+    asked = {
+        c: [x.get("prompt") or x["messages"][-1]["content"] for x in llms[c].calls] for c in (1, 4)
+    }
+    assert sorted(asked[4]) == sorted(asked[1])
+    # at concurrency 1 the pair prompts come in the one-at-a-time order: a shape's
+    # content-free prompt right after the first pair prompt of that shape
+    scored = [x["prompt"] for x in llms[1].calls if "prompt" in x]
+    assert "g0" in scored[0] and "g0" not in scored[1]
 
 
 def test_reference_thresholds_and_rules_at_concurrency_4_are_those_of_concurrency_1(tmp_path):

@@ -248,8 +248,11 @@ def sample_records(records: list[PathRecord], limit: int | None, seed: int) -> l
     return [records[i] for i in keep]
 
 
-def _orders(method: str, queries, data, llm, seed, ranker, top_k) -> dict[str, list[int]]:
-    """qid → top-k indices into the query's paths (empty for no-subgraph)."""
+def _orders(
+    method: str, queries, data, llm, seed, ranker, top_k, concurrency: int = 1
+) -> dict[str, list[int]]:
+    """qid → top-k indices into the query's paths (empty for no-subgraph); the LLM
+    ranker ranks `concurrency` queries at once."""
     if method == "none":
         return {q.qid: [] for q in queries}
     if method == "oracle":
@@ -267,13 +270,18 @@ def _orders(method: str, queries, data, llm, seed, ranker, top_k) -> dict[str, l
         return out
     if ranker is None:
         raise CausalQAError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
-    out = {}
-    for q in queries:
+
+    def top(q) -> list[int]:
         # test_truth lists paths by relevance: rankers see them in a seeded shuffle.
         perm = shuffled(q, seed)
         cands = [q.paths[i] for i in perm]
-        out[q.qid] = [int(perm[i]) for i in ranker.rank(q, cands).top(top_k)] if cands else []
-    return out
+        return [int(perm[i]) for i in ranker.rank(q, cands).top(top_k)] if cands else []
+
+    if method == "llm":  # the one ranker that waits on a server; the others stay here
+        tops = run_ordered(top, queries, concurrency=concurrency, retry=BUSY)
+    else:
+        tops = [top(q) for q in queries]
+    return {q.qid: t for q, t in zip(queries, tops)}
 
 
 def _call(llm, form: Mapping[str, Any], job: tuple) -> tuple[Any, float]:
@@ -389,7 +397,9 @@ def benchmark_pairs(
                         on_step=fit_step,
                     )
                     row["ranker"] = how
-                orders[method] = _orders(method, queries, data, llm, seed, ranker, top_k)
+                orders[method] = _orders(
+                    method, queries, data, llm, seed, ranker, top_k, concurrency
+                )
             except CausalQAError as e:
                 row["error"] = e.message
                 if on_step:
