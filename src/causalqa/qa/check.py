@@ -6,7 +6,9 @@ The check reads the question on its own — a lexicon of the words that ask for 
 the question states must be used by the plan; and an operator that changes the meaning
 (a median, a share, a threshold) must be asked for. A plan that fails is not run: the
 answer says what was asked that the plan does not do and what can be asked instead. The
-planner's own shortcuts go through this check like the LLM's plans do.
+planner's own shortcuts go through this check like the LLM's plans do. Beside the
+lexicon, a learned check (`intent.py`) reads the whole wording and refuses a plan of a
+kind the question is unlikely to ask, catching wordings the lexicon has never seen.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
 from causalqa.qa.frame import numbers, slotted, stated_direction
 from causalqa.qa.grounding import Grounding
+from causalqa.qa.intent import default_model, says
 
 Plan = dict[str, Any]
 
@@ -423,6 +426,7 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
     found += _shape_problems(text, plan)
     found += _direction_problems(text, slots, plan)
+    found += intent_problems(text, plan)
     used = _plan_names(plan)
     outcome = model.outcome
     for m in grounding.mentions:
@@ -455,6 +459,20 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         shown = ", ".join(f"{n:g}" for n in sorted(missing))
         found.append(f"the plan does not use the number(s) {shown} the question states")
     return list(dict.fromkeys(found))
+
+
+def intent_problems(text: str, plan: Plan) -> list[str]:
+    """The learned check (`intent.py`): the plan must answer a kind the classifier finds
+    likely for the masked question `text`."""
+    model = default_model()
+    judged = model.support(text, plan)
+    if judged is None or judged[0] >= model.threshold:
+        return []
+    support, kind, p = judged
+    return [
+        f"the question reads as asking for {says(kind)} (probability {p:.2f}; the plan's "
+        f"kind {support:.2f}), which the plan does not compute"
+    ]
 
 
 _ONE_SUBJECT = {"best_subject", "rank_subjects"}

@@ -1,0 +1,310 @@
+"""A learned check of what a question asks: which kind of question it is (a median, a
+count over a threshold, the confounders of A and B, the paper's "which variables directly
+influence X" …), read by a small calibrated text classifier, and whether a plan answers
+that kind.
+
+The lexicon of `check.py` catches the quantity words it knows; a wording it has never
+seen ("the value in the middle if you line partners up", "MB(X)?") slips past it. The
+classifier reads the question with its names masked (``⟦1⟧``, as `frame.slotted` writes
+it) and gives a probability per kind; `support` sums the probability of the kinds the plan
+answers. A plan with too little support is not run: the answer says what the question
+reads as and what the plan computes. Kinds are those of the open-question benchmark and
+the paper's templates, plus the planner's other tools (learned from its worked examples
+only, so a plan of those alone is not judged).
+
+The shipped model is built by ``python -m causalqa.bench.qa_intent build`` (trained on
+development wordings only) and stored without pickle: vocabularies, idf weights and
+coefficients in one ``.npz`` with a JSON manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from causalqa.errors import DataFileError
+
+Plan = dict[str, Any]
+Pattern = tuple[str, str | None, str | None]
+"""(tool, stat, value kind): None matches anything."""
+
+DEFAULT_PATH = Path(__file__).with_name("intent_model.npz")
+
+
+def _s(stat: str, value: str = "treatment") -> Pattern:
+    return ("summarize", stat, value)
+
+
+def _tool(name: str) -> Pattern:
+    return (name, None, None)
+
+
+_BEST_TREATMENT = [
+    _tool("best_treatment"),
+    ("rank_treatments", "mean", None),
+    _tool("top_k_treatments"),
+]
+_BEST_SUBJECT = [
+    _tool("best_subject"),
+    ("rank_subjects", None, "treatment"),
+    _tool("top_k_subjects"),
+]
+
+ANSWERS: dict[str, tuple[str, list[Pattern]]] = {
+    # the open-question benchmark's kinds
+    "median": ("the median of a treatment's effects", [_s("median")]),
+    "minimum": ("the smallest effect on any subject", [_s("min")]),
+    "maximum": ("the largest effect on any subject", [_s("max")]),
+    "std": ("the standard deviation of the effects", [_s("std"), _s("var")]),
+    "percentile": ("a percentile of the effects", [_s("quantile")]),
+    "count_benefit": ("a count of subjects", [_tool("count_subjects")]),
+    "count_threshold": ("a count of subjects", [_tool("count_subjects")]),
+    "count_more_engaged": ("a count of subjects", [_tool("count_subjects")]),
+    "share_benefit": ("a share of subjects", [_tool("share_subjects")]),
+    "share_at_least": ("a share of subjects", [_tool("share_subjects")]),
+    "list_hurt": ("a list of subjects", [_tool("list_subjects"), _tool("select_subjects")]),
+    "subject_difference": (
+        "one subject's difference of two effects",
+        [("subject_value", None, "difference"), _tool("compare_treatments")],
+    ),
+    "mean_difference": (
+        "the mean difference of two treatments' effects",
+        [_s("mean", "difference"), _tool("compare_treatments")],
+    ),
+    "best_by_median": (
+        "the treatment with the highest median",
+        [("rank_treatments", "median", None)],
+    ),
+    "best_subject_difference": (
+        "the subject with the largest difference of two effects",
+        [("rank_subjects", None, "difference")],
+    ),
+    "each": ("every subject's effect", [_tool("subject_values")]),
+    "best_on_average_outcome": ("the best treatment on average", _BEST_TREATMENT),
+    "confounders": ("the common causes (confounders)", [_tool("common_causes")]),
+    "mediators": ("the mediators", [_tool("mediators"), _tool("paths_between")]),
+    "on_path": ("whether a variable lies on a causal path", [_tool("on_path")]),
+    "independence": ("a d-separation (independence)", [_tool("d_separated"), _tool("d_connected")]),
+    "adjustment": ("an adjustment set", [_tool("adjustment_set")]),
+    "markov_blanket": ("a Markov blanket", [_tool("markov_blanket")]),
+    "effect_kind": ("whether an effect is direct, indirect or both", [_tool("effect_kind")]),
+    "common_effects": ("the common effects", [_tool("common_effects")]),
+    "mode": ("a mode, which no operator computes", []),
+    "correlation": ("a correlation, which no operator computes", []),
+    "probability": ("a probability, which no operator computes", []),
+    "intervention_level": ("the level a variable would reach, which no operator computes", []),
+    "iqr": ("an interquartile range, which no operator computes", []),
+    # the paper's templates (direction — parents or children — is judged by check.py)
+    "paper:connectivity": ("whether one variable causes another", [_tool("is_cause")]),
+    "paper:paths": (
+        "the variables on the causal paths",
+        [_tool("paths_between"), _tool("mediators")],
+    ),
+    "paper:parents": ("the direct causes or effects", [_tool("parents"), _tool("children")]),
+    "paper:children": ("the direct causes or effects", [_tool("children"), _tool("parents")]),
+    "paper:best_treatment": ("the best treatment on average", _BEST_TREATMENT),
+    "paper:best_treatment_not_engaged": ("the best treatment on average", _BEST_TREATMENT),
+    "paper:ate": ("the average effect", [_tool("ate"), _s("mean")]),
+    "paper:best_subject": ("the subject that gains most", _BEST_SUBJECT),
+    "paper:best_subject_not_engaged": ("the subject that gains most", _BEST_SUBJECT),
+    "paper:ite": ("one subject's effect", [_tool("ite"), ("subject_value", None, "treatment")]),
+    "paper:best_treatment_for_subject": (
+        "the best treatment for one subject",
+        [_tool("best_treatment"), _tool("rank_treatments"), _tool("top_k_treatments")],
+    ),
+}
+"""Kind → (what it asks, in words; the plans that answer it). Kinds named ``tool:NAME``
+(the planner's other tools, learned from its worked examples) are answered by that tool."""
+
+
+def signature(plan: Plan) -> Pattern | None:
+    """The last step's (tool, stat, value kind): what decides which kinds a plan answers."""
+    steps = plan.get("steps") if isinstance(plan, dict) else None
+    if not steps or not isinstance(steps[-1], dict):
+        return None
+    args = steps[-1].get("args") or {}
+    value = args.get("value")
+    kind = next(iter(sorted(value)), None) if isinstance(value, dict) else None
+    stat = args.get("stat")
+    return (str(steps[-1].get("tool")), stat if isinstance(stat, str) else None, kind)
+
+
+def answers(kind: str, plan: Plan) -> bool:
+    """Whether `plan` computes what a question of `kind` asks."""
+    sig = signature(plan)
+    if sig is None:
+        return False
+    if kind.startswith("tool:"):
+        return sig[0] == kind[5:]
+    patterns = ANSWERS.get(kind, ("", []))[1]
+    return any(all(p is None or p == s for p, s in zip(pattern, sig)) for pattern in patterns)
+
+
+def says(kind: str) -> str:
+    """What a question of `kind` asks, in words."""
+    if kind.startswith("tool:"):
+        return f"what the {kind[5:]!r} tool computes"
+    return ANSWERS.get(kind, (kind, []))[0]
+
+
+_TOKEN = re.compile(r"[^\s?.,!:;()]+")
+_SPACES = re.compile(r"\s\s+")
+WORD_NGRAMS = (1, 2)
+CHAR_NGRAMS = (2, 5)
+
+
+def word_terms(text: str) -> list[str]:
+    """Word 1- and 2-grams of the lowercased text (scikit-learn's word analyzer with
+    `_TOKEN` as its token pattern)."""
+    tokens = _TOKEN.findall(text.lower())
+    return tokens + [" ".join(tokens[i : i + 2]) for i in range(len(tokens) - 1)]
+
+
+def char_terms(text: str) -> list[str]:
+    """Character 2- to 5-grams inside word boundaries (scikit-learn's ``char_wb``)."""
+    grams = []
+    for w in _SPACES.sub(" ", text.lower()).split():
+        w = f" {w} "
+        for n in range(CHAR_NGRAMS[0], CHAR_NGRAMS[1] + 1):
+            offset = 0
+            grams.append(w[:n])
+            while offset + n < len(w):
+                offset += 1
+                grams.append(w[offset : offset + n])
+            if offset == 0:
+                break
+    return grams
+
+
+_ANALYZERS = (word_terms, char_terms)
+
+
+class IntentModel:
+    """TF-IDF over words (1-2 grams) and characters (2-5 grams) of the masked question,
+    and a multinomial logistic regression over the kinds (scikit-learn fits it; predicting
+    needs only numpy, so a question costs no scikit-learn import).
+
+    `threshold` is the least support a plan needs; `build` in `causalqa.bench.qa_intent`
+    chooses it by leave-one-wording-set-out cross-validation."""
+
+    def __init__(self, *, C: float = 10.0, char_min_df: int = 2, threshold: float = 0.1) -> None:
+        self.C = C
+        self.char_min_df = char_min_df
+        self.threshold = threshold
+
+    def fit(self, texts: Sequence[str], kinds: Sequence[str]) -> IntentModel:
+        from scipy.sparse import hstack
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        vectorizers = [
+            TfidfVectorizer(analyzer=word_terms, sublinear_tf=True),
+            TfidfVectorizer(analyzer=char_terms, min_df=self.char_min_df, sublinear_tf=True),
+        ]
+        x = hstack([v.fit_transform(list(texts)) for v in vectorizers]).tocsr()
+        clf = LogisticRegression(C=self.C, max_iter=5000).fit(x, list(kinds))
+        self.vocabularies_ = [dict(v.vocabulary_) for v in vectorizers]
+        self.idf_ = [v.idf_.astype(np.float32) for v in vectorizers]
+        self.classes_ = np.asarray(clf.classes_, dtype=str)
+        self.coef_ = clf.coef_.astype(np.float32)
+        self.intercept_ = clf.intercept_.astype(np.float32)
+        return self
+
+    def features(self, texts: Sequence[str]) -> np.ndarray:
+        """The TF-IDF rows (sublinear tf, l2-normalised per analyzer), as scikit-learn's
+        `TfidfVectorizer` computes them."""
+        blocks = []
+        for analyze, vocab, idf in zip(_ANALYZERS, self.vocabularies_, self.idf_):
+            block = np.zeros((len(texts), len(vocab)), dtype=np.float64)
+            for row, text in enumerate(texts):
+                counts = Counter(t for t in analyze(text) if t in vocab)
+                for term, n in counts.items():
+                    block[row, vocab[term]] = (1.0 + np.log(n)) * idf[vocab[term]]
+            norms = np.linalg.norm(block, axis=1, keepdims=True)
+            blocks.append(block / np.where(norms == 0, 1.0, norms))
+        return np.hstack(blocks)
+
+    def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
+        z = self.features(texts) @ self.coef_.T.astype(np.float64) + self.intercept_
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def support(self, text: str, plan: Plan) -> tuple[float, str, float] | None:
+        """(probability that `plan` answers the question, the most likely kind, its
+        probability); None when no benchmark kind covers the plan: a tool known only from
+        the planner's few worked examples (ancestors, is_parent …) is not judged."""
+        covered = np.asarray([answers(k, plan) for k in self.classes_])
+        if not any(c and not k.startswith("tool:") for k, c in zip(self.classes_, covered)):
+            return None
+        p = self.predict_proba([text])[0]
+        top = int(p.argmax())
+        return float(p[covered].sum()), str(self.classes_[top]), float(p[top])
+
+    # -- storage without pickle --------------------------------------------------------
+    def save(self, path: str | Path, *, info: dict[str, Any] | None = None) -> Path:
+        """Write the model (arrays only) and ``<path>.json`` (settings, sha256, `info`)."""
+        path = Path(path)
+        arrays: dict[str, np.ndarray] = {
+            "classes": self.classes_,
+            "coef": self.coef_.astype(np.float16),
+            "intercept": self.intercept_,
+        }
+        for i, (vocab, idf) in enumerate(zip(self.vocabularies_, self.idf_)):
+            arrays[f"vocab{i}"] = np.asarray(sorted(vocab, key=vocab.__getitem__), dtype=str)
+            arrays[f"idf{i}"] = idf
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, **arrays)
+        tmp.replace(path)
+        manifest = {
+            "settings": {"C": self.C, "char_min_df": self.char_min_df, "threshold": self.threshold},
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "classes": [str(c) for c in self.classes_],
+            **(info or {}),
+        }
+        path.with_name(path.name + ".json").write_text(json.dumps(manifest, indent=1) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_PATH) -> IntentModel:
+        """A saved model, checked against its manifest; `DataFileError` when it is missing,
+        altered or unreadable."""
+        path = Path(path)
+        hint = "rebuild it: python -m causalqa.bench.qa_intent build"
+        try:
+            manifest = json.loads(path.with_name(path.name + ".json").read_text())
+            blob = path.read_bytes()
+        except (OSError, ValueError) as e:
+            raise DataFileError(
+                f"{path}: cannot read the question-intent model ({e})", hint=hint
+            ) from None
+        if not isinstance(manifest, dict) or hashlib.sha256(blob).hexdigest() != manifest.get(
+            "sha256"
+        ):
+            raise DataFileError(
+                f"{path}: the question-intent model does not match its manifest", hint=hint
+            )
+        model = cls(**manifest["settings"])
+        with np.load(path, allow_pickle=False) as z:
+            model.classes_ = z["classes"]
+            model.coef_ = z["coef"].astype(np.float32)
+            model.intercept_ = z["intercept"]
+            model.vocabularies_ = [
+                {str(t): j for j, t in enumerate(z[f"vocab{i}"])} for i in range(2)
+            ]
+            model.idf_ = [z[f"idf{i}"] for i in range(2)]
+        return model
+
+
+@lru_cache(maxsize=1)
+def default_model() -> IntentModel:
+    """The shipped model, loaded once per process."""
+    return IntentModel.load(DEFAULT_PATH)

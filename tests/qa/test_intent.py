@@ -1,0 +1,168 @@
+"""The learned question check: its analyzers and features match scikit-learn's, it saves
+and loads without pickle, and it refuses plans of a kind the question does not ask."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy.sparse import hstack
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from causalqa.bench import qa_data, qa_open
+from causalqa.errors import DataFileError
+from causalqa.qa.check import intent_problems, problems
+from causalqa.qa.frame import slotted
+from causalqa.qa.grounding import ground
+from causalqa.qa.intent import (
+    ANSWERS,
+    DEFAULT_PATH,
+    IntentModel,
+    answers,
+    char_terms,
+    default_model,
+    word_terms,
+)
+
+TEXTS = [
+    "what is the median effects of ⟦1⟧ across partners?",
+    "MB(⟦1⟧)?",
+    "  how  many partners gain more than 20 from ⟦1⟧ ",
+    "is ⟦1⟧ d-separated from ⟦2⟧ given ⟦3⟧ and ⟦4⟧?",
+    "a",
+]
+
+
+def test_analyzers_are_scikit_learns():
+    word = TfidfVectorizer(token_pattern=r"[^\s?.,!:;()]+", ngram_range=(1, 2)).build_analyzer()
+    char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5)).build_analyzer()
+    for text in TEXTS:
+        assert word_terms(text) == word(text)
+        assert char_terms(text) == char(text)
+
+
+@pytest.fixture(scope="module")
+def small_model():
+    kinds = ["median", "markov_blanket", "count_threshold", "independence", "median"]
+    return IntentModel(char_min_df=1).fit(TEXTS, kinds)
+
+
+def test_features_match_scikit_learns_tfidf(small_model):
+    vectorizers = [
+        TfidfVectorizer(analyzer=word_terms, sublinear_tf=True),
+        TfidfVectorizer(analyzer=char_terms, sublinear_tf=True),
+    ]
+    expected = hstack([v.fit_transform(TEXTS) for v in vectorizers]).toarray()
+    new = ["median of ⟦1⟧ please", "zzz"]
+    expected_new = hstack([v.transform(new) for v in vectorizers]).toarray()
+    assert np.allclose(small_model.features(TEXTS), expected, atol=1e-6)
+    assert np.allclose(small_model.features(new), expected_new, atol=1e-6)
+    p = small_model.predict_proba(TEXTS)
+    assert np.allclose(p.sum(axis=1), 1.0)
+    assert small_model.classes_[p[0].argmax()] == "median"
+
+
+def test_save_and_load_round_trip_without_pickle(small_model, tmp_path):
+    path = small_model.save(tmp_path / "m.npz", info={"command": "test"})
+    loaded = IntentModel.load(path)
+    assert np.allclose(
+        loaded.predict_proba(TEXTS), small_model.predict_proba(TEXTS), atol=2e-3
+    )  # coefficients are stored as float16
+    with np.load(path, allow_pickle=False) as z:  # arrays only: loads with pickle off
+        assert set(z.files) >= {"classes", "coef", "intercept", "vocab0", "idf1"}
+    assert json.loads((tmp_path / "m.npz.json").read_text())["command"] == "test"
+
+
+def test_an_altered_or_missing_model_is_a_clear_error(small_model, tmp_path):
+    path = small_model.save(tmp_path / "m.npz")
+    path.write_bytes(path.read_bytes()[:-10] + b"0123456789")
+    with pytest.raises(DataFileError, match="does not match its manifest"):
+        IntentModel.load(path)
+    with pytest.raises(DataFileError, match="cannot read"):
+        IntentModel.load(tmp_path / "missing.npz")
+
+
+def _summary(stat, **value):
+    return {"tool": "summarize", "args": {"stat": stat, "value": value}}
+
+
+@pytest.mark.parametrize(
+    "kind, plan, ok",
+    [
+        ("median", _summary("median", treatment="T"), True),
+        ("median", _summary("mean", treatment="T"), False),
+        ("median", {"tool": "ate", "args": {"treatment": "T"}}, False),
+        ("mean_difference", _summary("mean", difference=["T", "U"]), True),
+        ("paper:ate", _summary("mean", difference=["T", "U"]), False),
+        ("iqr", _summary("quantile", treatment="T"), False),
+        ("markov_blanket", {"tool": "children", "args": {"variable": "X"}}, False),
+        ("paper:parents", {"tool": "children", "args": {"variable": "X"}}, True),
+        ("tool:ancestors", {"tool": "ancestors", "args": {"variable": "X"}}, True),
+    ],
+)
+def test_which_plans_answer_a_kind(kind, plan, ok):
+    assert answers(kind, {"steps": [plan]}) is ok
+
+
+def test_the_shipped_model_is_built_from_todays_development_wordings():
+    from causalqa.bench.qa_intent import data_hash, training_rows
+
+    manifest = json.loads(DEFAULT_PATH.with_name(DEFAULT_PATH.name + ".json").read_text())
+    rows = training_rows()
+    assert manifest["data_sha256"] == data_hash(rows), (
+        "the wordings changed: python -m causalqa.bench.qa_intent build"
+    )
+    assert not any(r.group.startswith(("paper-test", "paper-a", "open-test3")) for r in rows)
+    assert set(manifest["classes"]) >= set(ANSWERS)
+    assert 0 < default_model().threshold < 0.5
+
+
+@pytest.fixture(scope="module")
+def open_model():
+    return qa_open.open_model("small", 0)
+
+
+def _plan(tool, **args):
+    return {"steps": [{"tool": tool, "args": args}]}
+
+
+def test_the_learned_check_refuses_a_plan_of_another_kind(open_model):
+    t = open_model.treatments[0]
+    v = open_model.variables[0]
+    cases = [
+        (
+            f"If you line up all partners by their {t} effect, what's the value in the middle?",
+            _plan("ate", treatment=t),
+            _plan("summarize", value={"treatment": t}, stat="median"),
+        ),
+        (f"MB({v})?", _plan("children", variable=v), _plan("markov_blanket", variable=v)),
+        (
+            f"Tell me the peak individual lift from {t}.",
+            _plan("ate", treatment=t),
+            _plan("summarize", value={"treatment": t}, stat="max"),
+        ),
+    ]
+    for question, wrong, right in cases:
+        text = slotted(question, ground(question, open_model))[0]
+        assert intent_problems(text, wrong), question
+        assert intent_problems(text, right) == [], question
+        g = ground(question, open_model)
+        assert any("reads as asking for" in p for p in problems(question, wrong, g, open_model))
+
+
+def test_the_paper_templates_right_plans_pass_the_learned_check():
+    model = qa_data.generate_model(10, 5, 30, seed=3)
+    items = qa_data.generate_questions(model, n_per_template=2, seed=3)
+    assert items
+    for item in items:
+        text = slotted(item.question, ground(item.question, model))[0]
+        assert intent_problems(text, {"steps": item.plan}) == [], item.question
+
+
+def test_a_plan_no_kind_covers_is_not_judged():
+    assert default_model().support("what is ⟦1⟧?", _plan("no_such_tool")) is None
+
+
+def test_a_plan_of_a_tool_known_only_from_worked_examples_is_not_judged():
+    assert default_model().support("what shapes ⟦1⟧?", _plan("ancestors", variable="X")) is None
