@@ -5,7 +5,7 @@ import json
 import zlib
 
 import numpy as np
-from tests.discovery.test_discovery_pair import _record
+from tests.discovery.test_discovery_pair import _record, write_path_data
 from tests.discovery.test_discovery_rankers import HashEmbedder
 from tests.llm.busy_llm import BusyLLM
 
@@ -43,16 +43,10 @@ class SlowPromptLLM(BusyLLM):
 
 
 def write_many(root, n=16):
-    folder = root / "comagc"
-    folder.mkdir(parents=True)
     paths = [[(f"g{i} - x{j} - d{i}", float(j)) for j in range(3)] for i in range(n)]
-    recs = [_record(str(i), f"g{i}", f"d{i}", i % 2, paths[i]) for i in range(n)]
-    text = "\n".join(json.dumps(r) for r in recs) + "\n"
-    for name in ("train_full.jsonl", "test_truth.jsonl"):
-        (folder / name).write_text(text)
-    gpt = [dict(r, metapaths=list(reversed(r["metapaths"]))) for r in recs]
-    (folder / "test_gpt_c.jsonl").write_text("\n".join(json.dumps(r) for r in gpt) + "\n")
-    return root
+    return write_path_data(
+        root, [_record(str(i), f"g{i}", f"d{i}", i % 2, paths[i]) for i in range(n)]
+    )
 
 
 def _untimed(rows):
