@@ -102,3 +102,29 @@ def test_reference_thresholds_and_rules_at_concurrency_4_are_those_of_concurrenc
     assert got[4][0] == got[1][0] and got[1][0]["info"]["pairs"] >= 4
     assert got[4][1] == got[1][1] and len(got[1][1]) >= 4
     assert np.isfinite(got[1][0]["means"]["context"]["0"])
+
+
+def test_the_llm_ranker_at_concurrency_4_ranks_as_at_concurrency_1():
+    from tests.discovery.test_discovery_rankers import synthetic
+
+    from causalqa.bench.discovery_rankers import evaluate_rankers
+    from causalqa.discovery.pathdata import PathDataset
+    from causalqa.discovery.rankers import LLMPermutationRanker
+
+    def shuffle(messages):  # a permutation of the window that depends on the prompt
+        n = sum(1 for m in messages if m["role"] == "user" and m["content"].startswith("["))
+        ids = list(range(1, n + 1))
+        shift = zlib.crc32(messages[-1]["content"].encode()) % n
+        return json.dumps({"ranking": ids[shift:] + ids[:shift]})
+
+    data = PathDataset("synthetic", synthetic(20, 0), synthetic(12, 1))
+    rows, llms = {}, {}
+    for c in (1, 4):
+        llms[c] = BusyLLM(shuffle, busy=0 if c == 1 else 2)
+        ev = evaluate_rankers(
+            data, rankers=[], random_draws=0, llm_ranker=LLMPermutationRanker(llms[c]),
+            llm_queries=12, concurrency=c,
+        )  # fmt: skip
+        rows[c] = [{k: v for k, v in r.items() if k != "rank_seconds"} for r in ev.rows]
+    assert llms[4].most > 1 and llms[4].busy == 0
+    assert rows[4] == rows[1] and "llm-permutation" in rows[1][0]["ranker"]

@@ -17,6 +17,7 @@ MANY_REQUESTS = [
     ("bench", "deduction"),
     ("bench", "discovery", "pairs"),
     ("bench", "discovery", "reference"),
+    ("bench", "discovery", "rankers"),  # the LLM ranker's queries (--llm-queries)
     ("kg", "mine"),
     ("deduction", "dataset"),
     ("batch",),

@@ -681,6 +681,7 @@ def bench_rankers_command(
             "--llm-queries", min=0, help="Also run the LLM permutation ranker on N queries."
         ),
     ] = 0,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     seed: SeedOption = 0,
     out_dir: OutOption = DEFAULT_OUT,
@@ -710,6 +711,7 @@ def bench_rankers_command(
                 task, description=f"rankers: {m}", completed=0, total=None
             ),
             on_fit_step=lambda done, total: bar.update(task, completed=done, total=total),
+            concurrency=concurrency(concurrency_, llm),
         )
     write_and_emit(out_dir, name, report, md, json_)
 
