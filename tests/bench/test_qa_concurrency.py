@@ -118,3 +118,22 @@ def test_bench_qa_waits_for_a_server_answering_429(monkeypatch, tmp_path, mode):
     assert sum(calm.requests.values()) > 0
     assert sum(busy.requests.values()) == sum(calm.requests.values()) + 3
     assert _comparable(got)["outcomes"] == _comparable(expected)["outcomes"]
+
+
+def test_a_rerun_at_concurrency_3_takes_the_finished_answers_from_the_cache(monkeypatch, tmp_path):
+    """What a stopped run asked is in the response cache (written by every worker): the
+    rerun asks the server nothing again and grades the same."""
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+
+    def run(server, out):
+        return bench_qa.run_qa_bench(
+            f"openai:{server.url}#fake", quick=True, modes=("context",), cache=True,
+            out_dir=out, concurrency=3,
+        )  # fmt: skip
+
+    with FakeServer(delay=0.01) as srv:
+        first = run(srv, tmp_path / "first")
+        asked = sum(srv.requests.values())
+        again = run(srv, tmp_path / "again")
+        assert asked > 10 and sum(srv.requests.values()) == asked
+    assert _comparable(again)["rows"] == _comparable(first)["rows"]
