@@ -223,11 +223,16 @@ def test_the_open_planner_answers_what_the_wording_and_the_paper_tools_miss(part
     assert a.answered, a.answer
     assert a.plan == {"steps": [median]} and a.result == pytest.approx(25.0)
     assert "the median of the effect of 'Tech Support'" in a.computed
-    # an open plan that computes something else is refused like any other
+    # an open plan that computes something else is not run: the learned check knows the
+    # kind asked, and a median of one treatment cannot be misread, so its plan runs
     mean = {"tool": "summarize", "args": {"value": {"treatment": "Tech Support"}, "stat": "mean"}}
     llm = ScriptedLLM(['{"tool": "ate"}', json.dumps({"steps": [mean]})])
     a = Assistant(partners, llm).ask("What is the median effect of Tech Support?")
-    assert not a.answered and "median" in a.answer
+    assert a.plan == {"steps": [median]} and a.result == pytest.approx(25.0)
+    # without the check, nothing is refused and nothing is guided
+    llm = ScriptedLLM(['{"tool": "ate"}'])
+    a = Assistant(partners, llm, check=False).ask("What is the median effect of Tech Support?")
+    assert a.plan["steps"][0]["tool"] == "ate"
 
 
 def test_how_many_subjects_match_a_filter(partners):

@@ -11,7 +11,9 @@ from scipy.sparse import hstack
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from causalqa.bench import qa_data, qa_open
-from causalqa.errors import DataFileError
+from causalqa.errors import DataFileError, LLMOutputError
+from causalqa.llm.testing import ScriptedLLM
+from causalqa.qa.assistant import Assistant
 from causalqa.qa.check import intent_problems, problems
 from causalqa.qa.frame import slotted
 from causalqa.qa.grounding import ground
@@ -22,6 +24,7 @@ from causalqa.qa.intent import (
     answers,
     char_terms,
     default_model,
+    plan_for,
     word_terms,
 )
 
@@ -166,3 +169,63 @@ def test_a_plan_no_kind_covers_is_not_judged():
 
 def test_a_plan_of_a_tool_known_only_from_worked_examples_is_not_judged():
     assert default_model().support("what shapes ⟦1⟧?", _plan("ancestors", variable="X")) is None
+
+
+def _slots(model, question):
+    return slotted(question, ground(question, model))[1]
+
+
+def test_plan_for_writes_only_plans_whose_arguments_cannot_be_misread(open_model):
+    t, u = open_model.treatments[:2]
+    a, b = open_model.variables[:2]
+    one = _slots(open_model, f"median of {t}?")
+    assert plan_for("median", one) == _plan("summarize", value={"treatment": t}, stat="median")
+    where = {"filter": "Already Engaged", "value": True}
+    assert plan_for("count_benefit", one, where) == _plan(
+        "count_subjects",
+        conditions=[{"value": {"treatment": t}, "op": ">", "than": 0}],
+        where=where,
+    )
+    assert plan_for("median", _slots(open_model, f"median of {t} minus {u}?")) is None
+    assert plan_for("mean_difference", _slots(open_model, f"{t} minus {u}?")) is None
+    two = _slots(open_model, f"what confounds {a} and {b}?")
+    assert plan_for("confounders", two) == _plan("common_causes", a=a, b=b)
+    assert plan_for("effect_kind", two) is None  # its direction could be misread
+    assert plan_for("markov_blanket", _slots(open_model, f"MB({a})")) == _plan(
+        "markov_blanket", variable=a
+    )
+
+
+class _NoLLM(ScriptedLLM):
+    def _generate(self, *args, **kwargs):
+        raise LLMOutputError("no language model in this test")
+
+
+def test_a_refused_plan_is_replaced_by_the_plan_of_the_kind_the_question_asks(open_model):
+    t = open_model.treatments[0]
+    q = f"If you line up all partners by their {t} effect, what's the value in the middle?"
+    answer = Assistant(open_model, _NoLLM()).ask(q)
+    assert answer.answered, answer.answer
+    assert answer.plan == _plan("summarize", value={"treatment": t}, stat="median")
+    assert answer.result == pytest.approx(float(open_model.effects[t].median()))
+
+
+@pytest.mark.parametrize(
+    "wording, op",
+    [
+        ("no smaller than 20", ">="),
+        ("not less than 20", ">="),
+        ("not below 20", ">="),
+        ("no more than 20", "<="),
+        ("not above 20", "<="),
+        ("no greater than 20", "<="),
+    ],
+)
+def test_negated_comparisons_read_as_their_inclusive_opposite(open_model, wording, op):
+    t = open_model.treatments[0]
+    answer = Assistant(open_model, _NoLLM()).ask(f"How many partners have a {t} effect {wording}?")
+    (condition,) = answer.plan["steps"][0]["args"]["conditions"]
+    assert (condition["op"], condition["than"]) == (op, 20)
+    expected = open_model.effects[t]
+    expected = (expected >= 20) if op == ">=" else (expected <= 20)
+    assert answer.result == int(expected.sum())

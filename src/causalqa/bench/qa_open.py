@@ -547,19 +547,24 @@ WORDING_SETS: dict[str, dict[str, list[str]]] = {"dev": DEV}
 def wordings(name: str) -> dict[str, list[str]]:
     """A wording set by name: ``dev`` (ours) and ``dev2`` (a second writer's) for
     development; ``test`` and ``test2`` (`causalqa.bench.qa_open_test`) written by an
-    independent writer and held out. ``test`` was measured once held out, then used to
-    develop the check (bench/README.md); ``test2`` stays held out."""
+    independent writer, each measured once held out and then used for development
+    (bench/README.md); ``test3`` (`causalqa.bench.qa_open_test3`, a third writer's) stays
+    held out: never read while developing the engine or its learned check."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name == "dev2":
         from causalqa.bench.qa_open_dev2 import DEV2
 
         return DEV2
+    if name == "test3":
+        from causalqa.bench.qa_open_test3 import TEST3
+
+        return TEST3
     from causalqa.bench import qa_open_test
 
     sets = qa_open_test.SETS
     if name not in sets:
-        raise ValueError(f"unknown wording set {name!r}: use dev, dev2 or {', '.join(sets)}")
+        raise ValueError(f"unknown wording set {name!r}: use dev, dev2, {', '.join(sets)} or test3")
     return sets[name]
 
 

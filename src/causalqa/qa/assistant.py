@@ -20,8 +20,10 @@ from causalqa.llm import LLM, Usage, get_llm
 from causalqa.qa.check import problems, refusal, unanswerable
 from causalqa.qa.context import answer_in_context
 from causalqa.qa.cues import answer_type, asks_count
-from causalqa.qa.frame import plan_of, read_frame
+from causalqa.qa.frame import plan_of, read_frame, slotted
 from causalqa.qa.grounding import Grounding, Mention, ground
+from causalqa.qa.intent import default_model as default_intent_model
+from causalqa.qa.intent import plan_for
 from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, PlanResult, Strategy
 from causalqa.qa.tools import PlanError, execute, validate_plan
 from causalqa.qa.verbalise import computation, count_answer, llm_sentence, template_sentence
@@ -30,6 +32,9 @@ Mode = Literal["tool", "context"]
 Verbaliser = Literal["template", "llm"]
 
 MAX_QUESTION_CHARS = 2_000
+GUIDE_CONFIDENCE = 0.6
+"""How sure the learned check must be of a question's kind before a plan is written from
+that kind alone (for a question whose plan failed the check)."""
 """Longer text is not a question (and would not fit the planner's prompt)."""
 _FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
 
@@ -118,6 +123,18 @@ class Assistant:
         except (PlanError, LLMOutputError):
             return None
         return opened
+
+    def _kind_guided(self, question: str, g: Grounding) -> dict[str, Any] | None:
+        """When the plan fails the check but the learned check is sure what kind of
+        question this is, and its arguments cannot be misread: the plan of that kind."""
+        text, slots = slotted(question, g)
+        intent = default_intent_model()
+        p = intent.predict_proba([text])[0]
+        top = int(p.argmax())
+        if p[top] < GUIDE_CONFIDENCE or g.names("subject"):
+            return None
+        where = {"filter": g.where.filter, "value": g.where.value} if g.where else None
+        return plan_for(str(intent.classes_[top]), slots, where)
 
     def reset(self) -> None:
         """Forget the conversation."""
@@ -248,6 +265,11 @@ class Assistant:
                 usage = usage + opened.usage
                 if not problems(question, opened.plan, g, self.model):
                     planned, plan, issues = opened, opened.plan, []
+        if issues and self.check:
+            guided = self._kind_guided(question, g)
+            if guided is not None and guided != plan:
+                if not problems(question, guided, g, self.model):
+                    planned, plan, issues = None, guided, []
         steps["check"] = time.perf_counter() - t
         if issues:
             return honest(refusal(issues, self.model), plan)

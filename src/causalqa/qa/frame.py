@@ -334,9 +334,11 @@ _BETWEEN = [
 ]
 # A comparison with a number: "an effect of ⟦1⟧ above 10", "gain at least 5 from ⟦1⟧".
 _OPS = [
-    (r"at\s+least|no\s+less\s+than|not\s+less\s+than|greater\s+than\s+or\s+equal\s+to|>=|≥|or\s+more"
+    (r"at\s+least|no\s+(?:less|smaller|lower|fewer)\s+than|not\s+(?:less|smaller|lower|fewer)\s+than"
+     r"|not\s+(?:below|under)|greater\s+than\s+or\s+equal\s+to|>=|≥|or\s+more"
      r"|reach(?:es|ing)?|hits?|meets?(?:\s+or\s+beats?)?", ">="),
-    (r"at\s+most|no\s+more\s+than|not\s+more\s+than|up\s+to|less\s+than\s+or\s+equal\s+to|<=|≤|or\s+less", "<="),
+    (r"at\s+most|no\s+(?:more|greater|larger|higher|bigger)\s+than"
+     r"|not\s+(?:more|greater|larger|higher|bigger)\s+than|not\s+(?:above|over|exceeding)|up\s+to|less\s+than\s+or\s+equal\s+to|<=|≤|or\s+less", "<="),
     (r"more\s+than|greater\s+than|higher\s+than|larger\s+than|bigger\s+than|above|over|exceed\w*"
      r"|beyond|in\s+excess\s+of|>", ">"),
     (r"less\s+than|lower\s+than|smaller\s+than|fewer\s+than|below|under|beneath|<", "<"),

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from causalqa.errors import DataFileError
+from causalqa.qa.frame import Slot
 
 Plan = dict[str, Any]
 Pattern = tuple[str, str | None, str | None]
@@ -132,7 +133,7 @@ def signature(plan: Plan) -> Pattern | None:
         return None
     args = steps[-1].get("args") or {}
     value = args.get("value")
-    kind = next(iter(sorted(value)), None) if isinstance(value, dict) else None
+    kind = min(map(str, value), default=None) if isinstance(value, dict) else None
     stat = args.get("stat")
     return (str(steps[-1].get("tool")), stat if isinstance(stat, str) else None, kind)
 
@@ -308,3 +309,43 @@ class IntentModel:
 def default_model() -> IntentModel:
     """The shipped model, loaded once per process."""
     return IntentModel.load(DEFAULT_PATH)
+
+
+_ONE_TREATMENT_STATS = {"median": "median", "minimum": "min", "maximum": "max", "std": "std"}
+_SIGNED = {
+    "count_benefit": ("count_subjects", ">"),
+    "share_benefit": ("share_subjects", ">"),
+    "list_hurt": ("list_subjects", "<"),
+}
+_SYMMETRIC = {"confounders": "common_causes", "common_effects": "common_effects"}
+
+
+def plan_for(kind: str, slots: Sequence[Slot], where: dict[str, Any] | None = None) -> Plan | None:
+    """The plan that answers a question of `kind` naming these slots (`frame.slotted`),
+    for the kinds whose arguments cannot be misread — one treatment, one variable, or two
+    variables in either order — with the question's filter as `where` on the table; None
+    for any other kind or any other set of names."""
+    treatments = list(dict.fromkeys(s.treatment for s in slots if s.treatment))
+    variables = list(dict.fromkeys(s.variable for s in slots if s.variable))
+    one_treatment = len(treatments) == 1 and len(slots) == 1
+    table: dict[str, Any] | None = None
+    graph: dict[str, Any] | None = None
+    if kind in _ONE_TREATMENT_STATS and one_treatment:
+        value = {"treatment": treatments[0]}
+        table = {"tool": "summarize", "args": {"value": value, "stat": _ONE_TREATMENT_STATS[kind]}}
+    elif kind == "each" and one_treatment:
+        table = {"tool": "subject_values", "args": {"value": {"treatment": treatments[0]}}}
+    elif kind in _SIGNED and one_treatment:
+        tool, op = _SIGNED[kind]
+        condition = {"value": {"treatment": treatments[0]}, "op": op, "than": 0}
+        table = {"tool": tool, "args": {"conditions": [condition]}}
+    elif kind == "best_by_median" and not slots:
+        table = {"tool": "rank_treatments", "args": {"stat": "median", "k": 1, "lowest": False}}
+    elif kind == "markov_blanket" and len(variables) == 1 and len(slots) == 1:
+        graph = {"tool": "markov_blanket", "args": {"variable": variables[0]}}
+    elif kind in _SYMMETRIC and len(variables) == 2 and len(slots) == 2:
+        graph = {"tool": _SYMMETRIC[kind], "args": {"a": variables[0], "b": variables[1]}}
+    if table is not None and where is not None:
+        table["args"]["where"] = where
+    step = table or graph
+    return {"steps": [step]} if step is not None else None
