@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -350,6 +351,44 @@ def test_build_dataset_with_llm_prompts_1_and_2(embedder):
     )
     with pytest.raises(DatasetError, match="LLM is needed"):
         build_dataset(_reports(), embedder=embedder, with_llm_negatives=True)
+
+
+def test_build_dataset_with_llm_in_flight_keeps_the_order_and_waits_for_a_busy_server(
+    embedder,
+):
+    """--true-from llm and Prompt 2 at concurrency 4 give the data set of concurrency 1,
+    though replies arrive out of order and the server first answers 429."""
+    from tests.llm.busy_llm import BusyLLM
+
+    def reply(messages):
+        content = messages[-1]["content"]
+        n = re.search(r"problem number (\d+)", content).group(1)
+        if "[START_CONTEXT]" in content:
+            return f"- Engine problem number {n}\n- Pilot fatigue on leg {n}"
+        return f"1. Worn tires number {n}.\n2. Late briefing on leg {n}."
+
+    reports = [
+        Report(
+            report_id=f"r{i}",
+            context=f"Engine problem number {i} in cruise; the pilot landed in a field.",
+            probable_cause=f"Engine problem number {i}.",
+        )
+        for i in range(10)
+    ]
+    built = {}
+    for c, busy in ((1, 0), (4, 2)):
+        llm = BusyLLM(reply, busy=busy)
+        built[c] = build_dataset(
+            reports, embedder=embedder, llm=llm, true_from="llm", with_llm_negatives=True,
+            concurrency=c,
+        )  # fmt: skip
+        assert llm.most == 1 if c == 1 else llm.most > 1
+    assert built[4] == built[1]
+    assert [e.report_id for e in built[1]] == sorted(
+        (e.report_id for e in built[1]), key=lambda r: int(r[1:])
+    )
+    assert {e.source for e in built[1]} >= {"true", "false-llm"}
+    assert ("Engine problem number 7.", "true") in [(e.statement, e.source) for e in built[1]]
 
 
 # -- JSONL ---------------------------------------------------------------------------------

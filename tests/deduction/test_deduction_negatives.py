@@ -60,31 +60,10 @@ def test_mine_negatives_is_resumable(embedder, tmp_path):
 
 
 def test_mine_negatives_in_flight_keeps_the_report_order_and_retries_429(embedder, tmp_path):
-    import threading
-    import time
-
-    from causalqa.errors import LLMRateLimitError
-
-    class Server(ScriptedLLM):
-        def __init__(self):
-            super().__init__(lambda messages: REPLY)
-            self.busy, self.now, self.most = 1, 0, 0
-            self.gate = threading.Lock()
-
-        def _generate(self, messages, **kw):
-            with self.gate:
-                if self.busy:
-                    self.busy -= 1
-                    raise LLMRateLimitError("429", retry_after=0.01)
-                self.now += 1
-                self.most = max(self.most, self.now)
-            time.sleep(0.05)
-            with self.gate:
-                self.now -= 1
-            return super()._generate(messages, **kw)
+    from tests.llm.busy_llm import BusyLLM
 
     reports = [(Report(report_id=f"R{i}", context=f"{CTX} Flight {i}."), CAUSES) for i in range(6)]
-    llm = Server()
+    llm = BusyLLM(lambda messages: REPLY, busy=1, delay=lambda text: 0.05)  # a 429 first
     s = mine_negatives(reports, llm, tmp_path / "neg.jsonl", embedder=embedder, concurrency=3)
     assert s["asked"] == 6 and s["failed"] == 0 and llm.most > 1
     ids = [json.loads(line)["report_id"] for line in (tmp_path / "neg.jsonl").open()]

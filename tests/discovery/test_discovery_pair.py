@@ -396,10 +396,11 @@ def _record(qid, e1, e2, label, paths):
     }  # fmt: skip
 
 
-def write_path_data(root):
+def write_path_data(root, recs=None):
+    """A COMAGC folder of `recs` (default: three pairs) as train, test and gpt order."""
     folder = root / "comagc"
     folder.mkdir(parents=True)
-    recs = [
+    recs = recs or [
         _record("1", "g1", "d1", 1, [("g1 - good - d1", 2.0), ("g1 - bad - d1", -1.0)]),
         _record("2", "g2", "d2", 0, [("g2 - bad - d2", 1.5), ("g2 - good - d2", -2.0)]),
         _record("3", "g3", "d3", 1, [("g3 - good - d3", 1.2)]),

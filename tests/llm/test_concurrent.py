@@ -267,3 +267,60 @@ def test_batch_refuses_to_overwrite_and_names_bad_lines(tmp_path, capsys):
         _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "already exists" in stderr
     assert (tmp_path / "out.jsonl").read_text() == "mine\n"
+
+
+def test_per_thread_objects_are_never_shared_by_calls_in_flight():
+    from causalqa.llm.concurrent import PerThread
+
+    made = []
+    lock = threading.Lock()
+
+    def make(key):
+        obj = {"key": key, "busy": False}
+        with lock:
+            made.append(obj)
+        return obj
+
+    per = PerThread(make)
+
+    def use(item):
+        key, _ = item
+        obj = per.get(key)
+        assert obj["key"] == key and not obj["busy"]  # nobody else is using it
+        obj["busy"] = True
+        time.sleep(0.002)
+        obj["busy"] = False
+        return key
+
+    items = [(k, i) for k in range(3) for i in range(10)]
+    assert run_ordered(use, items, concurrency=4) == [k for k, _ in items]
+    assert 3 <= len(made) <= 12  # at most one per thread and key
+
+
+def test_a_busy_server_error_gets_out_of_code_that_swallows_llm_errors():
+    from causalqa.errors import LLMError, LLMTimeoutError
+    from causalqa.llm.concurrent import BUSY, is_busy, surfacing_busy
+    from causalqa.llm.testing import ScriptedLLM
+
+    def lenient(llm, prompt):  # grades any LLM error as "no answer", as context mode does
+        try:
+            return llm.complete(prompt).text
+        except LLMError:
+            return None
+
+    class Flaky(ScriptedLLM):
+        def __init__(self, error):
+            super().__init__(lambda m: "fine")
+            self.error = error
+
+        def _generate(self, messages, **kw):
+            if self.error is not None:
+                error, self.error = self.error, None
+                raise error
+            return super()._generate(messages, **kw)
+
+    busy = Flaky(LLMRateLimitError("429", retry_after=0.0))
+    assert run_ordered(lambda p: surfacing_busy(lenient, busy, p), ["q"], retry=BUSY) == ["fine"]
+    slow = Flaky(LLMTimeoutError("too slow"))  # not a busy server: graded, not retried
+    assert run_ordered(lambda p: surfacing_busy(lenient, slow, p), ["q"], retry=BUSY) == [None]
+    assert is_busy(LLMServerError("x", status=503)) and not is_busy(LLMTimeoutError("x"))

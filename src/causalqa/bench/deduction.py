@@ -33,7 +33,7 @@ from causalqa.bench.published import published
 from causalqa.bench.report import environment, write_report
 from causalqa.deduction.dataset import Example, load_jsonl
 from causalqa.jsonl import write_jsonl
-from causalqa.llm.concurrent import Retry, run_ordered
+from causalqa.llm.concurrent import BUSY, run_ordered
 
 METRICS = ("macro_f1", "micro_f1", "acc_true", "acc_false_rules", "acc_false_llm")
 METRIC_TITLES = {
@@ -446,7 +446,7 @@ def run_deduction_bench(
                     if bar:
                         bar.advance(task)
 
-                run_ordered(one, test, concurrency=concurrency, retry=_RETRY, on_result=take)
+                run_ordered(one, test, concurrency=concurrency, retry=BUSY, on_result=take)
                 s = scores([e.label for e in kept], y_pred, kept)
                 s["fold"] = fold
                 per_fold[key].append(s)
@@ -727,17 +727,6 @@ def _group(rows: list[dict[str, Any]], key: str) -> dict[Any, list[dict[str, Any
     for r in rows:
         out.setdefault(r[key], []).append(r)
     return out
-
-
-def _busy_server(e: BaseException) -> bool:
-    """Retried: a 429, 5xx or refused connection; not a slow reply (a timeout)."""
-    from causalqa.errors import LLMTimeoutError
-    from causalqa.llm.concurrent import is_transient
-
-    return is_transient(e) and not isinstance(e, LLMTimeoutError)
-
-
-_RETRY = Retry(retriable=_busy_server)
 
 
 def _known_errors() -> tuple[type, ...]:

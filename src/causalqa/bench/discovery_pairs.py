@@ -33,6 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from causalqa.discovery.pair import (
     classify_pair,
     content_free_logprobs,
     get_ranker,
+    verbalise_path,
 )
 from causalqa.discovery.pathdata import (
     DATASETS,
@@ -57,6 +59,7 @@ from causalqa.discovery.pathdata import (
     validation_split,
 )
 from causalqa.errors import CausalQAError, DataFileError, PairDiscoveryError
+from causalqa.llm.concurrent import BUSY, run_ordered
 from causalqa.metrics import binary_scores, f1_difference, roc_auc
 
 __all__ = [
@@ -246,8 +249,11 @@ def sample_records(records: list[PathRecord], limit: int | None, seed: int) -> l
     return [records[i] for i in keep]
 
 
-def _orders(method: str, queries, data, llm, seed, ranker, top_k) -> dict[str, list[int]]:
-    """qid → top-k indices into the query's paths (empty for no-subgraph)."""
+def _orders(
+    method: str, queries, data, llm, seed, ranker, top_k, concurrency: int = 1
+) -> dict[str, list[int]]:
+    """qid → top-k indices into the query's paths (empty for no-subgraph); the LLM
+    ranker ranks `concurrency` queries at once."""
     if method == "none":
         return {q.qid: [] for q in queries}
     if method == "oracle":
@@ -265,13 +271,32 @@ def _orders(method: str, queries, data, llm, seed, ranker, top_k) -> dict[str, l
         return out
     if ranker is None:
         raise PairDiscoveryError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
-    out = {}
-    for q in queries:
+
+    def top(q) -> list[int]:
         # test_truth lists paths by relevance: rankers see them in a seeded shuffle.
         perm = shuffled(q, seed)
         cands = [q.paths[i] for i in perm]
-        out[q.qid] = [int(perm[i]) for i in ranker.rank(q, cands).top(top_k)] if cands else []
-    return out
+        return [int(perm[i]) for i in ranker.rank(q, cands).top(top_k)] if cands else []
+
+    if method == "llm":  # the one ranker that waits on a server; the others stay here
+        tops = run_ordered(top, queries, concurrency=concurrency, retry=BUSY)
+    else:
+        tops = [top(q) for q in queries]
+    return {q.qid: t for q, t in zip(queries, tops)}
+
+
+def _call(llm, form: Mapping[str, Any], job: tuple) -> tuple[Any, float]:
+    """One prompt of `benchmark_pairs` and its seconds: a pair's (`classify_pair`) or a
+    shape's content-free prompt."""
+    kind, _, _, args = job
+    t0 = time.perf_counter()
+    if kind == "prior":
+        n_paths, context, subject = args
+        out = content_free_logprobs(llm, n_paths=n_paths, has_context=context, subject=subject)
+    else:
+        e1, e2, paths, sentence, subject = args
+        out = classify_pair(e1, e2, llm, paths=paths, context=sentence, subject=subject, **form)
+    return out, time.perf_counter() - t0
 
 
 def benchmark_pairs(
@@ -290,6 +315,7 @@ def benchmark_pairs(
     ranker_dir: Path | None = None,
     thresholds: Mapping[str, Mapping[int, float]] | None = None,
     on_step: Callable[[str, int], None] | None = None,
+    concurrency: int = 1,
 ) -> PairBenchmark:
     """Run Tables 1–2 with `llm`. `on_step(description, advance)` reports progress: one
     call per classified pair (and one per method set-up, with advance 0).
@@ -301,6 +327,8 @@ def benchmark_pairs(
     validation run) adds batch-calibrated verdicts: "causal" when the log-odds exceed the
     mean log-odds of the validation prompts of the same data set and number of paths; a
     validation run uses its own predictions' means (label-free either way).
+    `concurrency` > 1 keeps that many prompts in flight (a server with several slots);
+    the results are those of one at a time.
     """
     bad = [m for m in methods if m not in METHODS]
     if bad:
@@ -370,7 +398,9 @@ def benchmark_pairs(
                         on_step=fit_step,
                     )
                     row["ranker"] = how
-                orders[method] = _orders(method, queries, data, llm, seed, ranker, top_k)
+                orders[method] = _orders(
+                    method, queries, data, llm, seed, ranker, top_k, concurrency
+                )
             except CausalQAError as e:
                 row["error"] = e.message
                 if on_step:
@@ -378,11 +408,18 @@ def benchmark_pairs(
                 continue
             row["ranker_seconds"] = round(time.perf_counter() - start, 2)
         # Pair by pair, every method in turn: their prompts share the prefix up to the
-        # paths, which the local backend evaluates once.
+        # paths, which the local backend evaluates once. The calls (each new prompt, and
+        # the content-free prompt of each new shape where it first appears) are listed in
+        # that order and run with up to `concurrency` in flight; the answers are then read
+        # in the same order, as one at a time would.
         preds: dict[str, list[int]] = {m: [] for m in orders}
         cal_preds: dict[str, list[int]] = {m: [] for m in orders}
         llm_s: dict[str, float] = dict.fromkeys(orders, 0.0)
         sentence_of = {q.qid: clean_sentence(q.sentence) if context else None for q in queries}
+        entries: list[tuple[PathRecord, str, str, tuple]] = []
+        calls: list[tuple] = []  # (kind, key, method, arguments): "pair" or "prior"
+        wanted = set(memo) | set(priors)
+        waiting: dict[str, list[str]] = {}  # progress lines of each prompt not yet answered
         for q in queries:
             sentence = sentence_of[q.qid]
             for method, order in orders.items():
@@ -390,48 +427,57 @@ def benchmark_pairs(
                 key = "\x1f".join(
                     [ds, q.e1, q.e2, sentence or "", *(p.text(types=False) for p in paths)]
                 )
-                if key not in memo:
-                    t0 = time.perf_counter()
-                    memo[key] = classify_pair(
-                        q.e1,
-                        q.e2,
-                        llm,
-                        paths=paths,
-                        context=sentence,
-                        subject=subject,
-                        **form,
-                    )
-                    llm_s[method] += time.perf_counter() - t0
-                v = memo[key]
-                shape = (ds, len(v.paths))
-                if shape not in priors:
-                    t0 = time.perf_counter()
-                    priors[shape] = content_free_logprobs(
-                        llm, n_paths=len(v.paths), has_context=context, subject=subject
-                    )
-                    bench.content_free.setdefault(ds, {})[len(v.paths)] = priors[shape]
-                    llm_s[method] += time.perf_counter() - t0
-                cal = {lab: v.logprobs[lab] - priors[shape][lab] for lab in LABELS}
-                cal_causal = cal[CAUSAL] > cal[NON_CAUSAL]
-                preds[method].append(int(v.causal))
-                cal_preds[method].append(int(cal_causal))
-                bench.predictions.append(
-                    {
-                        "dataset": ds,
-                        "method": method,
-                        "qid": q.qid,
-                        "e1": q.e1,
-                        "e2": q.e2,
-                        "gold": q.label,
-                        "pred": int(v.causal),
-                        "p_causal": round(v.probability, 4),
-                        "pred_calibrated": int(cal_causal),
-                        "logprobs": {k: round(x, 4) for k, x in v.logprobs.items()},
-                        "paths": v.paths,
-                    }
-                )
-                if on_step:
-                    on_step(f"{DATASETS[ds][1]}: {q.e1} – {q.e2} ({method})", 1)
+                shape = (ds, sum(1 for p in paths if verbalise_path(p, **form)))  # = v.paths
+                entries.append((q, method, key, shape))
+                waiting.setdefault(key, []).append(f"{DATASETS[ds][1]}: {q.e1} – {q.e2} ({method})")
+                if key not in wanted:
+                    wanted.add(key)
+                    calls.append(("pair", key, method, (q.e1, q.e2, paths, sentence, subject)))
+                if shape not in wanted:
+                    wanted.add(shape)
+                    calls.append(("prior", shape, method, (shape[1], context, subject)))
+
+        def answered(_i: int, job: tuple, got: tuple[Any, float]) -> None:
+            kind, k, method, _ = job
+            (memo if kind == "pair" else priors)[k] = got[0]
+            llm_s[method] += got[1]  # noqa: B023 - run_ordered returns within the iteration
+            if kind == "prior":
+                bench.content_free.setdefault(k[0], {})[k[1]] = got[0]
+            elif on_step:
+                for what in waiting.pop(k, []):  # noqa: B023 - as above
+                    on_step(what, 1)
+
+        run_ordered(
+            partial(_call, llm, form),
+            calls,
+            concurrency=concurrency,
+            retry=BUSY,
+            on_result=answered,
+        )
+        for q, method, key, shape in entries:
+            v = memo[key]
+            if shape not in priors:  # not foreseen (cannot happen): asked here, in order
+                job = ("prior", shape, method, (shape[1], context, subject))
+                answered(0, job, _call(llm, form, job))
+            cal = {lab: v.logprobs[lab] - priors[shape][lab] for lab in LABELS}
+            cal_causal = cal[CAUSAL] > cal[NON_CAUSAL]
+            preds[method].append(int(v.causal))
+            cal_preds[method].append(int(cal_causal))
+            bench.predictions.append(
+                {
+                    "dataset": ds,
+                    "method": method,
+                    "qid": q.qid,
+                    "e1": q.e1,
+                    "e2": q.e2,
+                    "gold": q.label,
+                    "pred": int(v.causal),
+                    "p_causal": round(v.probability, 4),
+                    "pred_calibrated": int(cal_causal),
+                    "logprobs": {k: round(x, 4) for k, x in v.logprobs.items()},
+                    "paths": v.paths,
+                }
+            )
         mine = [p for p in bench.predictions if p["dataset"] == ds]
         means = (
             thresholds.get(ds)

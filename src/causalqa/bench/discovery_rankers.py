@@ -33,6 +33,7 @@ from causalqa.discovery.rankers import (
     stable_seed,
 )
 from causalqa.errors import CausalQAError, PairDiscoveryError, RankerError
+from causalqa.llm.concurrent import BUSY, run_ordered
 from causalqa.metrics import (
     expected_random_ndcg,
     ndcg_at_k,
@@ -294,6 +295,7 @@ def evaluate_rankers(
     on_fit_step: Callable[[int, int], None] | None = None,
     save_dir=None,
     refit: bool = True,
+    concurrency: int = 1,
 ) -> RankerEvaluation:
     """Fit each trained ranker on ``train_full`` and rank every ``test_truth`` query.
 
@@ -301,9 +303,10 @@ def evaluate_rankers(
     mean over `random_draws` seeded draws (one draw over ~35 queries varies by ±3–5 NDCG
     points), one row per ranker, the paper's own gpt-3.5 permutation from ``test_gpt_*``
     where its paths match, and `llm_ranker` on the first `llm_queries` queries only when
-    given (an LLM call per query). `on_fit_step(done, total)` reports training steps of
-    rankers that have them (the cross-encoders). With `save_dir`, every fitted trained
-    ranker is saved there as ``<loss or xgboost>.pkl`` (`rankers.save_ranker`). With
+    given (an LLM call per query, `concurrency` of them in flight). `on_fit_step(done,
+    total)` reports training steps of rankers that have them (the cross-encoders). With
+    `save_dir`, every fitted trained ranker is saved there as ``<loss or xgboost>.pkl``
+    (`rankers.save_ranker`). With
     ``refit=False`` a trained ranker that is already fitted (e.g. loaded from such a file)
     is used as it is; its row says so.
     """
@@ -334,11 +337,15 @@ def evaluate_rankers(
                 save_ranker(ranker, ranker.name.split("-")[0], save_dir)
         fit_s = time.perf_counter() - start
         start = time.perf_counter()
-        orders = []
-        for q in qs:
+
+        def order(q: PathRecord):
             perm = shuffled(q, seed)
-            ranking = ranker.rank(q, [q.paths[i] for i in perm])
-            orders.append(perm[ranking.order])
+            return perm[ranker.rank(q, [q.paths[i] for i in perm]).order]
+
+        if ranker is llm_ranker:  # the one that waits on a server: queries in flight
+            orders = run_ordered(order, qs, concurrency=concurrency, retry=BUSY)
+        else:
+            orders = [order(q) for q in qs]
         rank_s = time.perf_counter() - start
         return {
             "ranker": ranker.name + (" (saved fit)" if reused else ""),
@@ -426,11 +433,12 @@ def run_rankers_bench(
     seed: int = 0,
     on_progress: Callable[[str], None] | None = None,
     on_fit_step: Callable[[int, int], None] | None = None,
+    concurrency: int = 1,
 ) -> tuple[dict[str, Any], str, str]:
     """Table D2 for `datasets`: (report, Markdown body, report name). With
     `validation`, on a by-query validation split of each ``train_full`` (20%), the rankers
     fitted on the rest; fitted rankers are saved under `saved_rankers_dir` (`save`) or
-    reloaded from there (`reuse`)."""
+    reloaded from there (`reuse`). `concurrency`: the LLM ranker's queries in flight."""
     split = "validation" if validation else "full"
     results = []
     for name in datasets:
@@ -450,6 +458,7 @@ def run_rankers_bench(
                 on_progress=on_progress,
                 on_fit_step=on_fit_step,
                 save_dir=saved if save else None,
+                concurrency=concurrency,
             )
         )
     report = {

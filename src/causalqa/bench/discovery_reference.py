@@ -34,6 +34,7 @@ from causalqa.discovery.reference import (
     user_file,
 )
 from causalqa.errors import ConfigError, ReferenceThresholdsError
+from causalqa.llm.concurrent import BUSY, run_ordered
 from causalqa.metrics import binary_scores
 
 
@@ -47,12 +48,14 @@ def measure_reference(
     seed: int = 0,
     embedder=None,
     on_step: Callable[[str, int], None] | None = None,
+    concurrency: int = 1,
 ) -> ReferenceThresholds:
     """Ask `llm` about validation pairs (a seeded sample of `per_dataset` from each data
     set's by-query validation split of ``train_full``) in `discover_pair`'s prompt shape,
     with and without the pair's sentence as context and with the top 0..`max_paths` paths
     of the similarity ranker, and return the mean log-odds per shape.
-    `on_step(description, advance)` is called once per pair."""
+    `on_step(description, advance)` is called once per pair, in order; `concurrency` > 1
+    keeps that many pairs' prompts in flight."""
     if max_paths < 0:
         raise ReferenceThresholdsError(f"max_paths must be at least 0, got {max_paths}")
     if embedder is None and max_paths > 0:
@@ -60,20 +63,34 @@ def measure_reference(
 
         embedder = Embedder()
     ranker = SimilarityRanker(embedder)
-    values: dict[str, dict[int, list[float]]] = {}
-    pairs = 0
+    jobs = []  # (data set, pair, its top paths), ranked here: the embedder stays in one thread
     for ds in datasets:
         data = validation_split(load_path_dataset(ds, root, splits=("train",)), seed=seed)
         for q in sample_records(data.truth, per_dataset, seed):
-            top = rank_paths(ranker, q, list(q.paths), max_paths) if max_paths else []
-            for context in (True, False):
-                sentence = clean_sentence(q.sentence) if context else None
-                for n in range(min(max_paths, len(top)) + 1):
-                    v = classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence)
-                    values.setdefault(shape_name(context), {}).setdefault(n, []).append(v.log_odds)
-            pairs += 1
-            if on_step:
-                on_step(f"{ds}: {q.e1} – {q.e2}", 1)
+            jobs.append(
+                (ds, q, rank_paths(ranker, q, list(q.paths), max_paths) if max_paths else [])
+            )
+
+    def ask(job) -> list[tuple[bool, int, float]]:
+        _, q, top = job
+        out = []
+        for context in (True, False):
+            sentence = clean_sentence(q.sentence) if context else None
+            for n in range(min(max_paths, len(top)) + 1):
+                v = classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence)
+                out.append((context, n, v.log_odds))
+        return out
+
+    values: dict[str, dict[int, list[float]]] = {}
+
+    def take(_i: int, job, answers: list[tuple[bool, int, float]]) -> None:
+        for context, n, log_odds in answers:
+            values.setdefault(shape_name(context), {}).setdefault(n, []).append(log_odds)
+        if on_step:
+            on_step(f"{job[0]}: {job[1].e1} – {job[1].e2}", 1)
+
+    run_ordered(ask, jobs, concurrency=concurrency, retry=BUSY, on_result=take)
+    pairs = len(jobs)
     if not pairs:
         raise ReferenceThresholdsError("no validation pair to measure on")
     model = getattr(llm, "model", "") or type(llm).__name__
@@ -100,11 +117,13 @@ def evaluate_decisions(
     root=None,
     embedder=None,
     on_step: Callable[[str, int], None] | None = None,
+    concurrency: int = 1,
 ) -> list[dict[str, Any]]:
     """What `discover_pair`'s verdict rules give on the test pairs (``test_truth``): each
     pair asked in its prompt shape with its sentence as context, without a path and with the
     similarity ranker's top path; P/R/F1/accuracy (%) per data set, path setting and rule
-    (reference with `ref`, content-free, argmax). Thresholds are never fitted here."""
+    (reference with `ref`, content-free, argmax). Thresholds are never fitted here.
+    `concurrency` > 1 keeps that many pairs' prompts in flight."""
     if embedder is None:
         from causalqa.embed import Embedder
 
@@ -113,15 +132,25 @@ def evaluate_decisions(
     rows: list[dict[str, Any]] = []
     for ds in datasets:
         queries = load_path_dataset(ds, root, splits=("truth",)).truth
-        got: dict[int, list[tuple[int, float]]] = {0: [], 1: []}
-        for q in queries:
-            top = rank_paths(ranker, q, list(q.paths), 1)
+        jobs = [(q, rank_paths(ranker, q, list(q.paths), 1)) for q in queries]
+
+        def ask(job) -> list[tuple[int, float]]:
+            q, top = job
             sentence = clean_sentence(q.sentence)
-            for n in (0, 1) if top else (0,):
-                v = classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence)
-                got[n].append((q.label, v.log_odds))
+            return [
+                (n, classify_pair(q.e1, q.e2, llm, paths=top[:n], context=sentence).log_odds)
+                for n in ((0, 1) if top else (0,))
+            ]
+
+        got: dict[int, list[tuple[int, float]]] = {0: [], 1: []}
+
+        def take(_i: int, job, answers: list[tuple[int, float]], ds=ds, got=got) -> None:
+            for n, log_odds in answers:
+                got[n].append((job[0].label, log_odds))
             if on_step:
-                on_step(f"{ds}: {q.e1} – {q.e2}", 1)
+                on_step(f"{ds}: {job[0].e1} – {job[0].e2}", 1)
+
+        run_ordered(ask, jobs, concurrency=concurrency, retry=BUSY, on_result=take)
         for n, answers in got.items():
             if not answers:
                 continue
@@ -168,6 +197,7 @@ def run_reference_bench(
     root=None,
     seed: int = 0,
     on_step: Callable[[str, int], None] | None = None,
+    concurrency: int = 1,
 ) -> tuple[dict[str, Any], str]:
     """Measure (or, with `reuse`, read) the model's reference thresholds, save them where
     `discover pair` finds them, and score the verdict rules on the test pairs
@@ -181,13 +211,16 @@ def run_reference_bench(
     saved: Path | None
     if ref is None:
         ref = measure_reference(
-            llm, datasets=datasets, per_dataset=per_dataset, root=root, seed=seed, on_step=on_step
-        )
+            llm, datasets=datasets, per_dataset=per_dataset, root=root, seed=seed,
+            on_step=on_step, concurrency=concurrency,
+        )  # fmt: skip
         saved = save_reference(ref)
     else:
         saved = user_file(ref.model) if user_file(ref.model).is_file() else None
     rows = (
-        evaluate_decisions(llm, ref, datasets=datasets, root=root, on_step=on_step)
+        evaluate_decisions(
+            llm, ref, datasets=datasets, root=root, on_step=on_step, concurrency=concurrency
+        )
         if evaluate
         else []
     )

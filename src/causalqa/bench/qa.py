@@ -23,6 +23,7 @@ from causalqa.bench.report import environment, table_markdown, write_report
 from causalqa.causal_model import CausalModel
 from causalqa.errors import ConfigError, LLMError
 from causalqa.llm import LLM, get_llm
+from causalqa.llm.concurrent import BUSY, Failed, PerThread, is_busy, run_ordered, surfacing_busy
 from causalqa.qa.assistant import Assistant
 from causalqa.qa.context import answer_in_context
 
@@ -110,7 +111,9 @@ def _judge(llm: LLM, item: qa_data.QAItem, answer: str) -> bool | None:
     """The paper's LLM judge (Listing 5); None when it gives no verdict (or fails)."""
     try:
         r = llm.complete(qa_data.judge_prompt(item.question, answer, item.ideal), max_tokens=400)
-    except LLMError:  # a timeout on one answer must not end the whole run
+    except LLMError as e:  # a timeout on one answer must not end the whole run
+        if is_busy(e):
+            raise  # a full server: `run_ordered` waits and asks again
         return None
     return qa_data.parse_judge(r.text)
 
@@ -133,6 +136,7 @@ def run_qa_bench(
     planner: dict[str, Any] | None = None,
     out_dir: Path = Path("bench/results"),
     console=None,
+    concurrency: int = 1,
 ) -> dict[str, Any]:
     """Run the benchmark and write its report; `planner` holds `Assistant` keyword
     arguments (cues, examples, strategy, repair, verbaliser) for ablations.
@@ -163,9 +167,33 @@ def run_qa_bench(
                 templates=templates,
             )
             plans.append((family, _size_label(family, cfg), seed, model, items))
-    total = sum(len(items) for *_, items in plans) * len(modes)
-    outcomes: list[Outcome] = []
-    judged_items: list[qa_data.QAItem] = []  # the item of each outcome, for the judge
+    # One job per question and mode, in the order a one-at-a-time run asks them.
+    jobs = [(p, mode, item) for p, plan in enumerate(plans) for mode in modes for item in plan[4]]
+    assistants = PerThread(lambda p: Assistant(plans[p][3], llm, mode="tool", **(planner or {})))
+
+    def answer(job: tuple[int, str, qa_data.QAItem]) -> Outcome:
+        p, mode, item = job
+        family, size, seed, model, _ = plans[p]
+        start = time.perf_counter()
+        if mode == "tool":
+            assistant = assistants.get(p)
+            assistant.reset()
+            a = assistant.ask(item.question)
+            parsed, text, tokens = a.answered, a.answer, a.usage.get("prompt_tokens", 0)
+            cached = a.cached
+            result = qa_data.normalize_result(a.result) if parsed else None
+        else:
+            c = surfacing_busy(answer_in_context, llm, model, item.question)
+            cached = c.cached
+            parsed, text, tokens = c.answer is not None, c.answer or "", c.usage.prompt_tokens
+            result = result_from_text(text, item, model) if parsed else None
+        seconds = time.perf_counter() - start
+        correct = parsed and qa_data.grade_exact(item.expected, result)
+        return Outcome(
+            family, size, seed, mode, item.template, item.question, item.expected, result,
+            text, parsed, correct, None, tokens, seconds, cached,
+        )  # fmt: skip
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -174,58 +202,30 @@ def run_qa_bench(
         console=console,
         transient=True,
     ) as progress:
-        task = progress.add_task("bench qa", total=total)
-        for family, size, seed, model, items in plans:
-            assistant = Assistant(model, llm, mode="tool", **(planner or {}))
-            for mode in modes:
-                progress.update(task, description=f"{mode} {family} {size} seed {seed}")
-                for item in items:
-                    start = time.perf_counter()
-                    if mode == "tool":
-                        assistant.reset()
-                        a = assistant.ask(item.question)
-                        parsed, text, tokens = a.answered, a.answer, a.usage.get("prompt_tokens", 0)
-                        cached = a.cached
-                        result = qa_data.normalize_result(a.result) if parsed else None
-                    else:
-                        c = answer_in_context(llm, model, item.question)
-                        cached = c.cached
-                        parsed, text, tokens = (
-                            c.answer is not None,
-                            c.answer or "",
-                            c.usage.prompt_tokens,
-                        )
-                        result = result_from_text(text, item, model) if parsed else None
-                    seconds = time.perf_counter() - start
-                    correct = parsed and qa_data.grade_exact(item.expected, result)
-                    outcomes.append(
-                        Outcome(
-                            family,
-                            size,
-                            seed,
-                            mode,
-                            item.template,
-                            item.question,
-                            item.expected,
-                            result,
-                            text,
-                            parsed,
-                            correct,
-                            None,
-                            tokens,
-                            seconds,
-                            cached,
-                        )
-                    )
-                    progress.advance(task)
-                    judged_items.append(item)
+        task = progress.add_task("bench qa", total=len(jobs))
+
+        def done(_i: int, job, o: Outcome) -> None:
+            progress.update(
+                task, advance=1, description=f"{o.mode} {o.family} {o.size} seed {o.seed}"
+            )
+
+        outcomes: list[Outcome] = run_ordered(
+            answer, jobs, concurrency=concurrency, retry=BUSY, on_result=done
+        )
         if judge:
             judge_model = llm if judge_llm is None else get_llm(judge_llm, cache=cache)
             chosen = judge_selection(outcomes, judge_sample)
             jtask = progress.add_task("judge", total=len(chosen))
-            for i in chosen:
-                outcomes[i].judge = _judge(judge_model, judged_items[i], outcomes[i].answer)
-                progress.advance(jtask)
+            verdicts = run_ordered(
+                lambda i: _judge(judge_model, jobs[i][2], outcomes[i].answer),
+                chosen,
+                concurrency=concurrency,
+                retry=BUSY,
+                errors="keep",  # a judge that keeps failing gives no verdict, as a bad reply
+                on_result=lambda *_: progress.advance(jtask),
+            )
+            for i, verdict in zip(chosen, verdicts):
+                outcomes[i].judge = None if isinstance(verdict, Failed) else verdict
     rows = summarize(outcomes)
     report = {
         "benchmark": "qa",
@@ -235,6 +235,7 @@ def run_qa_bench(
         "cache": cache,
         "judge": (f"{judge_llm or 'same LLM'}, sample {judge_sample or 'all'}" if judge else None),
         "planner": planner or {},
+        "concurrency": concurrency,
         "seeds": seed_list,
         "environment": environment(),
         "rows": rows,

@@ -669,13 +669,17 @@ def run_open_bench(
     quick: bool = False,
     cold_samples: int = 0,
     console=None,
+    concurrency: int = 1,
 ) -> dict[str, Any]:
     """Ask every open question of `wording` about models of `sizes` × `seeds`; grade each
     right, refused or wrong; report per kind and family, with plan validity and seconds,
-    as JSON, Markdown and a plot (``qa-open-latest.*`` under `out_dir`)."""
+    as JSON, Markdown and a plot (``qa-open-latest.*`` under `out_dir`). `concurrency` > 1
+    keeps that many questions in flight, each thread with its own `Assistant`; outcomes
+    keep the one-at-a-time order."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from causalqa.llm import get_llm
+    from causalqa.llm.concurrent import BUSY, PerThread, run_ordered
     from causalqa.qa.assistant import Assistant
     from causalqa.qa.tools import validate_plan
 
@@ -690,7 +694,32 @@ def run_open_bench(
             jobs.append(
                 (size, seed, model, generate_open_questions(model, seed=seed, wording=wording))
             )
-    outcomes: list[dict[str, Any]] = []
+    jobs_items = [(j, item) for j, job in enumerate(jobs) for item in job[3]]
+    assistants = PerThread(lambda j: Assistant(jobs[j][2], llm))
+
+    def ask(job_item: tuple[int, OpenItem]) -> dict[str, Any]:
+        j, item = job_item
+        size, seed, model, _ = jobs[j]
+        assistant = assistants.get(j)
+        assistant.reset()
+        start = time.perf_counter()
+        answer = assistant.ask(item.question)
+        seconds = time.perf_counter() - start
+        valid = None
+        if answer.plan is not None:
+            try:
+                validate_plan(answer.plan, model, max_steps=4)
+                valid = True
+            except CausalQAError:
+                valid = False
+        return {
+            "size": size, "seed": seed, "kind": item.kind, "family": item.family,
+            "question": item.question, "grade": grade_open(item, answer.answered, answer.result, model),
+            "answer": answer.answer, "plan": answer.plan, "plan_valid": valid,
+            "llm_called": bool(answer.usage.get("total_tokens")),
+            "seconds": round(seconds, 3), "cached": answer.cached,
+        }  # fmt: skip
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -698,31 +727,14 @@ def run_open_bench(
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task("open questions", total=sum(len(j[3]) for j in jobs))
-        for size, seed, model, items in jobs:
-            assistant = Assistant(model, llm)
-            for item in items:
-                start = time.perf_counter()
-                answer = assistant.ask(item.question)
-                seconds = time.perf_counter() - start
-                assistant.reset()
-                valid = None
-                if answer.plan is not None:
-                    try:
-                        validate_plan(answer.plan, model, max_steps=4)
-                        valid = True
-                    except CausalQAError:
-                        valid = False
-                outcomes.append(
-                    {
-                        "size": size, "seed": seed, "kind": item.kind, "family": item.family,
-                        "question": item.question, "grade": grade_open(item, answer.answered, answer.result, model),
-                        "answer": answer.answer, "plan": answer.plan, "plan_valid": valid,
-                        "llm_called": bool(answer.usage.get("total_tokens")),
-                        "seconds": round(seconds, 3), "cached": answer.cached,
-                    }
-                )  # fmt: skip
-                progress.advance(task)
+        task = progress.add_task("open questions", total=len(jobs_items))
+        outcomes: list[dict[str, Any]] = run_ordered(
+            ask,
+            jobs_items,
+            concurrency=concurrency,
+            retry=BUSY,
+            on_result=lambda *_: progress.advance(task),
+        )
     rows = _open_rows(outcomes)
     cold = (
         _cold_process_seconds(jobs[0][2], jobs[0][3], llm_spec, cold_samples)
@@ -736,6 +748,7 @@ def run_open_bench(
         "sizes": {s: SIZES[s] for s in sizes},
         "seeds": seeds,
         "cache": cache,
+        "concurrency": concurrency,
         "quick": quick,
         "environment": environment(),
         "rows": rows,

@@ -16,17 +16,18 @@ from causalqa.cli.options import (
     ConcurrencyOption,
     JSONOption,
     LLMOption,
+    SeedOption,
     as_json,
     choices,
     concurrency,
-    emit_json,
+    emit_report,
     err,
     llm_spec,
     open_kg,
     open_llm,
-    out,
     progress,
     resolved_spec,
+    steps,
     write_and_emit,
 )
 from causalqa.errors import ConfigError
@@ -108,10 +109,7 @@ def bench_llm_command(
         )
     else:
         report = run_llm_bench(specs, quick=quick, out_dir=out_dir, console=err)
-    if as_json(json_):
-        emit_json(report)
-    else:
-        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+    emit_report(report, json_, drop=())
 
 
 @app.command("scale")
@@ -174,10 +172,7 @@ def bench_scale_command(
         parts=tuple(choices(parts, ("chat", "warm", "cold", "throughput"), "parts")),
         console=err,
     )
-    if as_json(json_):
-        emit_json({k: v for k, v in report.items() if k != "markdown"})
-    else:
-        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+    emit_report(report, json_)
 
 
 @app.command("qa")
@@ -264,6 +259,7 @@ def bench_qa_command(
         ),
     ] = 0,
     out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -285,11 +281,9 @@ def bench_qa_command(
             quick=quick,
             cold_samples=cold,
             console=err,
+            concurrency=concurrency(concurrency_, llm),
         )
-        if as_json(json_):
-            emit_json({k: v for k, v in report.items() if k not in ("outcomes", "markdown")})
-        else:
-            out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+        emit_report(report, json_, drop=("outcomes", "markdown"))
         return
 
     mode_list = tuple(m.strip() for m in modes.split(",") if m.strip())
@@ -327,11 +321,9 @@ def bench_qa_command(
         cache=cache,
         out_dir=out_dir,
         console=err,
+        concurrency=concurrency(concurrency_, llm),
     )
-    if as_json(json_):
-        emit_json({k: v for k, v in report.items() if k != "outcomes"})
-    else:
-        out.print(report["markdown"], markup=False, highlight=False, soft_wrap=True)
+    emit_report(report, json_, drop=("outcomes",))
 
 
 # -- causalqa bench deduction --------------------------------------------------------------
@@ -419,7 +411,7 @@ def bench_deduction_command(
     mining_mode: Annotated[
         str, typer.Option("--mining-mode", help="fast (one schema call) or paper (P3 + P4s).")
     ] = "fast",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOption = 0,
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
     ] = Path("bench/results/deduction"),
@@ -435,10 +427,7 @@ def bench_deduction_command(
         from causalqa.bench.deduction_mining import run_speed_bench
 
         report = run_speed_bench(data, seed=seed, out_dir=out_dir)
-        if as_json(json_):
-            emit_json({k_: v for k_, v in report.items() if k_ != "markdown"})
-        else:
-            sys.stdout.write(report["markdown"] + "\n")
+        emit_report(report, json_, raw=True)
         return
     if mining:
         from causalqa.bench.deduction_mining import run_mining_bench
@@ -452,10 +441,7 @@ def bench_deduction_command(
             out_dir=out_dir,
             progress=not as_json(json_),
         )
-        if as_json(json_):
-            emit_json({k_: v for k_, v in report.items() if k_ != "markdown"})
-        else:
-            sys.stdout.write(report["markdown"] + "\n")
+        emit_report(report, json_, raw=True)
         return
     report = run_deduction_bench(
         data,
@@ -478,10 +464,8 @@ def bench_deduction_command(
         on_result=_fold_line,
         concurrency=concurrency(concurrency_, llm),
     )
-    if as_json(json_):
-        emit_json({k_: v for k_, v in report.items() if k_ not in ("markdown", "predictions")})
-    else:
-        sys.stdout.write(report["markdown"] + "\n")  # unwrapped, pipeable Markdown
+    emit_report(report, json_, drop=("markdown", "predictions"), raw=True)
+    if not as_json(json_):
         err.print(f"[dim]written to {out_dir}/deduction-latest.{{json,md}}[/]")
 
 
@@ -498,7 +482,10 @@ PathDataOption = Annotated[
 CacheOption = Annotated[
     bool | None, typer.Option("--cache/--no-cache", help="LLM response cache (default: on).")
 ]
-SeedOption = Annotated[int, typer.Option("--seed")]
+KGStoreOption = Annotated[
+    Path | None,
+    typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
+]
 
 
 @discovery_app.command("sachs")
@@ -527,10 +514,7 @@ def bench_sachs_command(
             "--ranker-data", help="Which data set's trained rankers --ours uses (default gene)."
         ),
     ] = "gene",
-    kg_path: Annotated[
-        Path | None,
-        typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
-    ] = None,
+    kg_path: KGStoreOption = None,
     top_k: Annotated[int, typer.Option("--top-k", min=1, help="Paths in each prompt.")] = 1,
     calibrate: Annotated[
         bool,
@@ -697,6 +681,7 @@ def bench_rankers_command(
             "--llm-queries", min=0, help="Also run the LLM permutation ranker on N queries."
         ),
     ] = 0,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     seed: SeedOption = 0,
     out_dir: OutOption = DEFAULT_OUT,
@@ -726,6 +711,7 @@ def bench_rankers_command(
                 task, description=f"rankers: {m}", completed=0, total=None
             ),
             on_fit_step=lambda done, total: bar.update(task, completed=done, total=total),
+            concurrency=concurrency(concurrency_, llm),
         )
     write_and_emit(out_dir, name, report, md, json_)
 
@@ -796,6 +782,7 @@ def bench_pairs_command(
         ),
     ] = None,
     data: PathDataOption = None,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     cache: CacheOption = None,
     seed: SeedOption = 0,
@@ -832,8 +819,7 @@ def bench_pairs_command(
         names, validation=validation, limit=limit, root=data, seed=seed
     )
     model = open_llm(llm, cache=config.resolve_cache(cache, default=True))
-    with progress() as bar:
-        task = bar.add_task("pairs", total=total)
+    with steps("pairs", total) as on_step:
         bench = benchmark_pairs(
             model,
             datasets=names,
@@ -846,7 +832,8 @@ def bench_pairs_command(
             seed=seed,
             ranker_dir=saved_rankers_dir(),
             thresholds=thresholds,
-            on_step=lambda what, n: bar.update(task, advance=n, description=what),
+            on_step=on_step,
+            concurrency=concurrency(concurrency_, llm),
         )
     report, md, name = pairs_report(bench, out_dir, seed=seed, validation=validation)
     write_and_emit(out_dir, name, report, md, json_)
@@ -878,10 +865,7 @@ def bench_latency_command(
     pairs: Annotated[
         int, typer.Option("--pairs", min=2, help="Test pairs to answer (with their sentence).")
     ] = 12,
-    kg_path: Annotated[
-        Path | None,
-        typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
-    ] = None,
+    kg_path: KGStoreOption = None,
     evidence_model: Annotated[
         Path | None, typer.Option("--evidence-model", help="The evidence model's folder.")
     ] = None,
@@ -963,6 +947,7 @@ def bench_reference_command(
         typer.Option("--reuse", help="Use the thresholds already saved for this model."),
     ] = False,
     data: PathDataOption = None,
+    concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     cache: CacheOption = None,
     seed: SeedOption = 0,
@@ -980,8 +965,7 @@ def bench_reference_command(
     total = count_reference_pairs(
         names, per_dataset=per_dataset, measure=not reuse, evaluate=evaluate, root=data, seed=seed
     )
-    with progress() as bar:
-        task = bar.add_task("reference", total=total)
+    with steps("reference", total) as on_step:
         report, md = run_reference_bench(
             model,
             names,
@@ -990,6 +974,7 @@ def bench_reference_command(
             reuse=reuse,
             root=data,
             seed=seed,
-            on_step=lambda what, n: bar.update(task, advance=n, description=what),
+            on_step=on_step,
+            concurrency=concurrency(concurrency_, llm),
         )
     write_and_emit(out_dir, "reference", report, md, json_)

@@ -15,9 +15,11 @@ from causalqa.cli.options import (
     ConcurrencyOption,
     JSONOption,
     LLMOption,
+    SeedOption,
+    SimilarityOption,
     as_json,
     concurrency,
-    emit_json,
+    emit_json_if,
     err,
     open_llm,
     out,
@@ -115,8 +117,7 @@ def deduce_command(
             sys.stdout.write(json.dumps(r.model_dump(), ensure_ascii=False, default=str) + "\n")
         return
     result = results[0]
-    if as_json(json_):
-        emit_json(result.model_dump())
+    if emit_json_if(json_, result.model_dump()):
         return
     _print_human(result)
 
@@ -242,18 +243,14 @@ def stats_command(
     from causalqa.deduction.event_graph import CausalKG
 
     stats = CausalKG.load(kg).stats()
-    if as_json(json_):
-        emit_json(stats)
-    else:
+    if not emit_json_if(json_, stats):
         print_stats(stats, kg)
 
 
 @app.command("reparse")
 def reparse_command(
     kg: Annotated[Path, typer.Argument(help="A causal KG directory.")],
-    threshold: Annotated[
-        float, typer.Option("--similarity", help="Cosine above which nodes are linked.")
-    ] = 0.7,
+    threshold: SimilarityOption = 0.7,
     json_: JSONOption = False,
 ) -> None:
     """Re-read every recorded reply into chains with the current parser (no LLM call),
@@ -266,8 +263,7 @@ def reparse_command(
     graph.link_similar(threshold=threshold)
     graph.save()
     stats = graph.stats()
-    if as_json(json_):
-        emit_json({"before": before, "after": stats})
+    if emit_json_if(json_, {"before": before, "after": stats}):
         return
     print_stats(stats, kg)
     err.print(
@@ -331,7 +327,7 @@ def dataset_command(
             help="Ask Prompt 2 for at most this many more reports (seeded order).",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOption = 0,
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
@@ -359,6 +355,7 @@ def dataset_command(
         true_from=true_from,  # type: ignore[arg-type]
         seed=seed,
         progress=not as_json(json_),
+        concurrency=concurrency(concurrency_, llm),
     )
     run: dict[str, Any] = {}
     if llm_negatives:
@@ -389,9 +386,7 @@ def dataset_command(
         examples = with_llm_negatives(examples, store)
     save_jsonl(examples, out_file)
     s = summary(examples)
-    if as_json(json_):
-        emit_json({"out": str(out_file), **s, **({"negatives": run} if run else {})})
-    else:
+    if not emit_json_if(json_, {"out": str(out_file), **s, **({"negatives": run} if run else {})}):
         out.print(
             f"{s['reports']} reports, {s['statements']} statements ({s['true']} True, "
             f"{s['false']} False, {s['true_pct']}% True; {s['by_source']}) → {out_file}"
@@ -418,7 +413,7 @@ def train_command(
     kg: Annotated[
         Path | None, typer.Option("--kg", help="Add causal-KG features from this mined KG.")
     ] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOption = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     json_: JSONOption = False,
 ) -> None:
@@ -453,9 +448,7 @@ def train_command(
         "threshold": v.threshold_,
         "features": v.feature_names_,
     }
-    if as_json(json_):
-        emit_json(result)
-    else:
+    if not emit_json_if(json_, result):
         out.print(
             f"verifier → {target} ({result['bytes'] / 1e6:.1f} MB, {len(v.feature_names_)} "
             f"features, threshold {v.threshold_:.3f})"

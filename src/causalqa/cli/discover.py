@@ -11,8 +11,9 @@ from rich.markup import escape
 from causalqa.cli.options import (
     JSONOption,
     LLMOption,
-    as_json,
-    emit_json,
+    SeedOption,
+    emit,
+    emit_json_if,
     err,
     open_kg,
     open_llm,
@@ -268,8 +269,7 @@ def pair_command(
     if batch is not None:
         return
     verdict = results[0]
-    if as_json(json_):
-        emit_json(verdict.to_dict())
+    if emit_json_if(json_, verdict.to_dict()):
         return
     _print_verdict(verdict)
 
@@ -350,8 +350,7 @@ def _pair_llm(
     if batch is not None:
         return
     verdict = verdicts[0]
-    if as_json(json_):
-        emit_json(verdict.to_dict())
+    if emit_json_if(json_, verdict.to_dict()):
         return
     colour = "green" if verdict.causal else "yellow"
     out.print(
@@ -408,7 +407,7 @@ def train_command(
         typer.Option("--work", help="Where intermediate results are kept for reruns."),
     ] = None,
     threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOption = 0,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -456,8 +455,7 @@ def train_command(
         "seconds": record.info.get("seconds"),
         "rows": record.info.get("rows"),
     }
-    if as_json(json_):
-        emit_json(summary)
+    if emit_json_if(json_, summary):
         return
     out.print(
         f"trained the evidence model ({record.text_model}) in {summary['seconds']} s; "
@@ -591,10 +589,7 @@ def graph_command(
             f"- {r['method']}: " + (r.get("error") or ", ".join(f"{a}→{b}" for a, b in r["edges"]))
             for r in report["statistical"]
         )
-    if as_json(json_):
-        emit_json(report)
-    else:
-        out.print(md, markup=False, highlight=False, soft_wrap=True)
+    emit(report, md, json_)
 
 
 def _check_graph_out(path: Path, force: bool) -> None:
@@ -705,10 +700,7 @@ def _graph_evidence(
             adjacency = graph.adjacency
         report["written"] = _write_graph(out_path, names, adjacency, weight, force)
         lines.append(_written_md(report["written"]).strip())
-    if as_json(json_):
-        emit_json(report)
-    else:
-        out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    emit(report, "\n".join(lines), json_)
 
 
 def _read_data(path: Path, names: list[str]):

@@ -17,9 +17,11 @@ from causalqa.cli.options import (
     ConcurrencyOption,
     JSONOption,
     LLMOption,
+    SimilarityOption,
     as_json,
     concurrency,
     emit_json,
+    emit_json_if,
     err,
     open_kg,
     open_llm,
@@ -96,8 +98,7 @@ def load_command(
             "import_seconds": kg.meta.get("import_seconds"),
             "total_seconds": round(time.perf_counter() - started, 3),
         }
-    if as_json(json_):
-        emit_json(report)
+    if emit_json_if(json_, report):
         return
     out.print(
         f"loaded {report['nodes']:,} nodes and {report['edges']:,} edges into "
@@ -110,8 +111,7 @@ def stats_command(store: StoreOption = None, json_: JSONOption = False) -> None:
     """Counts of nodes by kind and edges by relation."""
     with open_kg(store) as kg:
         stats = kg.stats()
-    if as_json(json_):
-        emit_json(stats)
+    if emit_json_if(json_, stats):
         return
     out.print(
         f"[bold]{escape(str(stats['store']))}[/]: {stats['nodes']:,} nodes, "
@@ -205,9 +205,7 @@ def mine_command(
     fmt: Annotated[str, typer.Option("--format", help="Nodes/edges as jsonl or parquet.")] = (
         "jsonl"
     ),
-    threshold: Annotated[
-        float, typer.Option("--similarity", help="Cosine above which nodes are linked.")
-    ] = 0.7,
+    threshold: SimilarityOption = 0.7,
     max_tokens: Annotated[
         int | None,
         typer.Option(
@@ -280,8 +278,7 @@ def mine_command(
         kg.link_similar(threshold=threshold)
     kg.save(fmt=fmt)
     stats = kg.stats()
-    if as_json(json_):
-        emit_json({"out": str(out_dir), "run": summary.__dict__, "stats": stats})
+    if emit_json_if(json_, {"out": str(out_dir), "run": summary.__dict__, "stats": stats}):
         return
     print_stats(stats, out_dir)
     err.print(

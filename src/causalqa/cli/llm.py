@@ -15,15 +15,21 @@ from causalqa.cli.options import (
     ConcurrencyOption,
     JSONOption,
     LLMOption,
+    SeedOption,
     as_json,
     concurrency,
-    emit_json,
+    emit_json_if,
     err,
     open_llm,
     out,
     progress,
     resolved_spec,
 )
+
+TimeoutOption = Annotated[float | None, typer.Option("--timeout", help="Seconds per call.")]
+CacheOption = Annotated[
+    bool | None, typer.Option("--cache/--no-cache", help="Use the on-disk response cache.")
+]
 
 
 def llm_command(
@@ -37,11 +43,9 @@ def llm_command(
         int, typer.Option("--max-tokens", min=1, help="Token budget for the reply.")
     ] = 512,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.0,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call.")] = None,
-    cache: Annotated[
-        bool | None, typer.Option("--cache/--no-cache", help="Use the on-disk response cache.")
-    ] = None,
+    seed: SeedOption = 0,
+    timeout: TimeoutOption = None,
+    cache: CacheOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -67,8 +71,7 @@ def llm_command(
     )
     result = response.to_dict()
     result.update(spec=spec, spec_source=source, load_seconds=round(load_seconds, 3))
-    if as_json(json_):
-        emit_json(result)
+    if emit_json_if(json_, result):
         return
     if schema_obj is not None:
         out.print_json(data=response.data)
@@ -101,10 +104,8 @@ def batch_command(
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace an existing --out file.")
     ] = False,
-    cache: Annotated[
-        bool | None, typer.Option("--cache/--no-cache", help="Use the on-disk response cache.")
-    ] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call.")] = None,
+    cache: CacheOption = None,
+    timeout: TimeoutOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -143,9 +144,7 @@ def batch_command(
         "seconds": round(seconds, 2),
         "completion_tokens": sum(r.get("usage", {}).get("completion_tokens", 0) for r in run.rows),
     }
-    if as_json(json_):
-        emit_json(summary)
-    else:
+    if not emit_json_if(json_, summary):
         err.print(
             f"[dim]{total} requests ({run.resumed} resumed{' from the journal' if resuming else ''}"
             f", {run.failed} failed) → {run.out} in {seconds:.1f} s with {n} in flight[/]",
@@ -192,8 +191,7 @@ def models_command(json_: JSONOption = False, llm: LLMOption = None) -> None:
             "assembled": None,
         }
     )
-    if as_json(json_):
-        emit_json({"current": spec, "current_source": source, "backends": rows})
+    if emit_json_if(json_, {"current": spec, "current_source": source, "backends": rows}):
         return
     table = Table(title=f"LLM backends (current: {spec}, from {source})")
     for col in ("spec", "model", "size", "state", "path"):

@@ -42,16 +42,7 @@ def mcp_command(
     if transport not in ("stdio", "http"):
         raise ConfigError(f"unknown --transport {transport!r}", hint="use stdio or http")
     settings = settings_from_options(
-        host=host,
-        port=port,
-        token=token or None,
-        load=load,
-        kg=kg,
-        deduction_kg=deduction_kg,
-        data_dir=data_dir,
-        timeout=timeout,
-        queue=queue,
-        llm=llm,
+        host, port, token, load, kg, deduction_kg, data_dir, llm, timeout=timeout, queue=queue
     )
     if transport == "http":
         settings.check_exposure()

@@ -5,7 +5,8 @@ reads them, and how results reach the terminal."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,6 +39,11 @@ ConcurrencyOption = Annotated[
         help="LLM calls in flight (default: 1 for local models, 4 for openai: servers, "
         "or $CAUSALQA_CONCURRENCY).",
     ),
+]
+
+SeedOption = Annotated[int, typer.Option("--seed")]
+SimilarityOption = Annotated[
+    float, typer.Option("--similarity", help="Cosine above which nodes are linked.")
 ]
 
 
@@ -79,12 +85,30 @@ def emit_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def emit_json_if(json_: bool, obj: Any) -> bool:
+    """With ``--json`` (the command's or the global one), print `obj` as one JSON line and
+    return True: ``if emit_json_if(json_, result): return`` goes before the text output."""
+    if as_json(json_):
+        emit_json(obj)
+        return True
+    return False
+
+
 def emit(report: dict[str, Any], markdown: str, json_: bool) -> None:
     """A benchmark's or a command's result: its JSON, or its Markdown as it is."""
-    if as_json(json_):
-        emit_json(report)
-    else:
+    if not emit_json_if(json_, report):
         out.print(markdown, markup=False, highlight=False, soft_wrap=True)
+
+
+def emit_report(
+    report: dict[str, Any], json_: bool, *, drop: Sequence[str] = ("markdown",), raw: bool = False
+) -> None:
+    """A benchmark's report: its JSON without the `drop` keys, or ``report["markdown"]``
+    (`raw`: written as it is, unwrapped, for a pipe)."""
+    if raw and not as_json(json_):
+        sys.stdout.write(report["markdown"] + "\n")
+        return
+    emit({k: v for k, v in report.items() if k not in drop}, report["markdown"], json_)
 
 
 def choices(value: str, allowed: Sequence[str], what: str) -> list[str]:
@@ -109,6 +133,14 @@ def progress():
         TimeElapsedColumn(),
     )
     return Progress(*columns, console=err, transient=False)
+
+
+@contextmanager
+def steps(name: str, total: int | None) -> Iterator[Callable[[str, int], None]]:
+    """A progress bar fed by an engine's ``on_step(description, advance)`` callback."""
+    with progress() as bar:
+        task = bar.add_task(name, total=total)
+        yield lambda what, n: bar.update(task, advance=n, description=what)
 
 
 def open_kg(path: Path | str | None):

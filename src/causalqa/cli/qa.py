@@ -15,8 +15,10 @@ from rich.markup import escape
 from causalqa.cli.options import (
     JSONOption,
     LLMOption,
+    SeedOption,
     as_json,
     emit_json,
+    emit_json_if,
     err,
     open_llm,
     out,
@@ -41,7 +43,7 @@ def fit_command(
     ] = [],  # noqa: B006
     method: Annotated[str, typer.Option("--method", help="Discovery: pc or ges.")] = "pc",
     learner: Annotated[str, typer.Option("--learner", help="Meta-learner: t or x.")] = "t",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOption = 0,
     out_dir: Annotated[
         Path, typer.Option("--out", help="Directory for graph.graphml and effects.csv.")
     ] = Path("model"),
@@ -81,8 +83,7 @@ def fit_command(
         "files": [str(p) for p in written],
         "seconds": round(time.perf_counter() - start, 2),
     }
-    if as_json(json_):
-        emit_json(summary)
+    if emit_json_if(json_, summary):
         return
     out.print(
         f"fitted {summary['variables']} variables, {summary['edges']} edges, "

@@ -67,18 +67,22 @@ def parse_loads(values: list[str]) -> dict[str, Path]:
     return loads
 
 
-def settings_from_options(**options):
-    """`ServerSettings` from the command's options (shared with ``causalqa mcp``)."""
+def settings_from_options(host, port, token, load, kg, deduction_kg, data_dir, llm, **more):
+    """`ServerSettings` from the options ``serve`` and ``causalqa mcp`` share, and `more`
+    of the command's own."""
     from causalqa import config
     from causalqa.server.settings import ServerSettings
 
-    spec, _ = resolved_spec(options.pop("llm"))
-    data_dir = options.pop("data_dir") or config.home_dir() / "server"
     return ServerSettings(
-        data_dir=data_dir,
-        llm=spec,
-        load=parse_loads(options.pop("load")),
-        **options,
+        host=host,
+        port=port,
+        token=token or None,
+        load=parse_loads(load),
+        kg=kg,
+        deduction_kg=deduction_kg,
+        data_dir=data_dir or config.home_dir() / "server",
+        llm=resolved_spec(llm)[0],
+        **more,
     )
 
 
@@ -120,13 +124,14 @@ def serve_command(
     from causalqa.server import create_app
 
     settings = settings_from_options(
-        host=host,
-        port=port,
-        token=token or None,
-        load=load,
-        kg=kg,
-        deduction_kg=deduction_kg,
-        data_dir=data_dir,
+        host,
+        port,
+        token,
+        load,
+        kg,
+        deduction_kg,
+        data_dir,
+        llm,
         max_body=parse_size(max_body, "--max-body"),
         max_upload=parse_size(max_upload, "--max-upload"),
         timeout=timeout,
@@ -134,7 +139,6 @@ def serve_command(
         session_ttl=session_ttl,
         max_graph_variables=max_graph_variables,
         cors_origins=tuple(cors_origin),
-        llm=llm,
     )
     settings.check_exposure()
     app = create_app(settings)

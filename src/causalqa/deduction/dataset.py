@@ -549,6 +549,7 @@ def build_dataset(
     high: float = 0.75,
     seed: int = 0,
     progress: bool = False,
+    concurrency: int = 1,
 ) -> list[Example]:
     """The deduction data set of `reports`: their true statements, rule-based False
     statements and, with `with_llm_negatives`, LLM-generated ones (Prompt 2).
@@ -556,7 +557,8 @@ def build_dataset(
     Without an LLM (the default) everything is rule-based and deterministic for a given
     `seed`. ``true_from="llm"`` splits the probable causes with Prompt 1 instead of
     rules. Reports are returned in the given order; within a report, true statements
-    first, then false-rules, then false-llm.
+    first, then false-rules, then false-llm. `concurrency` > 1 keeps that many Prompt 1 /
+    Prompt 2 calls in flight (a server with several slots); the result is the same.
     """
     reports = list(reports)
     if (true_from == "llm" or with_llm_negatives) and llm is None:
@@ -564,26 +566,37 @@ def build_dataset(
             "an LLM is needed for Prompt 1 / Prompt 2 statements",
             hint="pass llm=get_llm(...) or build with the rules only",
         )
-    truths: dict[str, list[str]] = {}
-    for r in _progress(reports, "splitting probable causes", progress and true_from == "llm"):
-        if r.report_id in truths:
+    seen: set[str] = set()
+    for r in reports:
+        if r.report_id in seen:
             raise DatasetError(f"report id {r.report_id!r} appears twice")
-        causes = (
-            llm_causes(r.probable_cause, llm)
-            if true_from == "llm"
-            else (split_probable_cause(r.probable_cause))
+        seen.add(r.report_id)
+    if true_from == "llm":
+        split = _ask_all(
+            lambda r: llm_causes(r.probable_cause, llm),
+            reports,
+            "splitting probable causes",
+            progress,
+            concurrency,
         )
-        truths[r.report_id] = [c.text for c in causes]
+    else:
+        split = [split_probable_cause(r.probable_cause) for r in reports]
+    truths = {r.report_id: [c.text for c in causes] for r, causes in zip(reports, split)}
     negatives = rule_negatives(truths, embedder, per_true=per_true, low=low, high=high, seed=seed)
+    asked = [r for r in reports if truths[r.report_id]] if with_llm_negatives else []
+    generated = _ask_all(
+        lambda r: llm_negatives(r, truths[r.report_id], llm, seed=seed),
+        asked,
+        "LLM negatives (Prompt 2)",
+        progress,
+        concurrency,
+    )
+    from_llm = {r.report_id: g for r, g in zip(asked, generated)}
     examples: list[Example] = []
-    for r in _progress(reports, "LLM negatives (Prompt 2)", progress and with_llm_negatives):
+    for r in reports:
         statements = [(s, True, "true") for s in truths[r.report_id]]
         statements += [(s, False, "false-rules") for s, _, _ in negatives.get(r.report_id, [])]
-        if with_llm_negatives and truths[r.report_id]:
-            statements += [
-                (s, False, "false-llm")
-                for s in llm_negatives(r, truths[r.report_id], llm, seed=seed)
-            ]
+        statements += [(s, False, "false-llm") for s in from_llm.get(r.report_id, [])]
         examples += [
             Example(report_id=r.report_id, context=r.context, statement=s, label=y, source=source)
             for s, y, source in statements
@@ -591,13 +604,20 @@ def build_dataset(
     return examples
 
 
-def _progress(items: list, label: str, show: bool):
-    if not show:
-        yield from items
-        return
-    from rich.progress import track
+def _ask_all(fn, items: list, label: str, show: bool, concurrency: int) -> list:
+    """``[fn(x) for x in items]`` with up to `concurrency` LLM calls in flight (a busy
+    server is waited for), in order; a progress bar when `show`."""
+    from causalqa.llm.concurrent import BUSY, run_ordered
 
-    yield from track(items, description=label, transient=True)
+    if not items or not show:
+        return run_ordered(fn, items, concurrency=concurrency, retry=BUSY)
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task(label, total=len(items))
+        return run_ordered(
+            fn, items, concurrency=concurrency, retry=BUSY, on_result=lambda *_: bar.advance(task)
+        )
 
 
 def save_jsonl(examples: Iterable[Example], path: str | Path) -> Path:

@@ -10,6 +10,9 @@ release the GIL) and returns the results in input order, whatever order they fin
   pauses *every* worker, not only the one that got it: the server said it is full.
 - **Order**: ``on_result(index, item, result)`` is called in input order as soon as every
   earlier item is done, so a caller can write its output file as it goes.
+- **State**: `PerThread` gives each worker its own object where one keeps per-call
+  state (an `Assistant`); `surfacing_busy` lets a busy server's error out of code that
+  grades any `LLMError` as a failed answer, so it is retried (`BUSY`) instead.
 - **Resume**: with a `Journal` (JSON Lines through `causalqa.jsonl`, one fsync'd line per
   finished item), a run killed at any point — even by SIGKILL — restarts where it stopped:
   finished items are read back, not asked again. A torn last line is dropped.
@@ -79,6 +82,68 @@ def is_transient(error: BaseException) -> bool:
     return isinstance(error, LLMRateLimitError | LLMTimeoutError | LLMConnectionError)
 
 
+def is_busy(error: BaseException) -> bool:
+    """A transient failure that says the server is busy (429, 5xx, refused), not that the
+    call itself is slow: a timeout repeats at temperature 0, so retrying it only wastes time."""
+    return is_transient(error) and not isinstance(error, LLMTimeoutError)
+
+
+class PerThread:
+    """One object per worker thread, made by ``make(key)`` when a thread first needs the
+    object of `key`: for objects with per-call state (an `Assistant`) that calls in flight
+    cannot share. A thread keeps only its latest key's object (jobs come in key order)."""
+
+    def __init__(self, make: Callable[[Any], Any]) -> None:
+        self._make = make
+        self._local = threading.local()
+
+    def get(self, key: Any) -> Any:
+        slot = getattr(self._local, "slot", None)
+        if slot is None or slot[0] != key:
+            slot = self._local.slot = (key, self._make(key))
+        return slot[1]
+
+
+class _Busy(Exception):
+    def __init__(self, error: LLMError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Surfacing:
+    """An LLM whose busy-server errors pass through code that catches `LLMError`."""
+
+    def __init__(self, llm: Any) -> None:
+        self._llm = llm
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(self._llm, method)(*args, **kwargs)
+        except LLMError as e:
+            if is_busy(e):
+                raise _Busy(e) from e
+            raise
+
+    def complete(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("complete", *args, **kwargs)
+
+    def label_logprobs(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("label_logprobs", *args, **kwargs)
+
+
+def surfacing_busy(fn: Callable[..., Any], llm: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(llm, *args, **kwargs)`` for an `fn` that turns an `LLMError` into an answer
+    ("unparseable"): a busy server's error (`is_busy`) is raised instead, so `run_ordered`
+    waits and asks again rather than grading a 429."""
+    try:
+        return fn(_Surfacing(llm), *args, **kwargs)
+    except _Busy as busy:
+        raise busy.error from None
+
+
 @dataclass(frozen=True)
 class Retry:
     """How failed calls are repeated: `attempts` in all (1 = never again), waiting
@@ -106,6 +171,10 @@ class Failed:
 
     def to_dict(self) -> dict[str, str]:
         return {"error": self.error, "kind": self.kind}
+
+
+BUSY = Retry(retriable=is_busy)
+"""Retry a busy server (429, 5xx, refused), not a slow reply."""
 
 
 def item_key(item: Any) -> str:
