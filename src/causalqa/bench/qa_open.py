@@ -64,27 +64,19 @@ def _ancestral_moral_separated(g: nx.DiGraph, a: str, b: str, given: set[str]) -
 
 
 def _common_causes(g: nx.DiGraph, a: str, b: str) -> set[str]:
+    """Variables with a directed path to `a` that avoids `b` and one to `b` that avoids `a`."""
     out = set()
+    without_b = g.subgraph(n for n in g if n != b)
+    without_a = g.subgraph(n for n in g if n != a)
     for c in g:
-        if c in (a, b):
-            continue
-        without_b = g.subgraph(n for n in g if n != b)
-        without_a = g.subgraph(n for n in g if n != a)
-        if nx.has_path(without_b, c, a) and nx.has_path(without_a, c, b):
+        if c not in (a, b) and nx.has_path(without_b, c, a) and nx.has_path(without_a, c, b):
             out.add(c)
     return out
 
 
 def _common_effects(g: nx.DiGraph, a: str, b: str) -> set[str]:
-    out = set()
-    for c in g:
-        if c in (a, b):
-            continue
-        without_b = g.subgraph(n for n in g if n != b)
-        without_a = g.subgraph(n for n in g if n != a)
-        if nx.has_path(without_b, a, c) and nx.has_path(without_a, b, c):
-            out.add(c)
-    return out
+    """The common causes of `a` and `b` in the graph with every edge reversed."""
+    return _common_causes(g.reverse(copy=False), a, b)
 
 
 def is_backdoor_set(g: nx.DiGraph, x: str, y: str, z: set[str]) -> bool:
