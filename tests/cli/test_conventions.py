@@ -273,10 +273,11 @@ def test_unreachable_server_exits_3_in_a_real_process():
 
 
 def test_ask_with_an_unreachable_server_exits_3_not_0():
+    # context mode always asks the LLM (a tool-mode question may be read without it)
     proc = subprocess.run(
         [sys.executable, "-m", "causalqa.cli", "--llm", "openai:http://127.0.0.1:9/v1#m",
          "ask", "Which partner benefits most from Tech Support?", "--graph", GRAPH,
-         "--effects", EFFECTS],
+         "--effects", EFFECTS, "--mode", "context"],
         capture_output=True, text=True, timeout=120, env={**__import__("os").environ,
                                                             "CAUSALQA_TIMEOUT": "3"},
     )  # fmt: skip

@@ -229,3 +229,30 @@ def test_negated_comparisons_read_as_their_inclusive_opposite(open_model, wordin
     expected = open_model.effects[t]
     expected = (expected >= 20) if op == ">=" else (expected <= 20)
     assert answer.result == int(expected.sum())
+
+
+def test_a_tool_the_learned_check_is_sure_of_is_taken_without_the_llm(partners):
+    q = "Does a change in Price lead to a change in Revenue?"
+    llm = ScriptedLLM([])
+    a = Assistant(partners, llm).ask(q)
+    assert llm.calls == [] and a.plan["steps"][0]["tool"] == "is_cause", a.answer
+    assert a.result is True
+    # unsure (or turned off): the LLM chooses, as before
+    llm = ScriptedLLM(['{"tool": "is_cause"}'])
+    a = Assistant(partners, llm)
+    a.planner.sure = None
+    assert a.ask(q).plan["steps"][0]["tool"] == "is_cause" and len(llm.calls) == 1
+
+
+def test_a_follow_up_is_not_read_without_its_history(partners):
+    llm = ScriptedLLM(['{"tool": "ate"}', '{"tool": "ate"}'])
+    a = Assistant(partners, llm)
+    a.ask("What is the average effect of Tech Support?")
+    calls = len(llm.calls)
+    answer = a.ask("and for Discount (%)?")
+    assert len(llm.calls) == calls + 1  # the LLM sees the conversation
+    # the learned check reads the question it follows, not "and for ⟦1⟧?"
+    assert answer.answered, answer.answer
+    assert answer.plan == {"steps": [{"tool": "ate", "args": {"treatment": "Discount (%)"}}]}
+    answer = a.ask("and for Tech Support?")
+    assert answer.answered and answer.plan["steps"][0]["args"] == {"treatment": "Tech Support"}

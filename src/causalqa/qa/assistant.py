@@ -8,7 +8,6 @@ the previous question: what it names replaces what the previous one named of tha
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any, Literal
 
@@ -19,7 +18,7 @@ from causalqa.errors import LLMOutputError, QuestionError
 from causalqa.llm import LLM, Usage, get_llm
 from causalqa.qa.check import problems, refusal, unanswerable
 from causalqa.qa.context import answer_in_context
-from causalqa.qa.cues import answer_type, asks_count
+from causalqa.qa.cues import FOLLOW_UP, answer_type, asks_count
 from causalqa.qa.frame import plan_of, read_frame, slotted
 from causalqa.qa.grounding import Grounding, Mention, ground
 from causalqa.qa.intent import default_model as default_intent_model
@@ -36,7 +35,6 @@ GUIDE_CONFIDENCE = 0.6
 """How sure the learned check must be of a question's kind before a plan is written from
 that kind alone (for a question whose plan failed the check)."""
 """Longer text is not a question (and would not fit the planner's prompt)."""
-_FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
 
 
 class Answer(BaseModel):
@@ -112,6 +110,9 @@ class Assistant:
         )
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
+        self._kind_source: tuple[str, Grounding] | None = None
+        """The last question that was not a follow-up, with its own grounding: its
+        wording says what a follow-up asks."""
 
     def _open_plan(self, question: str, g: Grounding) -> PlanResult | None:
         """The open planner's plan, or None when it cannot write a valid one."""
@@ -140,6 +141,7 @@ class Assistant:
         """Forget the conversation."""
         self.history.clear()
         self._last = None
+        self._kind_source = None
 
     def ask(self, question: str) -> Answer:
         if not isinstance(question, str) or not question.strip():
@@ -173,7 +175,7 @@ class Assistant:
     # -- tool mode ---------------------------------------------------------------------
     def _ground(self, question: str) -> Grounding:
         g = ground(question, self.model)
-        if self._last is not None and _FOLLOW_UP.match(question):
+        if self._last is not None and FOLLOW_UP.match(question):
             prev_q, prev = self._last
             kinds = {m.kind for m in g.mentions}
             kept: list[Mention] = [m for m in prev.mentions if m.kind not in kinds]
@@ -191,6 +193,8 @@ class Assistant:
         steps: dict[str, float] = {}
         usage = Usage()
         t = time.perf_counter()
+        # A follow-up ("and for partner P042?") asks what the previous question did.
+        asked = self._kind_source if self._last is not None and FOLLOW_UP.match(question) else None
         g = self._ground(question)
         steps["ground"] = time.perf_counter() - t
         base = dict(question=question, mode="tool", grounding=g.to_dict())
@@ -256,17 +260,17 @@ class Assistant:
 
         # -- check: the plan must compute what the question asks
         t = time.perf_counter()
-        issues = problems(question, plan, g, self.model) if self.check else []
+        issues = problems(question, plan, g, self.model, kind_of=asked) if self.check else []
         if issues and frame is None and self.open_plans and not tried_open:
             # The paper's tools do not compute what is asked: one whole plan over every
             # query tool, checked in turn.
             opened = self._open_plan(question, g)
             if opened is not None and plan != opened.plan:
                 usage = usage + opened.usage
-                if not problems(question, opened.plan, g, self.model):
+                if not problems(question, opened.plan, g, self.model, kind_of=asked):
                     planned, plan, issues = opened, opened.plan, []
         if issues and self.check:
-            guided = self._kind_guided(question, g)
+            guided = self._kind_guided(question, g) if asked is None else None
             if guided is not None and guided != plan:
                 if not problems(question, guided, g, self.model):
                     planned, plan, issues = None, guided, []
@@ -292,7 +296,9 @@ class Assistant:
                 )
                 usage = usage + repaired.usage
                 plan = repaired.plan
-                issues = problems(question, plan, g, self.model) if self.check else []
+                issues = (
+                    problems(question, plan, g, self.model, kind_of=asked) if self.check else []
+                )
                 if issues:
                     steps["execute"] = time.perf_counter() - t
                     return honest(refusal(issues, self.model), plan)
@@ -328,6 +334,7 @@ class Assistant:
 
         self.history.append((question, g.to_dict(), plan))
         self._last = (question, g)
+        self._kind_source = asked if asked is not None else (question, g)
         return Answer(
             **base,
             answer=sentence,

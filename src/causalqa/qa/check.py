@@ -410,8 +410,17 @@ def unanswerable(question: str, grounding: Grounding) -> list[str]:
     ]
 
 
-def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel) -> list[str]:
-    """What `plan` fails to do that `question` asks (empty when it answers it), in words."""
+def problems(
+    question: str,
+    plan: Plan,
+    grounding: Grounding,
+    model: CausalModel,
+    *,
+    kind_of: tuple[str, Grounding] | None = None,
+) -> list[str]:
+    """What `plan` fails to do that `question` asks (empty when it answers it), in words.
+    `kind_of`: the question whose wording says what kind of question this is, when that is
+    another one (a follow-up such as "and for Discount?" asks what the previous one did)."""
     text, slots = slotted(question, grounding)
     found = unanswerable(question, grounding)
     named = len({sl.variable or sl.treatment or sl.subject for sl in slots})
@@ -426,7 +435,7 @@ def problems(question: str, plan: Plan, grounding: Grounding, model: CausalModel
         found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
     found += _shape_problems(text, plan)
     found += _direction_problems(text, slots, plan)
-    found += intent_problems(text, plan)
+    found += intent_problems(slotted(*kind_of)[0] if kind_of is not None else text, plan)
     used = _plan_names(plan)
     outcome = model.outcome
     for m in grounding.mentions:

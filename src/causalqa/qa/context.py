@@ -14,7 +14,7 @@ from string import Template
 from typing import Any
 
 from causalqa.causal_model import CausalModel
-from causalqa.errors import LLMError
+from causalqa.errors import LLMError, LLMUnavailableError
 from causalqa.llm import LLM, Usage
 
 CLASSIFY = Template("""You are a personal AI assistant that can answer causal questions about some data. You can either answer questions about the causal graph, average treatment effects (ATEs) or individual treatment effects (ITEs). Questions about the graph deal with the relationship between different variables in the graph. Questions about the ATE care about the average outcomes of interventions or engagements. Questions about the ITE deal with individual outcomes that are on the level of a specific partner.
@@ -146,6 +146,8 @@ def answer_in_context(
     usage = Usage()
     try:
         r = llm.complete(CLASSIFY.substitute(question=question), max_tokens=200)
+    except LLMUnavailableError:
+        raise  # a server that is down is the user's to know, not an unparseable answer
     except LLMError as e:
         return ContextAnswer(None, None, None, "", usage, str(e))
     usage = usage + r.usage
@@ -165,6 +167,8 @@ def answer_in_context(
         prompt = EFFECTS.substitute(table=model.effects_csv(), question=question)
     try:
         r = llm.complete(prompt, max_tokens=max_tokens)
+    except LLMUnavailableError:
+        raise
     except LLMError as e:  # e.g. the table does not fit the context window
         return ContextAnswer(family, None, None, "", usage, str(e))
     usage = usage + r.usage

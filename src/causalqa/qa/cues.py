@@ -147,6 +147,9 @@ _SUPERLATIVE = re.compile(
     r"|strongest|first)\b"
 )
 
+FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
+"""A question that continues the previous one ("and for partner P042?")."""
+
 
 _IF_SO_WHICH = re.compile(
     rf"\b(?:if\s+so|and\s+if\s+yes|if\s+yes)\s*[,:]?\s*(?:which|what)\s+(?:ones|are\s+they"

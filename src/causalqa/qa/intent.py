@@ -349,3 +349,26 @@ def plan_for(kind: str, slots: Sequence[Slot], where: dict[str, Any] | None = No
         table["args"]["where"] = where
     step = table or graph
     return {"steps": [step]} if step is not None else None
+
+
+def tool_of(kind: str) -> str | None:
+    """The tool a question of one of the paper's kinds (or a ``tool:NAME`` kind) calls;
+    None for the open kinds, which frames and the open planner write whole plans for."""
+    if kind.startswith("tool:"):
+        return kind[5:]
+    if kind.startswith("paper:"):
+        return ANSWERS[kind][1][0][0]
+    return None
+
+
+def choose_tool(model: IntentModel, text: str, tools: Sequence[str]) -> tuple[str, float]:
+    """The most probable of `tools` for the masked question `text`, and its probability
+    (summed over the kinds that call it)."""
+    p = model.predict_proba([text])[0]
+    by_tool = dict.fromkeys(tools, 0.0)
+    for kind, pk in zip(model.classes_, p):
+        tool = tool_of(str(kind))
+        if tool in by_tool:
+            by_tool[tool] += float(pk)
+    best = max(by_tool, key=by_tool.__getitem__)
+    return best, by_tool[best]

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from causalqa.causal_model import CausalModel
 from causalqa.llm import LLM, Usage
 from causalqa.qa.cues import (
+    FOLLOW_UP,
     TOOLS_BY_TYPE,
     answer_type,
     count_target,
@@ -32,7 +33,10 @@ from causalqa.qa.cues import (
 )
 from causalqa.qa.direction import cause_and_effect, orient
 from causalqa.qa.examples import EXAMPLES, OPEN_EXAMPLES, Example, mentioned_text
+from causalqa.qa.frame import slotted
 from causalqa.qa.grounding import Grounding
+from causalqa.qa.intent import choose_tool
+from causalqa.qa.intent import default_model as default_intent_model
 from causalqa.qa.tools import PAPER_TOOLS, TOOLS, PlanError, available_tools, plan_schema
 
 ExampleMode = Literal["all", "retrieve", "none"]
@@ -176,6 +180,10 @@ def _param_kind(tool: str, param: str) -> str:
     raise KeyError(param)
 
 
+SURE = 0.8
+"""The probability at which the learned question check's tool is taken without the LLM."""
+
+
 @dataclass
 class PlanResult:
     plan: dict[str, Any]
@@ -197,7 +205,9 @@ class Planner:
     LLM's choice; off, the LLM alone chooses among the tools the names allow.
     `intent_choice`: how the LLM picks the tool in the "intent" strategy — "generate"
     (greedy decoding under an enum schema) or "logprob" (every candidate reply scored by
-    its whole log-probability, the most probable taken).
+    its whole log-probability, the most probable taken). `sure`: when the learned
+    question check (`intent.py`) gives one of the allowed tools at least this
+    probability, that tool is taken without asking the LLM (None: always ask).
     """
 
     def __init__(
@@ -210,8 +220,10 @@ class Planner:
         max_steps: int = 1,
         cues: bool = True,
         intent_choice: IntentChoice = "generate",
+        sure: float | None = SURE,
     ):
         self.llm = llm
+        self.sure = sure
         self.cues = cues
         self.intent_choice = intent_choice
         self.examples = examples
@@ -234,6 +246,12 @@ class Planner:
         q = self._embedder.encode([question])[0]
         order = (self._example_vectors @ q).argsort()[::-1][: self.k]
         return [EXAMPLES[i] for i in sorted(order)]
+
+    def _sure_tool(self, question: str, grounding: Grounding, tools: list[str]) -> str | None:
+        if self.sure is None or len(tools) < 2:
+            return None
+        tool, p = choose_tool(default_intent_model(), slotted(question, grounding)[0], tools)
+        return tool if p >= self.sure else None
 
     def messages(
         self,
@@ -293,7 +311,11 @@ class Planner:
                         "filtered), but cannot count subjects or treatments by their effects"
                     )
             msgs = self.messages(question, grounding, list(history), intent=True)
-            if len(tools) == 1:
+            follow_up = bool(history) and FOLLOW_UP.match(question) is not None
+            chosen = None if follow_up else self._sure_tool(question, grounding, tools)
+            if chosen is not None:
+                tool = chosen
+            elif len(tools) == 1:
                 tool = tools[0]
             elif self.intent_choice == "logprob":
                 replies = {_intent_text({"steps": [{"tool": t}]}): t for t in tools}
