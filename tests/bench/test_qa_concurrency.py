@@ -108,6 +108,7 @@ def test_bench_qa_waits_for_a_server_answering_429(monkeypatch, tmp_path, mode):
             cache=False,
             out_dir=out,
             concurrency=3,
+            planner={"sure": None},  # every tool-mode question asks the server
         )
 
     with FakeServer() as calm:

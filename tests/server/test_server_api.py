@@ -74,7 +74,8 @@ def test_ask_answers_with_its_plan_and_the_graph_it_used(real_client):
         {"tool": "is_cause", "args": {"cause": "Discount", "effect": "Revenue"}}
     ]
     assert {"Discount", "Revenue"} <= set(a["grounding"]["variables"])
-    assert a["model"].startswith("local:") and a["usage"]["prompt_tokens"] > 0
+    # a paper template is read by the learned check, so no LLM tokens need be spent
+    assert a["model"].startswith("local:") and a["usage"]["prompt_tokens"] == 0
     h = a["highlight"]
     assert ["Discount", "Demand"] in h["edges"] and ["Demand", "Revenue"] in h["edges"]
     assert ["Tech Support", "Revenue"] not in h["edges"]

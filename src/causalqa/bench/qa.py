@@ -26,6 +26,7 @@ from causalqa.llm import LLM, get_llm
 from causalqa.llm.concurrent import BUSY, Failed, PerThread, is_busy, run_ordered, surfacing_busy
 from causalqa.qa.assistant import Assistant
 from causalqa.qa.context import answer_in_context
+from causalqa.qa.planner import SURE
 
 PAPER_GRAPH_SIZES = (5, 10, 20, 40)
 PAPER_EFFECT_SIZES = tuple((t, s) for t in (5, 10, 20, 40) for s in (10, 30, 100))
@@ -479,6 +480,7 @@ PLANNER_CHOICES = {
     "strategy": {v: v for v in ("intent", "plan")},
     "verbaliser": {v: v for v in ("template", "llm")},
     "intent_choice": {v: v for v in ("generate", "logprob")},
+    "sure": {"on": SURE, "off": None},
 }
 
 

@@ -23,7 +23,7 @@ from causalqa.qa.frame import plan_of, read_frame, slotted
 from causalqa.qa.grounding import Grounding, Mention, ground
 from causalqa.qa.intent import default_model as default_intent_model
 from causalqa.qa.intent import plan_for
-from causalqa.qa.planner import ExampleMode, IntentChoice, Planner, PlanResult, Strategy
+from causalqa.qa.planner import SURE, ExampleMode, IntentChoice, Planner, PlanResult, Strategy
 from causalqa.qa.tools import PlanError, execute, validate_plan
 from causalqa.qa.verbalise import computation, count_answer, llm_sentence, template_sentence
 
@@ -80,7 +80,8 @@ class Assistant:
     `intent_choice` (how the LLM picks a tool: "generate" or "logprob"; see `Planner`),
     `check` (refuse a plan that does not compute what the question asks; see `check.py`),
     `open_plans` (when neither the wording nor the paper's tools give a plan that passes
-    the check, let the LLM write one over every query tool, checked in turn).
+    the check, let the LLM write one over every query tool, checked in turn), `sure`
+    (take the learned check's tool without the LLM at this probability; None: never).
     """
 
     def __init__(
@@ -97,6 +98,7 @@ class Assistant:
         intent_choice: IntentChoice = "generate",
         check: bool = True,
         open_plans: bool = True,
+        sure: float | None = SURE,
     ) -> None:
         self.model = model
         self.check = check
@@ -106,7 +108,12 @@ class Assistant:
         self.verbaliser = verbaliser
         self.repair = repair
         self.planner = Planner(
-            self.llm, examples=examples, strategy=strategy, cues=cues, intent_choice=intent_choice
+            self.llm,
+            examples=examples,
+            strategy=strategy,
+            cues=cues,
+            intent_choice=intent_choice,
+            sure=sure,
         )
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
