@@ -213,7 +213,7 @@ def bench_qa_command(
         typer.Option(
             "--planner",
             help="Ablations, e.g. cues=off,examples=none,strategy=plan,repair=off,verbaliser=llm,"
-            "intent_choice=logprob.",
+            "intent_choice=logprob,sure=off.",
         ),
     ] = None,
     judge: Annotated[
