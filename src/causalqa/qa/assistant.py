@@ -31,10 +31,10 @@ Mode = Literal["tool", "context"]
 Verbaliser = Literal["template", "llm"]
 
 MAX_QUESTION_CHARS = 2_000
+"""Longer text is not a question (and would not fit the planner's prompt)."""
 GUIDE_CONFIDENCE = 0.6
 """How sure the learned check must be of a question's kind before a plan is written from
 that kind alone (for a question whose plan failed the check)."""
-"""Longer text is not a question (and would not fit the planner's prompt)."""
 
 
 class Answer(BaseModel):
