@@ -540,8 +540,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     """A wording set by name: ``dev`` (ours) and ``dev2`` (a second writer's) for
     development; ``test`` and ``test2`` (`causalqa.bench.qa_open_test`) written by an
     independent writer, each measured once held out and then used for development
-    (bench/README.md); ``test3`` (`causalqa.bench.qa_open_test3`, a third writer's) stays
-    held out: never read while developing the engine or its learned check."""
+    (bench/README.md); ``test3`` (`causalqa.bench.qa_open_test3`, a third writer's) was
+    measured once held out after the learned check (bench/README.md) and is not in its
+    training data; the next held-out measurement needs a fourth writer's set."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name == "dev2":

@@ -246,7 +246,7 @@ def bench_qa_command(
         str,
         typer.Option(
             "--wordings",
-            help="With --open: dev, dev2, test, test2 (development) or test3 (held out).",
+            help="With --open: dev, dev2, test, test2 or test3 (all measured; see bench/README).",
         ),
     ] = "dev",
     open_sizes: Annotated[
