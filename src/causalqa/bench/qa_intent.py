@@ -2,8 +2,8 @@
 (`causalqa.qa.intent`).
 
 Training rows are development wordings only: the open-question sets ``dev``, ``dev2``,
-``test`` and ``test2`` (the last two were measured once held out, then became development
-sets), the paper's template wordings with the paraphrase sets ``dev`` … ``dev5`` (never
+``test``, ``test2`` and ``test3`` (the last three were each measured once held out, then
+became development sets), the paper's template wordings with the paraphrase sets ``dev`` … ``dev5`` (never
 the held-out ``a``/``test*`` sets), and the planner's worked examples (labelled by their
 tool). Each wording is instantiated on generated models and masked exactly as the engine
 masks a question (`frame.slotted`), so the model learns the wording, not the names.
@@ -33,7 +33,7 @@ from causalqa.qa.frame import slotted
 from causalqa.qa.grounding import ground
 from causalqa.qa.intent import ANSWERS, DEFAULT_PATH, IntentModel, answers
 
-OPEN_SETS = ("dev", "dev2", "test", "test2")
+OPEN_SETS = ("dev", "dev2", "test", "test2", "test3")
 PAPER_SETS = ("base", "dev", "dev2", "dev3", "dev4", "dev5")
 MAX_FALSE_REFUSALS = 0.02
 """The threshold is the largest support at which at most this share of held-out rows
