@@ -3,10 +3,11 @@
 
 Training rows are development wordings only: the open-question sets ``dev``, ``dev2``,
 ``test``, ``test2`` and ``test3`` (the last three were each measured once held out, then
-became development sets), the paper's template wordings with the paraphrase sets ``dev`` … ``dev5`` (never
-the held-out ``a``/``test*`` sets), and the planner's worked examples (labelled by their
-tool). Each wording is instantiated on generated models and masked exactly as the engine
-masks a question (`frame.slotted`), so the model learns the wording, not the names.
+became development sets), the paper's template wordings with the paraphrase sets ``dev``
+… ``dev5`` (never the held-out ``a``/``test*`` paraphrase sets), and the planner's worked
+examples (labelled by their tool). Each wording is instantiated on generated models and
+masked exactly as the engine masks a question (`frame.slotted`), so the model learns the
+wording, not the names.
 
     python -m causalqa.bench.qa_intent cv      # leave-one-wording-set-out accuracy
     python -m causalqa.bench.qa_intent build   # cross-validate, choose the threshold, ship
