@@ -453,14 +453,14 @@ def _run_units(todo: list, call, keep, concurrency: int, show: bool) -> None:
     """``keep(unit, call(unit))`` for every unit, in order, with up to `concurrency` calls
     in flight; a call's lasting `LLMError` reaches `keep` as `_CallFailed`, a model that
     cannot be reached or loaded (`LLMUnavailableError`) stops the run."""
-    from causalqa.llm.concurrent import batch_retriable, run_batch
+    from causalqa.llm.concurrent import is_busy, run_batch
 
     def timed(unit):
         t0 = time.perf_counter()
         try:
             return call(unit)
         except LLMError as e:
-            if isinstance(e, LLMUnavailableError) or batch_retriable(e):
+            if isinstance(e, LLMUnavailableError) or is_busy(e):
                 raise  # retried with backoff by run_batch, then it stops the run
             return _CallFailed(e.message, round(time.perf_counter() - t0, 3))
 

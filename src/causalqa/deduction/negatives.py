@@ -137,7 +137,7 @@ def mine_negatives(
         and not (r.report_id in done and done[r.report_id].context_sha == context_sha(r.context))
     ]
     asked: list[NegativesRecord] = []
-    from causalqa.llm.concurrent import batch_retriable, run_batch
+    from causalqa.llm.concurrent import is_busy, run_batch
 
     def call(item):
         r, causes = item
@@ -150,7 +150,7 @@ def mine_negatives(
                 seed=seed,
             )
         except LLMError as e:
-            if isinstance(e, LLMUnavailableError) or batch_retriable(e):
+            if isinstance(e, LLMUnavailableError) or is_busy(e):
                 raise  # retried with backoff by run_batch, then it stops the run
             return e, time.perf_counter() - start
         return resp, time.perf_counter() - start

@@ -406,12 +406,6 @@ def run_ordered(
     return results
 
 
-def batch_retriable(error: BaseException) -> bool:
-    """Whether a call of a resumable batch (mining, negatives) is repeated: a busy or
-    unwell server (`is_transient`), but not a slow reply (a timeout)."""
-    return is_transient(error) and not isinstance(error, LLMTimeoutError)
-
-
 def run_batch(
     fn: Callable[[Any], Any],
     items: Iterable[Any],
@@ -420,7 +414,7 @@ def run_batch(
     on_result: Callable[[int, Any, Any], None],
 ) -> None:
     """`run_ordered` for a resumable batch of LLM calls whose results `on_result` stores:
-    `batch_retriable` failures are retried with backoff; one still failing after every
+    a busy server's failures (`is_busy`) are retried with backoff; one still failing after every
     retry stops the run as an `LLMUnavailableError` (as does a server that cannot be
     reached), so that the same command resumes it."""
     try:
@@ -428,7 +422,7 @@ def run_batch(
             fn,
             items,
             concurrency=concurrency,
-            retry=Retry(retriable=batch_retriable),
+            retry=BUSY,
             on_result=on_result,
         )
     except LLMUnavailableError:
