@@ -16,7 +16,7 @@ from causalqa.llm.testing import ScriptedLLM
 from causalqa.qa.assistant import Assistant
 from causalqa.qa.check import intent_problems, problems
 from causalqa.qa.frame import slotted
-from causalqa.qa.grounding import ground
+from causalqa.qa.grounding import Grounding, ground
 from causalqa.qa.intent import (
     ANSWERS,
     DEFAULT_PATH,
@@ -27,6 +27,7 @@ from causalqa.qa.intent import (
     plan_for,
     word_terms,
 )
+from causalqa.qa.tools import Where
 
 TEXTS = [
     "what is the median effects of ⟦1⟧ across partners?",
@@ -178,20 +179,24 @@ def _slots(model, question):
 def test_plan_for_writes_only_plans_whose_arguments_cannot_be_misread(open_model):
     t, u = open_model.treatments[:2]
     a, b = open_model.variables[:2]
+    none = Grounding()
     one = _slots(open_model, f"median of {t}?")
-    assert plan_for("median", one) == _plan("summarize", value={"treatment": t}, stat="median")
+    assert plan_for("median", one, none) == _plan(
+        "summarize", value={"treatment": t}, stat="median"
+    )
     where = {"filter": "Already Engaged", "value": True}
-    assert plan_for("count_benefit", one, where) == _plan(
+    engaged = Grounding(where=Where("Already Engaged", True))
+    assert plan_for("count_benefit", one, engaged) == _plan(
         "count_subjects",
         conditions=[{"value": {"treatment": t}, "op": ">", "than": 0}],
         where=where,
     )
-    assert plan_for("median", _slots(open_model, f"median of {t} minus {u}?")) is None
-    assert plan_for("mean_difference", _slots(open_model, f"{t} minus {u}?")) is None
+    assert plan_for("median", _slots(open_model, f"median of {t} minus {u}?"), none) is None
+    assert plan_for("mean_difference", _slots(open_model, f"{t} minus {u}?"), none) is None
     two = _slots(open_model, f"what confounds {a} and {b}?")
-    assert plan_for("confounders", two) == _plan("common_causes", a=a, b=b)
-    assert plan_for("effect_kind", two) is None  # its direction could be misread
-    assert plan_for("markov_blanket", _slots(open_model, f"MB({a})")) == _plan(
+    assert plan_for("confounders", two, none) == _plan("common_causes", a=a, b=b)
+    assert plan_for("effect_kind", two, none) is None  # its direction could be misread
+    assert plan_for("markov_blanket", _slots(open_model, f"MB({a})"), none) == _plan(
         "markov_blanket", variable=a
     )
 

@@ -141,8 +141,7 @@ class Assistant:
         top = int(p.argmax())
         if p[top] < GUIDE_CONFIDENCE or g.names("subject"):
             return None
-        where = {"filter": g.where.filter, "value": g.where.value} if g.where else None
-        return plan_for(str(intent.classes_[top]), slots, where)
+        return plan_for(str(intent.classes_[top]), slots, g)
 
     def reset(self) -> None:
         """Forget the conversation."""

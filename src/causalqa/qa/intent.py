@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from causalqa.errors import DataFileError
-from causalqa.qa.frame import Slot
+from causalqa.qa.frame import Frame, Slot, plan_of
+from causalqa.qa.grounding import Grounding
 
 Plan = dict[str, Any]
 Pattern = tuple[str, str | None, str | None]
@@ -320,35 +321,36 @@ _SIGNED = {
 _SYMMETRIC = {"confounders": "common_causes", "common_effects": "common_effects"}
 
 
-def plan_for(kind: str, slots: Sequence[Slot], where: dict[str, Any] | None = None) -> Plan | None:
-    """The plan that answers a question of `kind` naming these slots (`frame.slotted`),
-    for the kinds whose arguments cannot be misread — one treatment, one variable, or two
-    variables in either order — with the question's filter as `where` on the table; None
-    for any other kind or any other set of names."""
+def frame_for(kind: str, slots: Sequence[Slot]) -> Frame | None:
+    """The frame of a question of `kind` naming these slots (`frame.slotted`), for the
+    kinds whose arguments cannot be misread — one treatment, one variable, or two
+    variables in either order; None for any other kind or any other set of names.
+    `frame.plan_of` writes its plan, as for a frame read from the wording."""
     treatments = list(dict.fromkeys(s.treatment for s in slots if s.treatment))
     variables = list(dict.fromkeys(s.variable for s in slots if s.variable))
     one_treatment = len(treatments) == 1 and len(slots) == 1
-    table: dict[str, Any] | None = None
-    graph: dict[str, Any] | None = None
+    value = {"treatment": treatments[0]} if one_treatment else None
     if kind in _ONE_TREATMENT_STATS and one_treatment:
-        value = {"treatment": treatments[0]}
-        table = {"tool": "summarize", "args": {"value": value, "stat": _ONE_TREATMENT_STATS[kind]}}
-    elif kind == "each" and one_treatment:
-        table = {"tool": "subject_values", "args": {"value": {"treatment": treatments[0]}}}
-    elif kind in _SIGNED and one_treatment:
+        return Frame("summarize", stat=_ONE_TREATMENT_STATS[kind], value=value)
+    if kind == "each" and one_treatment:
+        return Frame("subject_values", value=value)
+    if kind in _SIGNED and one_treatment:
         tool, op = _SIGNED[kind]
-        condition = {"value": {"treatment": treatments[0]}, "op": op, "than": 0}
-        table = {"tool": tool, "args": {"conditions": [condition]}}
-    elif kind == "best_by_median" and not slots:
-        table = {"tool": "rank_treatments", "args": {"stat": "median", "k": 1, "lowest": False}}
-    elif kind == "markov_blanket" and len(variables) == 1 and len(slots) == 1:
-        graph = {"tool": "markov_blanket", "args": {"variable": variables[0]}}
-    elif kind in _SYMMETRIC and len(variables) == 2 and len(slots) == 2:
-        graph = {"tool": _SYMMETRIC[kind], "args": {"a": variables[0], "b": variables[1]}}
-    if table is not None and where is not None:
-        table["args"]["where"] = where
-    step = table or graph
-    return {"steps": [step]} if step is not None else None
+        return Frame(tool, conditions=[{"value": value, "op": op, "than": 0}])
+    if kind == "best_by_median" and not slots:
+        return Frame("rank_treatments", stat="median")
+    if kind == "markov_blanket" and len(variables) == 1 and len(slots) == 1:
+        return Frame("markov_blanket", variables=variables)
+    if kind in _SYMMETRIC and len(variables) == 2 and len(slots) == 2:
+        return Frame(_SYMMETRIC[kind], variables=variables)
+    return None
+
+
+def plan_for(kind: str, slots: Sequence[Slot], grounding: Grounding) -> Plan | None:
+    """The plan of `frame_for(kind, slots)`, with the question's filter (from
+    `grounding`) as `where` on the table; None when there is no such frame."""
+    frame = frame_for(kind, slots)
+    return plan_of(frame, grounding) if frame is not None else None
 
 
 def tool_of(kind: str) -> str | None:
