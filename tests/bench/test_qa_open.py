@@ -34,6 +34,18 @@ def test_every_kind_has_dev_wordings_with_its_placeholders():
             assert names == PLACEHOLDERS[kind], (kind, text)
 
 
+@pytest.mark.parametrize("name", ["dev", "dev2", "test", "test2", "test3", "test4"])
+def test_every_wording_set_asks_every_kind_with_exactly_its_placeholders(name):
+    texts = qa_open.wordings(name)
+    assert set(texts) == set(PLACEHOLDERS)
+    for kind, wordings in texts.items():
+        assert wordings, kind
+        for i, text in enumerate(wordings):
+            names = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"unit", "Unit"}
+            # the wording itself is not printed: held-out sets stay unread
+            assert names == PLACEHOLDERS[kind], f"{name}/{kind}[{i}]"
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_independent_d_separation_agrees_with_networkx(seed):
     m = qa_open.open_model("small", seed)

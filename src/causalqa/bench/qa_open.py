@@ -541,8 +541,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     development; ``test`` and ``test2`` (`causalqa.bench.qa_open_test`) written by an
     independent writer, each measured once held out and then used for development
     (bench/README.md); ``test3`` (`causalqa.bench.qa_open_test3`, a third writer's) was
-    measured once held out after the learned check (bench/README.md) and is not in its
-    training data; the next held-out measurement needs a fourth writer's set."""
+    measured once held out after the learned check (bench/README.md), then joined its
+    training rows; ``test4`` (`causalqa.bench.qa_open_test4`, a fourth writer's) is held
+    out: measured, never read for a fix, not in the check's training rows."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name == "dev2":
@@ -553,11 +554,17 @@ def wordings(name: str) -> dict[str, list[str]]:
         from causalqa.bench.qa_open_test3 import TEST3
 
         return TEST3
+    if name == "test4":
+        from causalqa.bench.qa_open_test4 import TEST4
+
+        return TEST4
     from causalqa.bench import qa_open_test
 
     sets = qa_open_test.SETS
     if name not in sets:
-        raise ValueError(f"unknown wording set {name!r}: use dev, dev2, {', '.join(sets)} or test3")
+        raise ValueError(
+            f"unknown wording set {name!r}: use dev, dev2, {', '.join(sets)}, test3 or test4"
+        )
     return sets[name]
 
 
