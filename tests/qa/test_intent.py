@@ -201,6 +201,44 @@ def test_plan_for_writes_only_plans_whose_arguments_cannot_be_misread(open_model
     )
 
 
+def _read(model, question):
+    return slotted(question, ground(question, model))
+
+
+def test_plan_for_reads_order_and_numbers_only_where_the_wording_states_them(open_model):
+    t, u = open_model.treatments[:2]
+    a, b = open_model.variables[:2]
+    none = Grounding()
+    text, slots = _read(open_model, f"is the effect of {a} on {b} direct or indirect?")
+    assert plan_for("effect_kind", slots, none, text) == _plan("effect_kind", cause=a, effect=b)
+    text, slots = _read(open_model, f"is {b} affected by {a} directly or through others?")
+    assert plan_for("effect_kind", slots, none, text) == _plan("effect_kind", cause=a, effect=b)
+    text, slots = _read(open_model, f"what do I control for, {b} and {a}?")
+    assert plan_for("adjustment", slots, none, text) is None  # the order is not stated
+    text, slots = _read(open_model, f"average of {t} minus {u}?")
+    assert plan_for("mean_difference", slots, none, text) == _plan(
+        "summarize", value={"difference": [t, u]}, stat="mean"
+    )
+    text, slots = _read(open_model, f"{t} and {u}: mean gap?")
+    assert plan_for("mean_difference", slots, none, text) is None
+    text, slots = _read(open_model, f"the 90th percentile of {t}?")
+    assert plan_for("percentile", slots, none, text) == _plan(
+        "summarize", value={"treatment": t}, stat="quantile", q=0.9
+    )
+    text, slots = _read(open_model, f"how many partners have a {t} effect above 12?")
+    assert plan_for("count_threshold", slots, none, text) == _plan(
+        "count_subjects", conditions=[{"value": {"treatment": t}, "op": ">", "than": 12}]
+    )
+    text, slots = _read(open_model, f"how many partners gain more from {t} than from {u}?")
+    assert plan_for("count_more_engaged", slots, none, text) is None  # no filter was read
+    engaged = Grounding(where=Where("Already Engaged", True))
+    assert plan_for("count_more_engaged", slots, engaged, text) == _plan(
+        "count_subjects",
+        conditions=[{"value": {"treatment": t}, "op": ">", "than": {"treatment": u}}],
+        where={"filter": "Already Engaged", "value": True},
+    )
+
+
 class _NoLLM(ScriptedLLM):
     def _generate(self, *args, **kwargs):
         raise LLMOutputError("no language model in this test")

@@ -141,7 +141,7 @@ class Assistant:
         top = int(p.argmax())
         if p[top] < GUIDE_CONFIDENCE or g.names("subject"):
             return None
-        return plan_for(str(intent.classes_[top]), slots, g)
+        return plan_for(str(intent.classes_[top]), slots, g, text)
 
     def reset(self) -> None:
         """Forget the conversation."""

@@ -559,7 +559,8 @@ def _treatment_of(slots: list[Slot], index: str) -> str | None:
     return _slot(slots, index).treatment
 
 
-def _quantile(text: str) -> float | None:
+def read_quantile(text: str) -> float | None:
+    """The percentile (as a fraction) the wording names, or None."""
     for pattern, fixed in _QUANTILES:
         m = pattern.search(text)
         if not m:
@@ -661,7 +662,7 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
     return found, used
 
 
-def _loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], list[float]]:
+def loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], list[float]]:
     """Conditions a question about one treatment states without naming it again ("⟦1⟧:
     number of partners with a positive effect", "… effect > 20", "100 (inclusive)")."""
     value = {"treatment": treatment}
@@ -684,7 +685,9 @@ def _loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], 
     return [], []
 
 
-def _difference(text: str, slots: list[Slot]) -> list[str] | None:
+def read_difference(text: str, slots: list[Slot]) -> list[str] | None:
+    """The two treatments of a difference the wording states ("⟦1⟧ minus ⟦2⟧", "how much
+    more ⟦1⟧ gives than ⟦2⟧"), first minus second; None when it states none."""
     for pattern, swap in _DIFFERENCE:
         m = pattern.search(text)
         if m:
@@ -781,20 +784,27 @@ def stated_direction(text: str, slots: list[Slot]) -> tuple[str, str] | None:
     return None
 
 
-def _cause_effect(text: str, slots: list[Slot], names: list[str]) -> list[str]:
-    """Two variables in cause → effect order: as `stated_direction` says, or "⟦b⟧ …
-    affected by ⟦a⟧" (passive); else as written."""
+def marked_cause_effect(text: str, slots: list[Slot]) -> tuple[str, str] | None:
+    """Two variables in cause → effect order as the wording marks it: `stated_direction`,
+    or "⟦b⟧ … affected by ⟦a⟧" (passive); None when it marks no order."""
     pair = stated_direction(text, slots)
     if pair is not None:
-        return list(pair)
+        return pair
     m = re.search(
         r"⟦(\d+)⟧\s+(?:\w+\s+){0,4}?(?:affected|influenced|caused|driven)\s+by\s+⟦(\d+)⟧", text
     )
     if m:
         a, b = _slot(slots, m.group(2)).variable, _slot(slots, m.group(1)).variable
         if a and b and a != b:
-            return [a, b]
-    return names
+            return a, b
+    return None
+
+
+def _cause_effect(text: str, slots: list[Slot], names: list[str]) -> list[str]:
+    """Two variables in cause → effect order: as `marked_cause_effect` reads them; else as
+    written."""
+    pair = marked_cause_effect(text, slots)
+    return list(pair) if pair is not None else names
 
 
 def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame | None:
@@ -810,11 +820,11 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     treatments = [s.treatment for s in slots if s.treatment]
     subjects = grounding.names("subject")
     conditions, used = comparisons(text, slots)
-    difference = _difference(text, slots)
+    difference = read_difference(text, slots)
     stats = _stats(text)
-    q = _quantile(text)
+    q = read_quantile(text)
     if not conditions and not difference and len(set(treatments)) == 1:
-        conditions, used = _loose_conditions(text, treatments[0])
+        conditions, used = loose_conditions(text, treatments[0])
     if asked == "variables" and (stats or q is not None) and not any(s.variable for s in slots):
         asked = None  # "what sits at the 10th percentile of ⟦1⟧'s effects": no variable named
     if asked in (None, "number", "treatment") and re.search(

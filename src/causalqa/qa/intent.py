@@ -31,7 +31,16 @@ from typing import Any
 import numpy as np
 
 from causalqa.errors import DataFileError
-from causalqa.qa.frame import Frame, Slot, plan_of
+from causalqa.qa.frame import (
+    Frame,
+    Slot,
+    comparisons,
+    loose_conditions,
+    marked_cause_effect,
+    plan_of,
+    read_difference,
+    read_quantile,
+)
 from causalqa.qa.grounding import Grounding
 
 Plan = dict[str, Any]
@@ -319,13 +328,22 @@ _SIGNED = {
     "list_hurt": ("list_subjects", "<"),
 }
 _SYMMETRIC = {"confounders": "common_causes", "common_effects": "common_effects"}
+_ORDERED = {"effect_kind": "effect_kind", "mediators": "mediators", "adjustment": "adjustment_set"}
+_DIFFERENCE = {
+    "mean_difference": ("summarize", "mean"),
+    "best_subject_difference": ("rank_subjects", None),
+}
+_THRESHOLD = {"count_threshold": "count_subjects", "share_at_least": "share_subjects"}
 
 
-def frame_for(kind: str, slots: Sequence[Slot]) -> Frame | None:
+def frame_for(kind: str, slots: Sequence[Slot], text: str | None = None) -> Frame | None:
     """The frame of a question of `kind` naming these slots (`frame.slotted`), for the
     kinds whose arguments cannot be misread — one treatment, one variable, or two
-    variables in either order; None for any other kind or any other set of names.
-    `frame.plan_of` writes its plan, as for a frame read from the wording."""
+    variables in either order — and, given the slotted `text`, for the kinds whose order
+    or number the wording states in a way the frame reader reads (cause → effect said in
+    so many words, "⟦1⟧ minus ⟦2⟧", one threshold, one percentile); None for any other
+    kind, set of names or wording. `frame.plan_of` writes its plan, as for a frame read
+    from the wording."""
     treatments = list(dict.fromkeys(s.treatment for s in slots if s.treatment))
     variables = list(dict.fromkeys(s.variable for s in slots if s.variable))
     one_treatment = len(treatments) == 1 and len(slots) == 1
@@ -343,13 +361,45 @@ def frame_for(kind: str, slots: Sequence[Slot]) -> Frame | None:
         return Frame("markov_blanket", variables=variables)
     if kind in _SYMMETRIC and len(variables) == 2 and len(slots) == 2:
         return Frame(_SYMMETRIC[kind], variables=variables)
+    if text is None:
+        return None
+    slots = list(slots)
+    if kind in _ORDERED and len(variables) == 2 and len(slots) == 2:
+        pair = marked_cause_effect(text, slots)
+        return Frame(_ORDERED[kind], variables=list(pair)) if pair else None
+    if kind in _DIFFERENCE and len(treatments) == 2 and len(slots) == 2:
+        difference = read_difference(text, slots)
+        tool, stat = _DIFFERENCE[kind]
+        return Frame(tool, stat=stat, value={"difference": difference}) if difference else None
+    if kind == "percentile" and one_treatment:
+        q = read_quantile(text)
+        return Frame("summarize", stat="quantile", q=q, value=value) if q is not None else None
+    if kind in _THRESHOLD and one_treatment:
+        conditions, used = comparisons(text, slots)
+        if not conditions:
+            conditions, used = loose_conditions(text, treatments[0])
+        numeric = len(conditions) == 1 and not isinstance(conditions[0]["than"], dict)
+        return (
+            Frame(_THRESHOLD[kind], conditions=conditions, used_numbers=used) if numeric else None
+        )
+    if kind == "count_more_engaged" and len(treatments) == 2 and len(slots) == 2:
+        conditions, used = comparisons(text, slots)
+        between = len(conditions) == 1 and isinstance(conditions[0]["than"], dict)
+        return (
+            Frame("count_subjects", conditions=conditions, used_numbers=used) if between else None
+        )
     return None
 
 
-def plan_for(kind: str, slots: Sequence[Slot], grounding: Grounding) -> Plan | None:
-    """The plan of `frame_for(kind, slots)`, with the question's filter (from
-    `grounding`) as `where` on the table; None when there is no such frame."""
-    frame = frame_for(kind, slots)
+def plan_for(
+    kind: str, slots: Sequence[Slot], grounding: Grounding, text: str | None = None
+) -> Plan | None:
+    """The plan of `frame_for(kind, slots, text)`, with the question's filter (from
+    `grounding`) as `where` on the table; None when there is no such frame, or when the
+    kind names a filter ("among partners already engaged") the grounding did not read."""
+    if kind == "count_more_engaged" and grounding.where is None:
+        return None
+    frame = frame_for(kind, slots, text)
     return plan_of(frame, grounding) if frame is not None else None
 
 
