@@ -103,6 +103,14 @@ def test_unknown_names_are_reported(partners):
     assert "Loyalty Bonus" in g.unresolved
 
 
+def test_causal_shorthand_in_capitals_is_not_an_unknown_name(partners):
+    g = ground("Give me the median CATE of Discount across partners.", partners)
+    assert g.unresolved == []
+    assert g.names("treatment") == ["Discount (%)"]
+    g = ground("Does the DAG say Weather affects Revenue?", partners)
+    assert g.unresolved == ["Weather"]
+
+
 def test_longest_name_wins(partners):
     import networkx as nx
 
