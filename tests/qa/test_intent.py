@@ -262,15 +262,18 @@ def test_a_refused_plan_is_replaced_by_the_plan_of_the_kind_the_question_asks(op
         ("no more than 20", "<="),
         ("not above 20", "<="),
         ("no greater than 20", "<="),
+        ("that beats 20", ">"),
+        ("clearing 20", ">"),
+        ("surpassing 20", ">"),
     ],
 )
-def test_negated_comparisons_read_as_their_inclusive_opposite(open_model, wording, op):
+def test_comparisons_read_as_their_operator(open_model, wording, op):
     t = open_model.treatments[0]
     answer = Assistant(open_model, _NoLLM()).ask(f"How many partners have a {t} effect {wording}?")
     (condition,) = answer.plan["steps"][0]["args"]["conditions"]
     assert (condition["op"], condition["than"]) == (op, 20)
     expected = open_model.effects[t]
-    expected = (expected >= 20) if op == ">=" else (expected <= 20)
+    expected = {">=": expected >= 20, "<=": expected <= 20, ">": expected > 20}[op]
     assert answer.result == int(expected.sum())
 
 

@@ -200,7 +200,8 @@ DEMANDS: list[Demand] = [
         re.compile(
             r"\b(?:at\s+least|at\s+most|more\s+than|less\s+than|fewer\s+than"
             r"|greater\s+than|higher\s+than|lower\s+than|above|below|over"
-            r"|under|exceed\w*|beyond|no\s+more\s+than|no\s+less\s+than)" + _NUMBER_AFTER
+            r"|under|exceed\w*|beyond|no\s+more\s+than|no\s+less\s+than"
+            r"|beat(?:s|ing)?|surpass\w*|outperform\w*|clear(?:s|ing)?)" + _NUMBER_AFTER
         ),
         _has_threshold,
         "a comparison with a number",

@@ -340,7 +340,7 @@ _OPS = [
     (r"at\s+most|no\s+(?:more|greater|larger|higher|bigger)\s+than"
      r"|not\s+(?:more|greater|larger|higher|bigger)\s+than|not\s+(?:above|over|exceeding)|up\s+to|less\s+than\s+or\s+equal\s+to|<=|≤|or\s+less", "<="),
     (r"more\s+than|greater\s+than|higher\s+than|larger\s+than|bigger\s+than|above|over|exceed\w*"
-     r"|beyond|in\s+excess\s+of|>", ">"),
+     r"|beyond|in\s+excess\s+of|beat(?:s|ing)?|surpass\w*|outperform\w*|clear(?:s|ing)?|>", ">"),
     (r"less\s+than|lower\s+than|smaller\s+than|fewer\s+than|below|under|beneath|<", "<"),
     (r"exactly|equal\s+to|equals|=", "=="),
 ]  # fmt: skip

@@ -330,7 +330,7 @@ def _find_subjects(
 _COUNTING_BEFORE = re.compile(
     r"(?:\b(?:top|best|first|bottom|worst|last|lowest|highest|leading|k|n|number|no|over|under"
     r"|above|below|than|least|most|only|just|about|around|out\s+of|exceeds?|exceeding|beyond"
-    r"|reaches|reach|equals?|to|by|exce\w*|meets?|beats?|clears?|is\s+(?:at\s+)?(?:least|most)?)|[=#$€£<>~+*/.,≥≤-])\s*$"
+    r"|reaches|reach|equals?|to|by|exce\w*|meets?|beat(?:s|ing)?|clear(?:s|ing)?|surpass\w*|outperform\w*|is\s+(?:at\s+)?(?:least|most)?)|[=#$€£<>~+*/.,≥≤-])\s*$"
 )
 _COUNTED_AFTER = re.compile(
     r"^\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?|-?(?:th|st|nd|rd)\b"
