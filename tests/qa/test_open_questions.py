@@ -202,6 +202,10 @@ MISMATCHED = [
     ("Which Discount effect occurs most often?", "best_subject", D, "mode"),
     ("How probable is it that Discount pays off for partner P1?", "ite", {**D, "subject": "P1"}, "probability"),
     ("What is Revenue if Discount is doubled?", "is_cause", {"cause": "Discount", "effect": "Revenue"}, "intervention"),
+    # a statistician's notation
+    ("P(Discount helps partner P1)?", "ite", {**D, "subject": "P1"}, "probability"),
+    ("What's r between Discount and Revenue?", "paths_between", {"source": "Discount", "target": "Revenue"}, "correlation"),
+    ("corr(Demand, Revenue)", "paths_between", {"source": "Demand", "target": "Revenue"}, "correlation"),
 ]  # fmt: skip
 
 

@@ -336,11 +336,15 @@ _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\bcorrelation\s+(?:coefficient|between|of)\b|\bhow\s+(?:strongly\s+)?correlated\b"
+            r"|\bcorr\s*\(|\bpearson\b|\bspearman\b|\br\s+(?:between|for)\b|\br\s*\(\s*⟦"
         ),
         "a correlation coefficient",
     ),  # fmt: skip
     (
-        re.compile(r"\bprobabilit\w*|\blikelihood\b|\blikely\b|\bodds\b|\bchances?\b"),
+        re.compile(
+            r"\bprobabilit\w*|\blikelihood\b|\blikely\b|\bodds\b|\bchances?\b"
+            r"|\bp\s*\((?!\s*\d)|\bpr\s*\("
+        ),
         "a probability",
     ),
     (
