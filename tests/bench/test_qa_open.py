@@ -86,6 +86,16 @@ def test_grading():
     descendants = sorted(nx.descendants(m.graph, x))
     if descendants:
         assert qa_open.grade_open(adjustment, True, descendants[:1], m) == "wrong"
+    # compare_treatments names both effects: right in either order, wrong over another set
+    from causalqa.qa.tools import compare_treatments
+
+    diff = items["mean_difference"]
+    t, u = diff.pick["T"], diff.pick["U"]
+    assert qa_open.grade_open(diff, True, compare_treatments(m, u, t), m) == "right"
+    one = items["subject_difference"]
+    s, t, u = one.pick["S"], one.pick["T"], one.pick["U"]
+    assert qa_open.grade_open(one, True, compare_treatments(m, t, u, subject=s), m) == "right"
+    assert qa_open.grade_open(one, True, compare_treatments(m, t, u), m) == "wrong"
 
 
 def test_the_questions_do_not_depend_on_the_hash_seed():

@@ -629,7 +629,13 @@ def _matches(item: OpenItem, result: Any, model: CausalModel) -> bool:
     exp = item.expected
     try:
         if item.compare == "number":
-            value = float(result)
+            if isinstance(result, dict) and {"T", "U"} <= item.pick.keys():
+                # compare_treatments states both effects and which is higher; its T minus
+                # U is the answer, whichever order it was asked in
+                values = result["values"]
+                value = float(values[item.pick["T"]]) - float(values[item.pick["U"]])
+            else:
+                value = float(result)
             return math.isclose(value, float(exp), rel_tol=1e-6, abs_tol=1e-6)
         if item.compare == "set":
             if isinstance(result, dict) and "variables" in result:  # paths_between's answer
