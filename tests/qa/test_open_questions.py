@@ -202,6 +202,9 @@ MISMATCHED = [
     ("Which Discount effect occurs most often?", "best_subject", D, "mode"),
     ("How probable is it that Discount pays off for partner P1?", "ite", {**D, "subject": "P1"}, "probability"),
     ("What is Revenue if Discount is doubled?", "is_cause", {"cause": "Discount", "effect": "Revenue"}, "intervention"),
+    # who loses, run as who gains most
+    ("Who loses out under Discount?", "best_subject", D, "those who lose"),
+    ("Which partner is hurt most by Discount?", "top_k_subjects", {**D, "k": 1}, "those who lose"),
     # a statistician's notation
     ("P(Discount helps partner P1)?", "ite", {**D, "subject": "P1"}, "probability"),
     ("What's r between Discount and Revenue?", "paths_between", {"source": "Discount", "target": "Revenue"}, "correlation"),

@@ -439,6 +439,7 @@ def problems(
     if asked in ("number", "subject", "treatment", "variables") and _tool(plan) in _BOOL_TOOLS:
         found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
     found += _shape_problems(text, plan)
+    found += _polarity_problems(text, plan)
     found += _direction_problems(text, slots, plan)
     found += intent_problems(slotted(*kind_of)[0] if kind_of is not None else text, plan)
     used = _plan_names(plan)
@@ -521,6 +522,25 @@ def _shape_problems(text: str, plan: Plan) -> list[str]:
         return ["the question asks for the subjects that match, but the plan picks one"]
     if not _ASKS_ONE_SUBJECT.search(text):
         return ["the question asks for a number, but the plan answers which subject"]
+    return []
+
+
+_LOSS = re.compile(
+    r"\b(?:lose|loses|losing|lost|hurt\w*|harm\w*|worse\s+off|backfir\w*|suffer\w*"
+    r"|penali[sz]\w*|damag\w*|negative(?:ly)?)\b"
+)
+_GAIN_OR_LEAST = re.compile(
+    r"\b(?:gain\w*|benefit\w*|help\w*|best|positive\w*|profit\w*|least|fewest|smallest)\b"
+)
+
+
+def _polarity_problems(text: str, plan: Plan) -> list[str]:
+    """A plan that picks the highest effect for a question about who loses ("Who loses out
+    under ⟦1⟧?" run as the partner that gains most)."""
+    if not _is_high(plan) or _tool(plan) == "compare_treatments" or _args(plan).get("stat"):
+        return []
+    if _LOSS.search(text) and not _GAIN_OR_LEAST.search(text):
+        return ["the question asks about those who lose, but the plan picks the highest effect"]
     return []
 
 
