@@ -202,6 +202,8 @@ MISMATCHED = [
     ("Which Discount effect occurs most often?", "best_subject", D, "mode"),
     ("How probable is it that Discount pays off for partner P1?", "ite", {**D, "subject": "P1"}, "probability"),
     ("What is Revenue if Discount is doubled?", "is_cause", {"cause": "Discount", "effect": "Revenue"}, "intervention"),
+    ("Discount on Revenue: straight, via others, both, or not at all?", "mediators", {"source": "Discount", "target": "Revenue"}, "direct, indirect or both"),
+    ("# partners benefiting from Discount", "best_subject", D, "a count"),
     # who loses, run as who gains most
     ("Who loses out under Discount?", "best_subject", D, "those who lose"),
     ("Which partner is hurt most by Discount?", "top_k_subjects", {**D, "k": 1}, "those who lose"),

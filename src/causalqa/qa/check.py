@@ -177,7 +177,10 @@ DEMANDS: list[Demand] = [
     ),  # fmt: skip
     Demand(
         "count",
-        re.compile(rf"\bhow\s+many\b|\bnumber\s+of\b|^\s*count\b|\bcount\s+(?:the\s+)?{_SUBJ}"),
+        re.compile(
+            rf"\bhow\s+many\b|\bnumber\s+of\b|^\s*count\b|\bcount\s+(?:the\s+)?{_SUBJ}"
+            rf"|(?:^|[\s(])#\s*(?:of\s+)?{_SUBJ}"
+        ),
         _either(_uses("count_subjects"), _uses(*_LISTS)),
         "a count",
     ),  # fmt: skip
@@ -320,6 +323,7 @@ DEMANDS: list[Demand] = [
         "kind",
         re.compile(
             r"\bindirect(?:ly)?\s*,?\s*or\s+both\b|\bor\s+both\b"
+            r"|\bboth\s*,?\s*or\s+(?:neither|none|not\s+at\s+all)\b"
             r"|\bor\s+(?:a\s+)?(?:mix|mixture|combination)\b|\bdirect\s+one\b[^?.!]*\bindirect\s+one\b"
         ),
         _uses("effect_kind"),
