@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,10 +97,12 @@ def start_server(
     kind: str = "auto",
     name: str = "local",
     timeout: float = 180.0,
+    extra_args: Sequence[str] = (),
 ) -> Server:
     """Start a server over `model_path` on 127.0.0.1 and wait until ``/v1/models``
     answers. `kind`: "llama-server", "llama_cpp.server" or "auto" (the first when its
-    binary exists; the second serves one request at a time, whatever `slots` says)."""
+    binary exists; the second serves one request at a time, whatever `slots` says).
+    `extra_args` go to llama-server's command line ("--no-cont-batching" …)."""
     binary = llama_server_binary()
     if kind == "auto":
         kind = "llama-server" if binary else "llama_cpp.server"
@@ -129,8 +132,11 @@ def start_server(
             "-tb",
             str(threads),
             "--no-webui",
+            *extra_args,
         ]
     elif kind == "llama_cpp.server":
+        if extra_args:
+            raise ValueError("extra_args are llama-server's; llama_cpp.server takes none")
         slots = 1
         cmd = [
             sys.executable,
