@@ -302,3 +302,14 @@ def test_a_follow_up_is_not_read_without_its_history(partners):
     assert answer.plan == {"steps": [{"tool": "ate", "args": {"treatment": "Discount (%)"}}]}
     answer = a.ask("and for Tech Support?")
     assert answer.answered and answer.plan["steps"][0]["args"] == {"treatment": "Tech Support"}
+
+
+@pytest.mark.parametrize("word, lowest", [("argmax", False), ("argmin", True)])
+def test_argmax_and_argmin_ask_which_one(open_model, word, lowest):
+    t, u = open_model.treatments[:2]
+    a = Assistant(open_model, _NoLLM()).ask(f"{word} over partners of {t} minus {u}?")
+    assert a.plan == _plan("rank_subjects", value={"difference": [t, u]}, k=1, lowest=lowest), (
+        a.answer
+    )
+    a = Assistant(open_model, _NoLLM()).ask(f"{word} over treatments of the median CATE?")
+    assert a.plan == _plan("rank_treatments", stat="median", k=1, lowest=lowest), a.answer

@@ -222,7 +222,7 @@ DEMANDS: list[Demand] = [
         "low",
         re.compile(
             r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst|bottom"
-            r"|most\s+negative)\b(?<!at\sleast)"
+            r"|most\s+negative|argmin)\b(?<!at\sleast)"
         ),
         _is_low,
         "the lowest",
@@ -231,7 +231,7 @@ DEMANDS: list[Demand] = [
         "high",
         re.compile(
             r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest"
-            r"|best|top|most)\b(?!\s+negative)"
+            r"|best|top|most|argmax)\b(?!\s+negative)"
         ),
         _either(
             _is_high,

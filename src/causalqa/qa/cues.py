@@ -96,6 +96,9 @@ _WH_SUBJECT = [
         rf"(?!\s+(?:are|is|were)\s+(?:the\s+|its\s+)?(?:\w+\s+)?(?:{_VARIABLE_NOUNS})\b)"
     ),
     re.compile(rf"\b{_BEST}\s+(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"),
+    re.compile(
+        rf"\barg\s*(?:max|min)\s+(?:(?:over|across|among)\s+)?(?:the\s+|all\s+)?(?:{_SUBJECT_NOUNS})\b"
+    ),
 ]
 _WH_TREATMENT = [
     re.compile(rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
@@ -104,6 +107,9 @@ _WH_TREATMENT = [
         r"|use|apply|run|do|try|choose|pick)\b"
     ),
     re.compile(rf"\b{_BEST}\s+(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
+    re.compile(
+        rf"\barg\s*(?:max|min)\s+(?:(?:over|across|among)\s+)?(?:the\s+|all\s+)?(?:{_TREATMENT_NOUNS})\b"
+    ),
 ]
 _WH_NUMBER = [
     re.compile(r"\bhow\s+(?:much|big|large|strong(?:ly)?|effective|high|many\s+points)\b"),

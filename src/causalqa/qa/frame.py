@@ -227,9 +227,16 @@ _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
     ),  # fmt: skip
     (
         "min",
-        re.compile(r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst)\b(?<!at\sleast)"),
+        re.compile(
+            r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst|argmin)\b(?<!at\sleast)"
+        ),
     ),
-    ("max", re.compile(r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best)\b")),
+    (
+        "max",
+        re.compile(
+            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best|argmax)\b"
+        ),
+    ),
     ("mean", re.compile(r"\b(?:average|mean|on\s+average|typical)\b")),
 ]
 _QUANTILES = [
