@@ -22,7 +22,7 @@ from causalqa.bench.qa import planner_options
 from causalqa.llm import get_llm
 from causalqa.qa.assistant import Assistant
 
-HELD_OUT = {"test", "test2", "test3", "test4"}
+HELD_OUT = {"test", "test2", "test3"}
 
 
 def main() -> int:

@@ -542,8 +542,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     independent writer, each measured once held out and then used for development
     (bench/README.md); ``test3`` (`causalqa.bench.qa_open_test3`, a third writer's) was
     measured once held out after the learned check (bench/README.md), then joined its
-    training rows; ``test4`` (`causalqa.bench.qa_open_test4`, a fourth writer's) is held
-    out: measured, never read for a fix, not in the check's training rows."""
+    training rows; so did ``test4`` (`causalqa.bench.qa_open_test4`, a fourth writer's)
+    after its two held-out measurements. The next held-out figure needs a fifth writer's
+    set."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name == "dev2":
