@@ -22,7 +22,7 @@ from typing import Any
 from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
 from causalqa.qa.frame import numbers, slotted, stated_direction
-from causalqa.qa.grounding import Grounding
+from causalqa.qa.grounding import OUTDO_VERBS, Grounding
 from causalqa.qa.intent import default_model, says
 
 Plan = dict[str, Any]
@@ -204,7 +204,7 @@ DEMANDS: list[Demand] = [
             r"\b(?:at\s+least|at\s+most|more\s+than|less\s+than|fewer\s+than"
             r"|greater\s+than|higher\s+than|lower\s+than|above|below|over"
             r"|under|exceed\w*|beyond|no\s+more\s+than|no\s+less\s+than"
-            r"|beat(?:s|ing)?|surpass\w*|outperform\w*|clear(?:s|ing)?)" + _NUMBER_AFTER
+            rf"|{OUTDO_VERBS})" + _NUMBER_AFTER
         ),
         _has_threshold,
         "a comparison with a number",

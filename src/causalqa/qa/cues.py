@@ -84,6 +84,8 @@ _ASK = (
     r"|return|get|report|state|determine|compute|calculate|estimate|fetch|provide)(?:\s+(?:me|us))?"
     r"(?:\s+(?:the|a|an|which|what))?)"
 )
+_ARG_EXTREME = r"\barg\s*(?:max|min)\s+(?:(?:over|across|among)\s+)?(?:the\s+|all\s+)?"
+""""argmax over partners", "argmin treatments": which one is asked for."""
 _WH_SUBJECT = [
     # not "partner 9": a subject named by its id is given, not asked for
     re.compile(
@@ -96,9 +98,7 @@ _WH_SUBJECT = [
         rf"(?!\s+(?:are|is|were)\s+(?:the\s+|its\s+)?(?:\w+\s+)?(?:{_VARIABLE_NOUNS})\b)"
     ),
     re.compile(rf"\b{_BEST}\s+(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"),
-    re.compile(
-        rf"\barg\s*(?:max|min)\s+(?:(?:over|across|among)\s+)?(?:the\s+|all\s+)?(?:{_SUBJECT_NOUNS})\b"
-    ),
+    re.compile(rf"{_ARG_EXTREME}(?:{_SUBJECT_NOUNS})\b"),
 ]
 _WH_TREATMENT = [
     re.compile(rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
@@ -107,9 +107,7 @@ _WH_TREATMENT = [
         r"|use|apply|run|do|try|choose|pick)\b"
     ),
     re.compile(rf"\b{_BEST}\s+(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
-    re.compile(
-        rf"\barg\s*(?:max|min)\s+(?:(?:over|across|among)\s+)?(?:the\s+|all\s+)?(?:{_TREATMENT_NOUNS})\b"
-    ),
+    re.compile(rf"{_ARG_EXTREME}(?:{_TREATMENT_NOUNS})\b"),
 ]
 _WH_NUMBER = [
     re.compile(r"\bhow\s+(?:much|big|large|strong(?:ly)?|effective|high|many\s+points)\b"),

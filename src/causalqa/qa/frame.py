@@ -17,7 +17,7 @@ from typing import Any
 
 from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
-from causalqa.qa.grounding import Grounding, normalize
+from causalqa.qa.grounding import OUTDO_VERBS, Grounding, normalize
 
 # -- the question with its names as slots ------------------------------------------------
 
@@ -347,7 +347,7 @@ _OPS = [
     (r"at\s+most|no\s+(?:more|greater|larger|higher|bigger)\s+than"
      r"|not\s+(?:more|greater|larger|higher|bigger)\s+than|not\s+(?:above|over|exceeding)|up\s+to|less\s+than\s+or\s+equal\s+to|<=|≤|or\s+less", "<="),
     (r"more\s+than|greater\s+than|higher\s+than|larger\s+than|bigger\s+than|above|over|exceed\w*"
-     r"|beyond|in\s+excess\s+of|beat(?:s|ing)?|surpass\w*|outperform\w*|clear(?:s|ing)?|>", ">"),
+     rf"|beyond|in\s+excess\s+of|{OUTDO_VERBS}|>", ">"),
     (r"less\s+than|lower\s+than|smaller\s+than|fewer\s+than|below|under|beneath|<", "<"),
     (r"exactly|equal\s+to|equals|=", "=="),
 ]  # fmt: skip

@@ -327,10 +327,14 @@ def _find_subjects(
     return found
 
 
+OUTDO_VERBS = r"beat(?:s|ing)?|surpass\w*|outperform\w*|clear(?:s|ing)?"
+"""Verbs that compare with a number ("beats 20", "clearing 20"): the frame's ">", the
+check's threshold demand, and not a subject id after them."""
+
 _COUNTING_BEFORE = re.compile(
     r"(?:\b(?:top|best|first|bottom|worst|last|lowest|highest|leading|k|n|number|no|over|under"
     r"|above|below|than|least|most|only|just|about|around|out\s+of|exceeds?|exceeding|beyond"
-    r"|reaches|reach|equals?|to|by|exce\w*|meets?|beat(?:s|ing)?|clear(?:s|ing)?|surpass\w*|outperform\w*|is\s+(?:at\s+)?(?:least|most)?)|[=#$€£<>~+*/.,≥≤-])\s*$"
+    rf"|reaches|reach|equals?|to|by|exce\w*|meets?|{OUTDO_VERBS}|is\s+(?:at\s+)?(?:least|most)?)|[=#$€£<>~+*/.,≥≤-])\s*$"
 )
 _COUNTED_AFTER = re.compile(
     r"^\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?|-?(?:th|st|nd|rd)\b"
