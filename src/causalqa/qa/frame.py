@@ -669,7 +669,7 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
     return found, used
 
 
-def loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], list[float]]:
+def _loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], list[float]]:
     """Conditions a question about one treatment states without naming it again ("⟦1⟧:
     number of partners with a positive effect", "… effect > 20", "100 (inclusive)")."""
     value = {"treatment": treatment}
@@ -690,6 +690,17 @@ def loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], l
         negative = m.group(0).startswith("negative")
         return [{"value": value, "op": "<" if negative else ">", "than": 0}], []
     return [], []
+
+
+def read_conditions(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], list[float]]:
+    """The conditions the wording puts on subjects (`comparisons`) and their numbers; when
+    it compares nothing and names one treatment, the conditions it states without naming
+    it again (`_loose_conditions`)."""
+    conditions, used = comparisons(text, slots)
+    treatments = {s.treatment for s in slots if s.treatment}
+    if not conditions and len(treatments) == 1:
+        return _loose_conditions(text, treatments.pop())
+    return conditions, used
 
 
 def read_difference(text: str, slots: list[Slot]) -> list[str] | None:
@@ -826,12 +837,10 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         return None
     treatments = [s.treatment for s in slots if s.treatment]
     subjects = grounding.names("subject")
-    conditions, used = comparisons(text, slots)
+    conditions, used = read_conditions(text, slots)
     difference = read_difference(text, slots)
     stats = _stats(text)
     q = read_quantile(text)
-    if not conditions and not difference and len(set(treatments)) == 1:
-        conditions, used = loose_conditions(text, treatments[0])
     if asked == "variables" and (stats or q is not None) and not any(s.variable for s in slots):
         asked = None  # "what sits at the 10th percentile of ⟦1⟧'s effects": no variable named
     if asked in (None, "number", "treatment") and re.search(

@@ -35,9 +35,9 @@ from causalqa.qa.frame import (
     Frame,
     Slot,
     comparisons,
-    loose_conditions,
     marked_cause_effect,
     plan_of,
+    read_conditions,
     read_difference,
     read_quantile,
 )
@@ -375,9 +375,7 @@ def frame_for(kind: str, slots: Sequence[Slot], text: str | None = None) -> Fram
         q = read_quantile(text)
         return Frame("summarize", stat="quantile", q=q, value=value) if q is not None else None
     if kind in _THRESHOLD and one_treatment:
-        conditions, used = comparisons(text, slots)
-        if not conditions:
-            conditions, used = loose_conditions(text, treatments[0])
+        conditions, used = read_conditions(text, slots)
         numeric = len(conditions) == 1 and not isinstance(conditions[0]["than"], dict)
         return (
             Frame(_THRESHOLD[kind], conditions=conditions, used_numbers=used) if numeric else None
