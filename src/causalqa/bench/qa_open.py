@@ -543,8 +543,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     (bench/README.md); ``test3`` (`causalqa.bench.qa_open_test3`, a third writer's) was
     measured once held out after the learned check (bench/README.md), then joined its
     training rows; so did ``test4`` (`causalqa.bench.qa_open_test4`, a fourth writer's)
-    after its two held-out measurements. The next held-out figure needs a fifth writer's
-    set."""
+    after its two held-out measurements. ``test5`` (`causalqa.bench.qa_open_test5`, a fifth
+    writer's) is held out: measured, never read for a fix, not in the check's training
+    rows."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name == "dev2":
@@ -559,12 +560,16 @@ def wordings(name: str) -> dict[str, list[str]]:
         from causalqa.bench.qa_open_test4 import TEST4
 
         return TEST4
+    if name == "test5":
+        from causalqa.bench.qa_open_test5 import TEST5
+
+        return TEST5
     from causalqa.bench import qa_open_test
 
     sets = qa_open_test.SETS
     if name not in sets:
         raise ValueError(
-            f"unknown wording set {name!r}: use dev, dev2, {', '.join(sets)}, test3 or test4"
+            f"unknown wording set {name!r}: use dev, dev2, {', '.join(sets)}, test3, test4 or test5"
         )
     return sets[name]
 
