@@ -211,6 +211,14 @@ MISMATCHED = [
     ("P(Discount helps partner P1)?", "ite", {**D, "subject": "P1"}, "probability"),
     ("What's r between Discount and Revenue?", "paths_between", {"source": "Discount", "target": "Revenue"}, "correlation"),
     ("corr(Demand, Revenue)", "paths_between", {"source": "Demand", "target": "Revenue"}, "correlation"),
+    # a Markov blanket, an effect kind, shared causes and an ATE under other words
+    ("Which variables screen off Demand from the rest of the graph?", "ancestors", {"variable": "Demand"}, "Markov blanket"),
+    ("Does Discount move Revenue directly, or only through other variables?", "is_cause",
+     {"cause": "Discount", "effect": "Revenue"}, "direct, indirect or both"),
+    ("What jointly drives Discount and Revenue?", "common_effects", {"a": "Discount", "b": "Revenue"}, "common causes"),
+    ("What lies upstream of both Discount and Revenue?", "paths_between",
+     {"source": "Discount", "target": "Revenue"}, "common causes"),
+    ("Order the treatments by their ATE on Revenue; which comes first?", "ancestors", {"variable": "Revenue"}, "an average"),
 ]  # fmt: skip
 
 
@@ -328,3 +336,30 @@ RIGHT = [
 def test_the_check_passes_the_plan_that_computes_it(model, question, tool, args):
     g = ground(question, model)
     assert problems(question, {"steps": [{"tool": tool, "args": args}]}, g, model) == []
+
+
+def test_a_graph_frame_is_not_overruled_by_the_learned_check(model, monkeypatch):
+    """The wording read by rule (common causes) and the learned check (here trained to
+    read common effects) disagree: the answer is a refusal, not the other kind's plan."""
+    from causalqa.qa import assistant as assistant_module
+    from causalqa.qa import check as check_module
+    from causalqa.qa.intent import IntentModel
+
+    texts = [
+        "what sits upstream of both ⟦1⟧ and ⟦2⟧?",
+        "which variables lie upstream of both ⟦1⟧ and ⟦2⟧",
+        "upstream of both ⟦1⟧ and ⟦2⟧: what is there?",
+        "what are the parents of ⟦1⟧?",
+        "which variables directly cause ⟦1⟧?",
+        "what is the median effect of ⟦1⟧?",
+        "what confounds the effect of ⟦1⟧ on ⟦2⟧?",
+        "name the confounders of ⟦1⟧ and ⟦2⟧",
+    ]
+    kinds = ["common_effects"] * 3 + ["paper:parents"] * 2 + ["median"] + ["confounders"] * 2
+    wrong = IntentModel(char_min_df=1).fit(texts, kinds)
+    monkeypatch.setattr(check_module, "default_model", lambda: wrong)
+    monkeypatch.setattr(assistant_module, "default_intent_model", lambda: wrong)
+    question = "What sits upstream of both Discount and Revenue?"
+    answer = Assistant(model, ScriptedLLM([])).ask(question)
+    assert not answer.answered, answer.answer
+    assert "common effects" in answer.answer

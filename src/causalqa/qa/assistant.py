@@ -276,7 +276,11 @@ class Assistant:
                 if not problems(question, opened.plan, g, self.model, kind_of=asked):
                     planned, plan, issues = opened, opened.plan, []
         if issues and self.check:
-            guided = self._kind_guided(question, g) if asked is None else None
+            # A graph frame is the wording read by rule; when the learned check reads
+            # another kind, the two disagree and the answer is a refusal, not the other
+            # kind's plan (which answered "what sits upstream of both" with common effects).
+            graph_frame = frame is not None and frame.graph
+            guided = self._kind_guided(question, g) if asked is None and not graph_frame else None
             if guided is not None and guided != plan:
                 if not problems(question, guided, g, self.model):
                     planned, plan, issues = None, guided, []

@@ -21,7 +21,14 @@ from typing import Any
 
 from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
-from causalqa.qa.frame import numbers, slotted, stated_direction
+from causalqa.qa.frame import (
+    BLANKET,
+    CAUSES_OF_BOTH,
+    EFFECT_KIND,
+    numbers,
+    slotted,
+    stated_direction,
+)
 from causalqa.qa.grounding import OUTDO_VERBS, Grounding
 from causalqa.qa.intent import default_model, says
 
@@ -164,7 +171,7 @@ DEMANDS: list[Demand] = [
         _stat("sum"),
         "a total over subjects",
     ),  # fmt: skip
-    Demand("mean", re.compile(r"\b(?:average|mean|on\s+average)\b"), _is_mean, "an average"),
+    Demand("mean", re.compile(r"\b(?:average|mean|on\s+average|ates?)\b"), _is_mean, "an average"),
     Demand(
         "share",
         re.compile(
@@ -252,7 +259,7 @@ DEMANDS: list[Demand] = [
     ),  # fmt: skip
     Demand(
         "confound",
-        re.compile(r"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+causes?\b"),
+        re.compile(rf"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+causes?\b|{CAUSES_OF_BOTH}"),
         _uses("common_causes", "adjustment_set"),
         "the common causes",
     ),  # fmt: skip
@@ -315,7 +322,7 @@ DEMANDS: list[Demand] = [
     ),  # fmt: skip
     Demand(
         "blanket",
-        re.compile(r"\bmarkov\s+blanket\b|\bco-?parents\b|\bspouses\b"),
+        re.compile(rf"{BLANKET.pattern}|\bco-?parents\b|\bspouses\b"),
         _uses("markov_blanket"),
         "the Markov blanket",
     ),  # fmt: skip
@@ -325,6 +332,7 @@ DEMANDS: list[Demand] = [
             r"\bindirect(?:ly)?\s*,?\s*or\s+both\b|\bor\s+both\b"
             r"|\bboth\s*,?\s*or\s+(?:neither|none|not\s+at\s+all)\b"
             r"|\bor\s+(?:a\s+)?(?:mix|mixture|combination)\b|\bdirect\s+one\b[^?.!]*\bindirect\s+one\b"
+            rf"|{EFFECT_KIND.pattern}"
         ),
         _uses("effect_kind"),
         "whether the effect is direct, indirect or both",

@@ -466,10 +466,15 @@ _DIFFERENCE = [
 ]
 
 # Graph questions beyond the paper's.
+CAUSES_OF_BOTH = (
+    r"\bupstream\s+of\s+both\b"
+    r"|\b(?:jointly|together)\s+(?:cause|affect|influence|drive|impact|determine)s?\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
+)
+"""Wordings of the causes two variables share ("what jointly drives ⟦1⟧ and ⟦2⟧")."""
 _CONFOUND = re.compile(
     r"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+(?:causes?|parents?|ancestors?)\b"
     r"|\bcommon\s+(?:parents?|ancestors?)\b|\b(?:causes?|influences?|drives?|affects?)\s+both\b"
-    r"|\bback-?door\s+paths?\b|\bupstream\s+of\s+both\b"
+    rf"|\bback-?door\s+paths?\b|{CAUSES_OF_BOTH}"
 )
 _COMMON_EFFECT = re.compile(
     r"\bcommon\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b|\bcollider\w*"
@@ -511,9 +516,13 @@ _ADJUST = re.compile(
     r"|\bdeconfound\w*|\bcondition\s+on\b|\bcovariates?\b|\bunbiased\s+estimate\b"
     r"|\bblock\w*\s+(?:the\s+|all\s+)?(?:confounding|back-?door|spurious)"
 )
-_BLANKET = re.compile(r"\bmarkov\s+blanket\b")
-_KIND = re.compile(
+BLANKET = re.compile(
+    r"\bmarkov\s+blanket\b|\bscreens?\s+off\s+⟦\d+⟧"
+    r"|\bshield(?:s|ing)?\s+⟦\d+⟧\s+from\s+(?:the\s+rest|everything|all\s+(?:the\s+)?other)"
+)
+EFFECT_KIND = re.compile(
     r"\bdirect(?:ly)?\s*,?\s*(?:or\s+)?(?:only\s+)?indirect(?:ly)?\s*,?\s*(?:or\s+)?both\b"
+    r"|\bdirect(?:ly)?\s*,?\s*or\s+only\s+(?:indirect(?:ly)?|via|through|by\s+way\s+of)\b"
     r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effects?|influences?|links?|relation\w*"
     r"|connections?|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
     r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effect|link|influence|relationship)\b"
@@ -721,9 +730,9 @@ def _graph_variables(text: str, slots: list[Slot]) -> list[str]:
 
 def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | None:
     names = _graph_variables(text, slots)
-    if _BLANKET.search(text) and len(names) == 1:
+    if BLANKET.search(text) and len(names) == 1:
         return Frame("markov_blanket", variables=names)
-    if _KIND.search(text) and len(names) == 2:
+    if EFFECT_KIND.search(text) and len(names) == 2:
         return Frame("effect_kind", variables=_cause_effect(text, slots, names))
     dsep = _DSEP.search(text)
     if dsep and len(names) >= 2:
