@@ -73,7 +73,7 @@ def test_mine_negatives_in_flight_keeps_the_report_order_and_retries_429(embedde
 def test_fast_mining_one_call_per_report(tmp_path):
     data = {
         "extracted": [["Frost on the wings", "Reduced lift", "Stall"]],
-        "inferred": [["Reduced lift", "Stall"], ["Stall"]],
+        "inferred": [["Reduced lift"], ["Stall"]],
     }
     llm = ScriptedLLM([json.dumps(data)])
     kg = CausalKG.open(tmp_path / "kg")
