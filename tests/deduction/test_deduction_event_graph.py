@@ -331,7 +331,10 @@ def scripted_fast():
         content = messages[-1]["content"]
         cause = "Frost" if "frost" in content else "Carburetor ice"
         return json.dumps(
-            {"extracted": [[cause, "Stall", "Impact"]], "inferred": [["Stall"], ["Impact"]]}
+            {
+                "extracted": [[cause, "Stall", "Impact"]],
+                "inferred": [{"effect": "Stall"}, {"effect": "Impact"}],
+            }
         )
 
     return ScriptedLLM(reply)

@@ -19,6 +19,7 @@ measurements are in bench/README.md (``causalqa bench deduction --mining``).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,10 +157,11 @@ def infer_chains(
     )
 
 
-# Time follows the tokens written (~10 a second on 2 cores): one to two stated chains and
-# one linking event per cause halve them against three chains and up to two events (a
-# report of 4 causes: ~116 tokens instead of ~185), with no fewer events found in the report.
-FAST_EVENT_CHARS = 40
+# Time follows the tokens written (~10 a second on 2 cores). One to two stated chains and,
+# per cause, only the effect it led to (the 1.5B model otherwise spends a third of its
+# tokens restating each cause, and with a bare one-event list it restates it instead of an
+# effect) cut ~185 tokens to ~115 for a report of four causes (bench/README.md).
+FAST_EVENT_CHARS = 48
 FAST_EXTRACTED = 2
 FAST_PROMPT = """Report:
 {context}
@@ -167,9 +169,9 @@ FAST_PROMPT = """Report:
 Candidate causes:
 {causes}
 
-Write the report's causal chains as JSON, each event a few words from the report:
+Write the report's causal chains as JSON, each event a short phrase:
 - "extracted": up to {n_extracted} chains the report itself states, each 2-3 events, cause first;
-- "inferred": for each candidate cause in order, the one event by which it led to the accident."""  # noqa: E501
+- "inferred": for each candidate cause in order, the effect it led to in this accident."""  # noqa: E501
 
 
 def fast_budget(n_statements: int) -> int:
@@ -193,7 +195,11 @@ def fast_schema(n_statements: int) -> dict:
                 "type": "array",
                 "minItems": n_statements,
                 "maxItems": n_statements,
-                "items": {"type": "array", "minItems": 1, "maxItems": 1, "items": event},
+                "items": {
+                    "type": "object",
+                    "properties": {"effect": event},
+                    "required": ["effect"],
+                },
             },
         },
         "required": ["extracted", "inferred"],
@@ -249,6 +255,10 @@ def mine_report_fast(
     return chains, record
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower().replace("’", "'")))
+
+
 def fast_chains(data, statements: Sequence[str], report_id: str) -> list[Chain]:
     """The chains of a fast mining reply (see `fast_schema`)."""
     from causalqa.deduction.chains import clean_node, echoes_example, node_key
@@ -264,8 +274,12 @@ def fast_chains(data, statements: Sequence[str], report_id: str) -> list[Chain]:
         nodes = nodes_of(events)
         if len(nodes) >= 2 and not echoes_example(nodes):
             out.append(Chain(tuple(nodes), EXTRACTED, report_id))
-    for s, events in zip(statements, data.get("inferred") or []):
-        nodes = nodes_of([s, *events])
+    for s, inferred in zip(statements, data.get("inferred") or []):
+        # {"effect": …} since the effect-only schema; a list of events before it
+        events = [inferred.get("effect")] if isinstance(inferred, dict) else inferred
+        nodes = nodes_of([s, *(events if isinstance(events, list) else [])])
+        if len(nodes) == 2 and _words(nodes[1]) <= _words(s):
+            continue  # the cause restated (a prefix of it), not an effect
         if len(nodes) >= 2:
             out.append(Chain(tuple(nodes), INFERRED, report_id, s))
     return out
