@@ -544,8 +544,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     measured once held out after the learned check (bench/README.md), then joined its
     training rows; so did ``test4`` (`causalqa.bench.qa_open_test4`, a fourth writer's)
     after its two held-out measurements. ``test5`` (`causalqa.bench.qa_open_test5`, a fifth
-    writer's) is held out: measured, never read for a fix, not in the check's training
-    rows."""
+    writer's) was measured twice held out, then read (bench/README.md): development from
+    now, not yet in the check's training rows. The next held-out figure needs a sixth
+    writer's set."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name == "dev2":

@@ -256,7 +256,7 @@ def mine_report_fast(
 
 
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower().replace("’", "'")))
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def fast_chains(data, statements: Sequence[str], report_id: str) -> list[Chain]:
