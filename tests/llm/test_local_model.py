@@ -218,6 +218,27 @@ def test_constrained_output_parses_and_validates(small, prompt, schema):
     assert r.seconds > 0
 
 
+@pytest.mark.parametrize("case", [2, 4, 6, len(CASES) - 1])
+def test_greedy_first_grammar_gives_the_tokens_of_the_full_grammar(small, case, monkeypatch):
+    """Checking the model's best token against the grammar first (the default) must write
+    exactly what constraining the whole vocabulary at every step writes."""
+    from causalqa.llm import local
+
+    prompt, schema = CASES[case]
+    messages = [{"role": "user", "content": prompt}]
+
+    def run(first: bool) -> str:
+        monkeypatch.setattr(local, "GREEDY_GRAMMAR_FIRST", first)
+        return small._generate(
+            messages, schema=schema, max_tokens=200, temperature=0.0, seed=0
+        ).text
+
+    run(False)  # the prompt's prefix state as the later calls will find it
+    full = run(False)
+    assert run(True) == full
+    json.loads(full)
+
+
 def test_at_least_twenty_cases():
     assert len(CASES) >= 20
 

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import os
 import threading
@@ -39,6 +40,10 @@ from causalqa.llm.kernels import ensure_cpu_backend
 from causalqa.llm.models import check_gguf, ensure_model
 
 DEFAULT_N_CTX = int(os.environ.get("CAUSALQA_N_CTX", "8192"))
+
+GREEDY_GRAMMAR_FIRST = os.environ.get("CAUSALQA_GREEDY_GRAMMAR", "1") != "0"
+"""Greedy constrained decoding checks the best token first (`_GreedyGrammar`);
+``CAUSALQA_GREEDY_GRAMMAR=0`` constrains every step over the whole vocabulary instead."""
 
 PREFIX_STATE_MIN_TOKENS = 384
 """Chat prefixes shorter than this are cheap to evaluate and not saved."""
@@ -90,6 +95,59 @@ def _grammar_text(schema_json: str) -> str:
     import json
 
     return schema_to_gbnf(json.loads(schema_json))
+
+
+_TOKEN_DATA = np.dtype([("id", np.intc), ("logit", np.float32), ("p", np.float32)], align=True)
+"""llama.cpp's ``llama_token_data`` as a numpy record."""
+
+
+class _GreedyGrammar:
+    """Greedy decoding under a grammar that asks the grammar about the model's own best
+    token first and constrains the whole vocabulary only when that token is refused.
+
+    The result is the same token as constraining first (the best allowed token is the
+    best token when it is allowed), but llama-cpp-python's sampler chain checks all
+    ~150k candidates against the grammar at every step: measured ~6 tokens/s constrained
+    against ~8 unconstrained on one thread. Used as a logits processor, the first step of
+    the chain, where candidate i is token i; it records the token it lets through and
+    feeds it to the grammar at the next step."""
+
+    def __init__(self, llama_cpp, vocab, gbnf: str) -> None:
+        self._lib = llama_cpp
+        self._sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode(), b"root")
+        if not self._sampler:
+            raise LLMError("the schema's grammar could not be compiled by llama.cpp")
+        self._chosen: int | None = None
+
+    def _apply(self, data: np.ndarray) -> np.ndarray:
+        arr = self._lib.llama_token_data_array(
+            data=data.ctypes.data_as(self._lib.llama_token_data_p),
+            size=len(data),
+            selected=-1,
+            sorted=False,
+        )
+        self._lib.llama_sampler_apply(self._sampler, ctypes.byref(arr))
+        return data["logit"]
+
+    def __call__(self, _input_ids: Any, logits: np.ndarray) -> np.ndarray:
+        if self._chosen is not None:
+            self._lib.llama_sampler_accept(self._sampler, self._chosen)
+        best = int(np.argmax(logits))
+        if not np.isfinite(self._apply(np.array([(best, 0.0, 0.0)], dtype=_TOKEN_DATA))[0]):
+            data = np.zeros(len(logits), dtype=_TOKEN_DATA)
+            data["id"] = np.arange(len(logits))
+            data["logit"] = logits
+            allowed = self._apply(data)
+            best = int(data["id"][int(np.argmax(allowed))])
+            logits[:] = -np.inf
+            logits[best] = 0.0
+        self._chosen = best
+        return logits
+
+    def close(self) -> None:
+        if self._sampler:
+            self._lib.llama_sampler_free(self._sampler)
+            self._sampler = None
 
 
 class LocalLLM(LLM):
@@ -233,11 +291,14 @@ class LocalLLM(LLM):
             tokens = self.tokenize(prompt)
             self._check_fits(len(tokens), max_tokens)
             self._restore_prefix(messages, prompt, tokens)
-            grammar = None
+            grammar, greedy = None, None
             if schema is not None:
                 gbnf = _grammar_text(json.dumps(schema, sort_keys=True))
                 with _silence_stderr():
-                    grammar = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+                    if temperature == 0 and GREEDY_GRAMMAR_FIRST:
+                        greedy = _GreedyGrammar(llama_cpp, self.llama._model.vocab, gbnf)
+                    else:
+                        grammar = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
             deadline = time.monotonic() + self.timeout
             timed_out = False
 
@@ -247,17 +308,22 @@ class LocalLLM(LLM):
                 return timed_out
 
             self.llama.set_seed(seed)
-            out = self.llama.create_completion(
-                prompt=tokens,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=1.0,
-                top_k=0 if temperature == 0 else 40,
-                repeat_penalty=1.0,
-                seed=seed,
-                grammar=grammar,
-                stopping_criteria=llama_cpp.StoppingCriteriaList([past_deadline]),
-            )
+            try:
+                out = self.llama.create_completion(
+                    prompt=tokens,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    top_p=1.0,
+                    top_k=0 if temperature == 0 else 40,
+                    repeat_penalty=1.0,
+                    seed=seed,
+                    grammar=grammar,
+                    logits_processor=llama_cpp.LogitsProcessorList([greedy]) if greedy else None,
+                    stopping_criteria=llama_cpp.StoppingCriteriaList([past_deadline]),
+                )
+            finally:
+                if greedy is not None:
+                    greedy.close()
         if timed_out:
             raise LLMTimeoutError(
                 f"local model {self.model} did not finish within {self.timeout:g} s"
