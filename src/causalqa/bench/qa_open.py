@@ -12,6 +12,7 @@ while developing). Each answer is graded right, refused or wrong.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import os
@@ -534,6 +535,13 @@ DEV: dict[str, list[str]] = {
 """Development wordings: fix the engine against these."""
 
 WORDING_SETS: dict[str, dict[str, list[str]]] = {"dev": DEV}
+_SETS_IN_MODULES = {
+    "dev2": ("qa_open_dev2", "DEV2"),
+    "test3": ("qa_open_test3", "TEST3"),
+    "test4": ("qa_open_test4", "TEST4"),
+    "test5": ("qa_open_test5", "TEST5"),
+}
+"""Wording sets in modules of their own (module, variable), imported when asked for."""
 
 
 def wordings(name: str) -> dict[str, list[str]]:
@@ -549,28 +557,16 @@ def wordings(name: str) -> dict[str, list[str]]:
     writer's set."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
-    if name == "dev2":
-        from causalqa.bench.qa_open_dev2 import DEV2
-
-        return DEV2
-    if name == "test3":
-        from causalqa.bench.qa_open_test3 import TEST3
-
-        return TEST3
-    if name == "test4":
-        from causalqa.bench.qa_open_test4 import TEST4
-
-        return TEST4
-    if name == "test5":
-        from causalqa.bench.qa_open_test5 import TEST5
-
-        return TEST5
+    if name in _SETS_IN_MODULES:
+        module, variable = _SETS_IN_MODULES[name]
+        return getattr(importlib.import_module(f"causalqa.bench.{module}"), variable)
     from causalqa.bench import qa_open_test
 
     sets = qa_open_test.SETS
     if name not in sets:
+        known = ["dev", "dev2", *sets, *(n for n in _SETS_IN_MODULES if n != "dev2")]
         raise ValueError(
-            f"unknown wording set {name!r}: use dev, dev2, {', '.join(sets)}, test3, test4 or test5"
+            f"unknown wording set {name!r}: use {', '.join(known[:-1])} or {known[-1]}"
         )
     return sets[name]
 
