@@ -275,9 +275,7 @@ def fast_chains(data, statements: Sequence[str], report_id: str) -> list[Chain]:
         if len(nodes) >= 2 and not echoes_example(nodes):
             out.append(Chain(tuple(nodes), EXTRACTED, report_id))
     for s, inferred in zip(statements, data.get("inferred") or []):
-        # {"effect": …} since the effect-only schema; a list of events before it
-        events = [inferred.get("effect")] if isinstance(inferred, dict) else inferred
-        nodes = nodes_of([s, *(events if isinstance(events, list) else [])])
+        nodes = nodes_of([s, inferred.get("effect") if isinstance(inferred, dict) else None])
         if len(nodes) == 2 and _words(nodes[1]) <= _words(s):
             continue  # the cause restated (a prefix of it), not an effect
         if len(nodes) >= 2:
