@@ -34,7 +34,9 @@ def test_every_kind_has_dev_wordings_with_its_placeholders():
             assert names == PLACEHOLDERS[kind], (kind, text)
 
 
-@pytest.mark.parametrize("name", ["dev", "dev2", "test", "test2", "test3", "test4", "test5"])
+@pytest.mark.parametrize(
+    "name", ["dev", "dev2", "test", "test2", "test3", "test4", "test5", "test6"]
+)
 def test_every_wording_set_asks_every_kind_with_exactly_its_placeholders(name):
     texts = qa_open.wordings(name)
     assert set(texts) == set(PLACEHOLDERS)
