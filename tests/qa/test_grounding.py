@@ -62,6 +62,13 @@ from causalqa.qa.grounding import ground
             [],
             ("Already Engaged", False),
         ),
+        (
+            "Best engagement by mean effect, excl. already engaged.",
+            [],
+            [],
+            [],
+            ("Already Engaged", False),
+        ),
         # Nouns count as the filter only when negated or qualified ...
         ("Best partner with no program so far?", [], [], [], ("Already Engaged", False)),
         (

@@ -24,7 +24,9 @@ from causalqa.qa.intent import (
     answers,
     char_terms,
     default_model,
+    intent_text,
     plan_for,
+    slot_terms,
     word_terms,
 )
 from causalqa.qa.tools import Where
@@ -46,6 +48,20 @@ def test_analyzers_are_scikit_learns():
         assert char_terms(text) == char(text)
 
 
+def test_a_name_mentioned_twice_fills_one_slot_for_the_classifier():
+    model = qa_open.open_model("small", 0)
+    t, u = model.treatments[:2]
+    once = f"What's the effect of {t} on partner 3? I mean the effect of {t} alone."
+    twice = f"What's the effect of {t} minus that of {u}?"
+    text = intent_text(*slotted(once, ground(once, model)))
+    assert text.count("⟦1⟧") == 2 and "⟦2⟧" not in text
+    assert slot_terms(text) == ["slots:1t0v"]
+    assert slot_terms(intent_text(*slotted(twice, ground(twice, model)))) == ["slots:2t0v"]
+    v = model.variables[0]
+    graph = f"Is {v} a cause of {model.outcome}?"
+    assert slot_terms(intent_text(*slotted(graph, ground(graph, model)))) == ["slots:0t2v"]
+
+
 @pytest.fixture(scope="module")
 def small_model():
     kinds = ["median", "markov_blanket", "count_threshold", "independence", "median"]
@@ -56,6 +72,7 @@ def test_features_match_scikit_learns_tfidf(small_model):
     vectorizers = [
         TfidfVectorizer(analyzer=word_terms, sublinear_tf=True),
         TfidfVectorizer(analyzer=char_terms, sublinear_tf=True),
+        TfidfVectorizer(analyzer=slot_terms, sublinear_tf=True),
     ]
     expected = hstack([v.fit_transform(TEXTS) for v in vectorizers]).toarray()
     new = ["median of ⟦1⟧ please", "zzz"]
@@ -85,6 +102,21 @@ def test_an_altered_or_missing_model_is_a_clear_error(small_model, tmp_path):
         IntentModel.load(path)
     with pytest.raises(DataFileError, match="cannot read"):
         IntentModel.load(tmp_path / "missing.npz")
+
+
+def test_a_model_built_by_an_older_version_is_a_clear_error(small_model, tmp_path):
+    """One saved before the names' count was a feature (two analyzers, not three)."""
+    import hashlib
+
+    path = small_model.save(tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files if k not in ("vocab2", "idf2")}
+    np.savez_compressed(path, **arrays)
+    manifest = json.loads((tmp_path / "m.npz.json").read_text())
+    manifest["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (tmp_path / "m.npz.json").write_text(json.dumps(manifest))
+    with pytest.raises(DataFileError, match="another version"):
+        IntentModel.load(path)
 
 
 def _summary(stat, **value):
@@ -148,7 +180,7 @@ def test_the_learned_check_refuses_a_plan_of_another_kind(open_model):
         ),
     ]
     for question, wrong, right in cases:
-        text = slotted(question, ground(question, open_model))[0]
+        text = intent_text(*slotted(question, ground(question, open_model)))
         assert intent_problems(text, wrong), question
         assert intent_problems(text, right) == [], question
         g = ground(question, open_model)
@@ -160,8 +192,20 @@ def test_the_paper_templates_right_plans_pass_the_learned_check():
     items = qa_data.generate_questions(model, n_per_template=2, seed=3)
     assert items
     for item in items:
-        text = slotted(item.question, ground(item.question, model))[0]
+        text = intent_text(*slotted(item.question, ground(item.question, model)))
         assert intent_problems(text, {"steps": item.plan}) == [], item.question
+
+
+def test_a_plan_answering_the_likeliest_kind_passes_below_the_threshold(monkeypatch):
+    text = "what is the median effects of ⟦1⟧ across partners?"
+    model = default_model()
+    p = model.predict_proba([text])[0]
+    top = str(model.classes_[p.argmax()])
+    plan = _plan("summarize", value={"treatment": "T"}, stat="median")
+    assert answers(top, plan)
+    monkeypatch.setattr(model, "threshold", 0.999)  # no support could pass
+    assert intent_problems(text, plan) == []
+    assert intent_problems(text, _plan("ate", treatment="T"))
 
 
 def test_a_plan_no_kind_covers_is_not_judged():

@@ -219,6 +219,15 @@ MISMATCHED = [
     ("What lies upstream of both Discount and Revenue?", "paths_between",
      {"source": "Discount", "target": "Revenue"}, "common causes"),
     ("Order the treatments by their ATE on Revenue; which comes first?", "ancestors", {"variable": "Revenue"}, "an average"),
+    ("Classify the effect of Discount on Revenue as direct, indirect, a mix of both, or absent.",
+     "is_parent", {"parent": "Discount", "child": "Revenue"}, "direct, indirect or both"),
+    # a yes/no question widened to any route, run as a direct edge
+    ("Through a direct link or a chain, does Revenue depend causally on Discount?", "is_parent",
+     {"parent": "Discount", "child": "Revenue"}, "any route"),
+    # "how much each partner gains" asks every partner's effect, not only the gainers'
+    ("How much does each partner gain from Discount, one value per partner?", "subject_values",
+     {**D, "conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]},
+     "by the sign of the effect"),
 ]  # fmt: skip
 
 
@@ -329,6 +338,11 @@ RIGHT = [
     ("Which partner gains most from Discount?", "best_subject", D),
     ("Does Discount affect Revenue, directly or indirectly?", "is_cause",
      {"cause": "Discount", "effect": "Revenue"}),
+    ("Through a direct link or a chain, does Revenue depend causally on Discount?", "is_cause",
+     {"cause": "Discount", "effect": "Revenue"}),
+    ("How much does each partner gain from Discount, one value per partner?", "subject_values", D),
+    ("How many partners see a lift from Discount?", "count_subjects",
+     {"conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]}),
 ]  # fmt: skip
 
 

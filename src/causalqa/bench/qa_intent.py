@@ -32,9 +32,9 @@ from causalqa.causal_model import CausalModel
 from causalqa.qa.examples import EXAMPLES
 from causalqa.qa.frame import slotted
 from causalqa.qa.grounding import ground
-from causalqa.qa.intent import ANSWERS, DEFAULT_PATH, IntentModel, answers
+from causalqa.qa.intent import ANSWERS, DEFAULT_PATH, IntentModel, answers, intent_text
 
-OPEN_SETS = ("dev", "dev2", "test", "test2", "test3", "test4")
+OPEN_SETS = ("dev", "dev2", "test", "test2", "test3", "test4", "test5")
 PAPER_SETS = ("base", "dev", "dev2", "dev3", "dev4", "dev5")
 MAX_FALSE_REFUSALS = 0.02
 """The threshold is the largest support at which at most this share of held-out rows
@@ -49,7 +49,7 @@ class Row:
 
 
 def _masked(question: str, model: CausalModel) -> str:
-    return slotted(question, ground(question, model))[0]
+    return intent_text(*slotted(question, ground(question, model)))
 
 
 def _examples_model() -> CausalModel:

@@ -553,8 +553,8 @@ def wordings(name: str) -> dict[str, list[str]]:
     measured once held out after the learned check (bench/README.md), then joined its
     training rows; so did ``test4`` (`causalqa.bench.qa_open_test4`, a fourth writer's)
     after its two held-out measurements. ``test5`` (`causalqa.bench.qa_open_test5`, a fifth
-    writer's) was measured twice held out, then read (bench/README.md): development from
-    now, not yet in the check's training rows. ``test6`` (`causalqa.bench.qa_open_test6`, a sixth
+    writer's) was measured twice held out, then read (bench/README.md) and joined the
+    check's training rows. ``test6`` (`causalqa.bench.qa_open_test6`, a sixth
     writer's) is held out: never read while developing the engine."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]

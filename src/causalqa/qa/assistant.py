@@ -22,7 +22,7 @@ from causalqa.qa.cues import FOLLOW_UP, answer_type, asks_count
 from causalqa.qa.frame import plan_of, read_frame, slotted
 from causalqa.qa.grounding import Grounding, Mention, ground
 from causalqa.qa.intent import default_model as default_intent_model
-from causalqa.qa.intent import plan_for
+from causalqa.qa.intent import intent_text, plan_for
 from causalqa.qa.planner import SURE, ExampleMode, IntentChoice, Planner, PlanResult, Strategy
 from causalqa.qa.tools import PlanError, execute, validate_plan
 from causalqa.qa.verbalise import computation, count_answer, llm_sentence, template_sentence
@@ -137,7 +137,7 @@ class Assistant:
         question this is, and its arguments cannot be misread: the plan of that kind."""
         text, slots = slotted(question, g)
         intent = default_intent_model()
-        p = intent.predict_proba([text])[0]
+        p = intent.predict_proba([intent_text(text, slots)])[0]
         top = int(p.argmax())
         if p[top] < GUIDE_CONFIDENCE or g.names("subject"):
             return None

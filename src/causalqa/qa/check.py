@@ -30,7 +30,7 @@ from causalqa.qa.frame import (
     stated_direction,
 )
 from causalqa.qa.grounding import OUTDO_VERBS, Grounding
-from causalqa.qa.intent import default_model, says
+from causalqa.qa.intent import answers, default_model, intent_text, says
 
 Plan = dict[str, Any]
 
@@ -288,6 +288,27 @@ DEMANDS: list[Demand] = [
         "the mediators",
     ),  # fmt: skip
     Demand(
+        "any route",
+        re.compile(
+            r"\bdirect(?:ly)?\s+(?:\w+\s+)?or\s+(?:\w+\s+)?(?:chains?|indirect\w*|intermediar\w*)\b"
+            r"|\b(?:even|also)\s+indirectly\b"
+        ),
+        # "direct or indirect" asked of a yes/no question widens it to any route; the same
+        # words in an effect-kind question ask which of the two
+        _uses(
+            "is_cause",
+            "ancestors",
+            "descendants",
+            "paths_between",
+            "effect_kind",
+            "on_path",
+            "mediators",
+            "d_separated",
+            "d_connected",
+        ),
+        "a link by any route, direct or not",
+    ),  # fmt: skip
+    Demand(
         "adjust",
         re.compile(r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bback-?door\b|\bdeconfound\w*"),
         _uses("adjustment_set"),
@@ -453,7 +474,10 @@ def problems(
     found += _shape_problems(text, plan)
     found += _polarity_problems(text, plan)
     found += _direction_problems(text, slots, plan)
-    found += intent_problems(slotted(*kind_of)[0] if kind_of is not None else text, plan)
+    found += _sign_filter_problems(text, slots, plan)
+    found += intent_problems(
+        intent_text(*slotted(*kind_of)) if kind_of is not None else intent_text(text, slots), plan
+    )
     used = _plan_names(plan)
     outcome = model.outcome
     for m in grounding.mentions:
@@ -493,8 +517,8 @@ def intent_problems(text: str, plan: Plan) -> list[str]:
     likely for the masked question `text`."""
     model = default_model()
     judged = model.support(text, plan)
-    if judged is None or judged[0] >= model.threshold:
-        return []
+    if judged is None or judged[0] >= model.threshold or answers(judged[1], plan):
+        return []  # likely enough, or the plan answers the likeliest reading
     support, kind, p = judged
     return [
         f"the question reads as asking for {says(kind)} (probability {p:.2f}; the plan's "
@@ -606,6 +630,36 @@ def _direction_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
             hi, lo = said[frozenset(g)]
             found.append(f"the question compares {hi!r} above {lo!r}, the plan the other way round")
     return found
+
+
+_HOW_MUCH_GAIN = re.compile(
+    r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:gain|benefit|profit|win|earn|lose)\w*\b"
+)
+
+
+def _sign_filter_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
+    """A plan keeping only the subjects a treatment helps (or hurts) when the wording asks how
+    much they gain and puts no sign on the effect ("how much each partner gains from ⟦1⟧"
+    run over the gainers). Only that wording: users say "benefit" in more ways than a rule
+    reads ("see a lift", "come out ahead"), and there a sign is meant."""
+    from causalqa.qa.frame import read_conditions
+
+    if not _HOW_MUCH_GAIN.search(text):
+        return []
+    signed = [
+        c
+        for c in _conditions(plan)
+        if c.get("than") == 0 and isinstance(c.get("value"), dict) and "treatment" in c["value"]
+    ]
+    if not signed:
+        return []
+    stated = [r["value"] for r in read_conditions(text, slots)[0] if r.get("than") == 0]
+    return [
+        f"the plan keeps only the subjects by the sign of the effect of "
+        f"{c['value']['treatment']!r}, which the question does not ask"
+        for c in signed
+        if c["value"] not in stated
+    ][:1]
 
 
 _ROLES = {

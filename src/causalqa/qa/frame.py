@@ -377,6 +377,8 @@ _NOUN_BEFORE = re.compile(
     r"\b(?:the|a|an|its|their|biggest|largest|highest|greatest|maximum|max|smallest|lowest"
     r"|minimum|min|average|mean|median|typical|total|expected)\s+$"
 )
+# "How much" before "gain"/"benefit" asks its size.
+_HOW_MUCH = re.compile(r"\bhow\s+much\s+(?:\w+\s+){0,3}$")
 # The sign of one treatment's effect: "benefit from ⟦1⟧", "are hurt by ⟦1⟧".
 _POSITIVE = re.compile(
     rf"\b(?:benefit\w*|gain\w*|profit\w*|helped|better\s+off|respond\w*\s+(?:positively|well)"
@@ -525,7 +527,8 @@ EFFECT_KIND = re.compile(
     r"|\bdirect(?:ly)?\s*,?\s*or\s+only\s+(?:indirect(?:ly)?|via|through|by\s+way\s+of)\b"
     r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effects?|influences?|links?|relation\w*"
     r"|connections?|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
-    r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effect|link|influence|relationship)\b"
+    r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effects?|links?|influences?|relationships?)\b"
+    r"|\bdirect(?:ly)?\s*,\s*indirect(?:ly)?\s*,"
     r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to)\s*⟦\d+⟧\s*:\s*direct\s+or\s+indirect\b"
     r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
     r"|\bdirectly\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
@@ -667,10 +670,11 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
                 continue
             if any(c["value"] == {"treatment": t} for c in found):
                 continue  # "gain more from T than from U" already says how T compares
-            if re.match(r"(?:gain|benefit|profit)", m.group(0)) and _NOUN_BEFORE.search(
-                text[: m.start()]
+            if re.match(r"(?:gain|benefit|profit)", m.group(0)) and (
+                _NOUN_BEFORE.search(text[: m.start()]) or _HOW_MUCH.search(text[: m.start()])
             ):
-                continue  # "the biggest gain produced by T": a quantity, not a condition
+                continue  # "the biggest gain produced by T", "how much each partner gains
+                # from T": a quantity, not a condition
             negated = bool(_NOT.search(text[: m.start()]))
             real = {">": "<=", "<": ">="}[op] if negated else op
             found.append({"value": {"treatment": t}, "op": real, "than": 0})

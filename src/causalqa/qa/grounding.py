@@ -379,7 +379,18 @@ _FILTER_SYNONYMS = {
 
 
 # Words that put a group outside the filter: "excluding already-engaged partners".
-_EXCLUSIONS = {"excluding", "exclude", "except", "besides", "minus", "ignoring", "ignore", "omit"}
+_EXCLUSIONS = {
+    "excluding",
+    "exclude",
+    "excludes",
+    "excl",
+    "except",
+    "besides",
+    "minus",
+    "ignoring",
+    "ignore",
+    "omit",
+}
 # Nouns a boolean column's state is talked about with ("partners with no program so far").
 # Alone they name treatments ("the engagement with the highest effect"), so they count as
 # the filter only with a negation ("no", "without") or a state word ("existing", "prior").

@@ -195,13 +195,36 @@ def char_terms(text: str) -> list[str]:
     return grams
 
 
-_ANALYZERS = (word_terms, char_terms)
+def intent_text(text: str, slots: Sequence[Slot]) -> str:
+    """The masked wording the classifier reads (`frame.slotted`'s text and slots): a name
+    mentioned twice fills one slot number ("the effect of ⟦1⟧ … of ⟦1⟧ on that partner"
+    names one treatment, not two), and a name that is only a variable (no treatment) is
+    marked ``⟦vN⟧`` ("the highest ⟦v1⟧ growth under ⟦2⟧" names one treatment)."""
+    first: dict[tuple[str | None, ...], int] = {}
+    token = {}
+    for sl in slots:
+        n = first.setdefault((sl.variable, sl.treatment, sl.subject), sl.index)
+        token[sl.index] = f"⟦{'v' if sl.treatment is None else ''}{n}⟧"
+    return _SLOT.sub(lambda m: token.get(int(m.group(2)), m.group(0)), text)
+
+
+def slot_terms(text: str) -> list[str]:
+    """How many distinct treatments and variables the masked wording names: one term, so
+    a wording that names no treatment is not read as a kind that needs one."""
+    found = set(_SLOT.findall(text))
+    treatments = sum(1 for v, _ in found if not v)
+    return [f"slots:{treatments}t{len(found) - treatments}v"]
+
+
+_SLOT = re.compile(r"⟦(v?)(\d+)⟧")
+_ANALYZERS = (word_terms, char_terms, slot_terms)
 
 
 class IntentModel:
-    """TF-IDF over words (1-2 grams) and characters (2-5 grams) of the masked question,
-    and a multinomial logistic regression over the kinds (scikit-learn fits it; predicting
-    needs only numpy, so a question costs no scikit-learn import).
+    """TF-IDF over words (1-2 grams) and characters (2-5 grams) of the masked question and
+    the count of the treatments and variables it names (`intent_text`), and a multinomial
+    logistic regression over the kinds (scikit-learn fits it; predicting needs only numpy,
+    so a question costs no scikit-learn import).
 
     `threshold` is the least support a plan needs; `build` in `causalqa.bench.qa_intent`
     chooses it by leave-one-wording-set-out cross-validation."""
@@ -219,6 +242,7 @@ class IntentModel:
         vectorizers = [
             TfidfVectorizer(analyzer=word_terms, sublinear_tf=True),
             TfidfVectorizer(analyzer=char_terms, min_df=self.char_min_df, sublinear_tf=True),
+            TfidfVectorizer(analyzer=slot_terms, sublinear_tf=True),
         ]
         x = hstack([v.fit_transform(list(texts)) for v in vectorizers]).tocsr()
         clf = LogisticRegression(C=self.C, max_iter=5000).fit(x, list(kinds))
@@ -305,13 +329,17 @@ class IntentModel:
             )
         model = cls(**manifest["settings"])
         with np.load(path, allow_pickle=False) as z:
+            if not {f"vocab{i}" for i in range(len(_ANALYZERS))} <= set(z.files):
+                raise DataFileError(
+                    f"{path}: the question-intent model was built for another version", hint=hint
+                )
             model.classes_ = z["classes"]
             model.coef_ = z["coef"].astype(np.float32)
             model.intercept_ = z["intercept"]
             model.vocabularies_ = [
-                {str(t): j for j, t in enumerate(z[f"vocab{i}"])} for i in range(2)
+                {str(t): j for j, t in enumerate(z[f"vocab{i}"])} for i in range(len(_ANALYZERS))
             ]
-            model.idf_ = [z[f"idf{i}"] for i in range(2)]
+            model.idf_ = [z[f"idf{i}"] for i in range(len(_ANALYZERS))]
         return model
 
 
