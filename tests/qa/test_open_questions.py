@@ -150,6 +150,10 @@ EXPECTED = [
     ("Median effect of Discount among partners who benefit from it?", "summarize", 10.0),
     ("Tech Support vs Discount: what's the average amount by which the first one's effect exceeds the second's?", "summarize", 3.7),
     ("I'd like to know the value that 50 percent of the effects of Discount fall below.", "summarize", 5.0),
+    # a median described, a standard deviation by its symbol (sample sd: sqrt(809.2 / 4))
+    ("If you lined up every partner's gain from Tech Support, what value sits in the middle?", "summarize", 10.0),
+    ("Half the partners get more than what from Tech Support, and half get less?", "summarize", 10.0),
+    ("sigma of the Tech Support lift across partners", "summarize", 202.3**0.5),
 ]  # fmt: skip
 
 
@@ -343,6 +347,11 @@ RIGHT = [
     ("How much does each partner gain from Discount, one value per partner?", "subject_values", D),
     ("How many partners see a lift from Discount?", "count_subjects",
      {"conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]}),
+    ("How many partners see a lift from Discount, directly or indirectly?", "count_subjects",
+     {"conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]}),
+    # "in the middle" of a path is a mediator, not a median
+    ("Which variable sits in the middle between Discount and Revenue?", "mediators",
+     {"source": "Discount", "target": "Revenue"}),
 ]  # fmt: skip
 
 

@@ -183,7 +183,8 @@ def build(path=DEFAULT_PATH) -> dict[str, Any]:
         "rows_per_group": dict(Counter(r.group for r in rows)),
         "cross_validation": cv["per_group"],
         "threshold_rule": f"largest support refusing at most {MAX_FALSE_REFUSALS:.0%} of "
-        "right plans, leave-one-wording-set-out",
+        "right plans, leave-one-wording-set-out (support alone: the check also passes a plan "
+        "answering the likeliest kind at probability >= 0.2, which only refuses fewer)",
     }
     model.save(path, info=info)
     return {"path": str(path), "threshold": threshold, **info}

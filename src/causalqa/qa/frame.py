@@ -212,11 +212,27 @@ _SUBJ = (
 )
 _EFFECT = r"(?:effects?|impacts?|uplifts?|lifts?|gains?|benefits?|returns?|responses?|payoffs?)"
 
+STD = re.compile(
+    r"\bstandard\s+deviation\b|\bstd\b|\bspread\b|\bvariability\b|\bsigma\b|σ(?![\w(])"
+)
+"""Words for a standard deviation (shared with the check's demand)."""
+MEDIAN = re.compile(
+    r"\bmedian\b|\bmiddle\s+value\b"
+    r"|\bwhat\s+(?:value|number|figure|amount)\s+(?:\w+\s+){0,2}?(?:sits?|lies|falls?|is|lands?)"
+    r"\s+(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
+    r"|\bhalf\b[^?.!;]*\b(?:more|above|higher)\s+than\s+what\b"
+)
+"""Words for a median, said or described ("what value sits in the middle", "half get more
+than what"; not a variable "in the middle" of a path). Shared with the check's demand."""
+QUANTILE = re.compile(r"\b(?:percentile|quantile|quartile|decile)s?\b")
+HOW_MUCH_GAIN = re.compile(r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:gain|benefit|profit)\w*\b")
+""""How much … gains": the size of a gain asked, not a condition on its sign."""
+
 _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
-    ("median", re.compile(r"\bmedian\b")),
-    ("std", re.compile(r"\bstandard\s+deviation\b|\bstd\b|\bspread\b|\bvariability\b")),
+    ("median", MEDIAN),
+    ("std", STD),
     ("var", re.compile(r"\bvariance\b")),
-    ("quantile", re.compile(r"\bpercentile\b|\bquantile\b|\bquartile\b|\bdecile\b")),
+    ("quantile", QUANTILE),
     (
         "sum",
         re.compile(
@@ -372,13 +388,12 @@ _LOOSE_SIGN = re.compile(
     rf"\b(?:positive|negative)\s+(?:\w+\s+)?{_EFFECT}\b(?!\s+(?:of|from|for)\s+⟦)"
     rf"|\b(?:benefit|gain|profit)s?\b(?!\s+(?:\w+\s+){{0,2}}?(?:from|by|with|of)\s+⟦)(?=[^⟦]*$)"
 )
-# A determiner or superlative right before "gain"/"benefit" makes it a noun.
+# A determiner, possessive or superlative right before "gain"/"benefit" makes it a noun.
 _NOUN_BEFORE = re.compile(
-    r"\b(?:the|a|an|its|their|biggest|largest|highest|greatest|maximum|max|smallest|lowest"
-    r"|minimum|min|average|mean|median|typical|total|expected)\s+$"
+    r"(?:\b(?:the|a|an|its|their|our|your|biggest|largest|highest|greatest|maximum|max"
+    r"|smallest|lowest|minimum|min|average|mean|median|typical|total|expected)"
+    r"|\b(?!(?:who|what|that|it|let|there|here|he|she)'s)\w+'s)\s+$"
 )
-# "How much" before "gain"/"benefit" asks its size.
-_HOW_MUCH = re.compile(r"\bhow\s+much\s+(?:\w+\s+){0,3}$")
 # The sign of one treatment's effect: "benefit from ⟦1⟧", "are hurt by ⟦1⟧".
 _POSITIVE = re.compile(
     rf"\b(?:benefit\w*|gain\w*|profit\w*|helped|better\s+off|respond\w*\s+(?:positively|well)"
@@ -528,6 +543,7 @@ EFFECT_KIND = re.compile(
     r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effects?|influences?|links?|relation\w*"
     r"|connections?|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
     r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effects?|links?|influences?|relationships?)\b"
+    r"(?=[^.?!]*\b(?:direct|indirect))"
     r"|\bdirect(?:ly)?\s*,\s*indirect(?:ly)?\s*,"
     r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to)\s*⟦\d+⟧\s*:\s*direct\s+or\s+indirect\b"
     r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
@@ -671,7 +687,8 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
             if any(c["value"] == {"treatment": t} for c in found):
                 continue  # "gain more from T than from U" already says how T compares
             if re.match(r"(?:gain|benefit|profit)", m.group(0)) and (
-                _NOUN_BEFORE.search(text[: m.start()]) or _HOW_MUCH.search(text[: m.start()])
+                _NOUN_BEFORE.search(text[: m.start()])
+                or any(h.start() < m.start() < h.end() for h in HOW_MUCH_GAIN.finditer(text))
             ):
                 continue  # "the biggest gain produced by T", "how much each partner gains
                 # from T": a quantity, not a condition

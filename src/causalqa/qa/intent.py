@@ -5,7 +5,7 @@ that kind.
 
 The lexicon of `check.py` catches the quantity words it knows; a wording it has never
 seen ("the value in the middle if you line partners up", "MB(X)?") slips past it. The
-classifier reads the question with its names masked (``⟦1⟧``, as `frame.slotted` writes
+classifier reads the question with its names masked (``⟦1⟧``, as `intent_text` writes
 it) and gives a probability per kind; `support` sums the probability of the kinds the plan
 answers. A plan with too little support is not run: the answer says what the question
 reads as and what the plan computes. Kinds are those of the open-question benchmark and
@@ -198,12 +198,15 @@ def char_terms(text: str) -> list[str]:
 def intent_text(text: str, slots: Sequence[Slot]) -> str:
     """The masked wording the classifier reads (`frame.slotted`'s text and slots): a name
     mentioned twice fills one slot number ("the effect of ⟦1⟧ … of ⟦1⟧ on that partner"
-    names one treatment, not two), and a name that is only a variable (no treatment) is
-    marked ``⟦vN⟧`` ("the highest ⟦v1⟧ growth under ⟦2⟧" names one treatment)."""
-    first: dict[tuple[str | None, ...], int] = {}
+    names one treatment, not two; numbers count names, not mentions), and a name that is
+    only a graph variable, not a treatment, is marked ``⟦vN⟧`` ("the highest ⟦v1⟧ growth
+    under ⟦2⟧" names one treatment). A treatment that is also a graph node reads as a
+    treatment: so it does in the worked examples' model, the one training model where
+    treatments are nodes (marking it apart lowered the right plans' support there)."""
+    first: dict[str | None, int] = {}
     token = {}
     for sl in slots:
-        n = first.setdefault((sl.variable, sl.treatment, sl.subject), sl.index)
+        n = first.setdefault(sl.treatment or sl.variable or sl.subject, len(first) + 1)
         token[sl.index] = f"⟦{'v' if sl.treatment is None else ''}{n}⟧"
     return _SLOT.sub(lambda m: token.get(int(m.group(2)), m.group(0)), text)
 
@@ -212,7 +215,7 @@ def slot_terms(text: str) -> list[str]:
     """How many distinct treatments and variables the masked wording names: one term, so
     a wording that names no treatment is not read as a kind that needs one."""
     found = set(_SLOT.findall(text))
-    treatments = sum(1 for v, _ in found if not v)
+    treatments = sum(1 for mark, _ in found if not mark)
     return [f"slots:{treatments}t{len(found) - treatments}v"]
 
 
@@ -340,6 +343,10 @@ class IntentModel:
                 {str(t): j for j, t in enumerate(z[f"vocab{i}"])} for i in range(len(_ANALYZERS))
             ]
             model.idf_ = [z[f"idf{i}"] for i in range(len(_ANALYZERS))]
+        if model.coef_.shape[1] != sum(len(v) for v in model.vocabularies_):
+            raise DataFileError(
+                f"{path}: the question-intent model was built for another version", hint=hint
+            )
         return model
 
 
@@ -440,8 +447,8 @@ def tool_of(kind: str) -> str | None:
 
 
 def choose_tool(model: IntentModel, text: str, tools: Sequence[str]) -> tuple[str, float]:
-    """The most probable of `tools` for the masked question `text`, and its probability
-    (summed over the kinds that call it)."""
+    """The most probable of `tools` for the masked question `text` (`intent_text`), and its
+    probability (summed over the kinds that call it)."""
     p = model.predict_proba([text])[0]
     by_tool = dict.fromkeys(tools, 0.0)
     for kind, pk in zip(model.classes_, p):
