@@ -6,7 +6,7 @@ import json
 
 from causalqa.deduction.dataset import Example, Report
 from causalqa.deduction.event_graph import CausalKG
-from causalqa.deduction.mining import fast_chains, fast_schema, mine
+from causalqa.deduction.mining import fast_chains, fast_context, fast_schema, mine
 from causalqa.deduction.negatives import (
     filter_items,
     load_store,
@@ -99,3 +99,31 @@ def test_fast_mining_one_call_per_report(tmp_path):
     n = len(kg.chains)
     assert kg.reparse() == n
     assert fast_chains({"extracted": "junk"}, [], "A") == []
+
+
+def test_a_long_report_is_shown_as_its_opening_and_causal_sentences():
+    assert fast_context("  " + CTX + "\n") == CTX  # short: whole
+    filler = [f"The airport had runway number {i} open that morning." for i in range(60)]
+    causal = "The engine lost power because of fuel exhaustion."
+    report = " ".join([CTX.split(". ")[0] + "."] + filler[:10] + [causal] + filler[10:])
+    shown = fast_context(report, max_words=300)
+    assert len(shown.split()) <= 300
+    assert shown.startswith("The pilot did not remove frost") and causal in shown
+    kept = [s for s in filler if s in shown]
+    assert filler[0] in kept and filler[-1] not in kept  # earliest first, within the budget
+    where = [shown.index(s) for s in kept]
+    assert where == sorted(where)  # in report order
+    before = [s for s in kept if filler.index(s) < 10]
+    after = [s for s in kept if filler.index(s) >= 10]
+    assert before and after
+    assert all(shown.index(s) < shown.index(causal) for s in before)
+    assert all(shown.index(s) > shown.index(causal) for s in after)
+
+
+def test_a_long_report_without_sentence_ends_is_cut_to_the_budget():
+    words = " ".join(f"word{i}" for i in range(900))
+    assert fast_context(words, max_words=100).split() == words.split()[:50]
+    opening = " ".join(f"w{i}" for i in range(500)) + "."
+    shown = fast_context(opening + " The engine failed because of icing.", max_words=100)
+    assert len(shown.split()) <= 100 and shown.startswith("w0 w1")
+    assert shown.endswith("The engine failed because of icing.")
