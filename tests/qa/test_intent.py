@@ -208,6 +208,29 @@ def test_a_plan_answering_the_likeliest_kind_passes_below_the_threshold(monkeypa
     assert intent_problems(text, _plan("ate", treatment="T"))
 
 
+def test_a_tool_known_only_from_examples_is_refused_only_against_a_sure_open_kind(open_model):
+    a, b = open_model.variables[:2]
+
+    def problems_of(question, tool, **args):
+        return intent_problems(
+            intent_text(*slotted(question, ground(question, open_model))), _plan(tool, **args)
+        )
+
+    assert problems_of(f"What is the Markov blanket of {a}?", "ancestors", variable=a)
+    assert problems_of(
+        f"Classify the effect of {a} on {b} as direct, indirect, a mix of both, or absent.",
+        "is_parent",
+        parent=a,
+        child=b,
+    )
+    assert problems_of(f"What are the ancestors of {a}?", "ancestors", variable=a) == []
+    # read as the paper's "children" (0.8): a paper kind is not held against the plan
+    assert (
+        problems_of(f"Which variables does {a} eventually influence?", "descendants", variable=a)
+        == []
+    )
+
+
 def test_a_plan_no_kind_covers_is_not_judged():
     assert default_model().support("what is ⟦1⟧?", _plan("no_such_tool")) is None
 

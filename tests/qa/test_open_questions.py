@@ -232,6 +232,9 @@ MISMATCHED = [
     ("How much does each partner gain from Discount, one value per partner?", "subject_values",
      {**D, "conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]},
      "by the sign of the effect"),
+    ("Show me the effect of Discount for each partner.", "subject_values",
+     {**D, "conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]},
+     "by the sign of the effect"),
 ]  # fmt: skip
 
 

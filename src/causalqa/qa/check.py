@@ -518,7 +518,9 @@ def intent_problems(text: str, plan: Plan) -> list[str]:
     likely for the masked question `text` (as `intent.intent_text` writes it)."""
     model = default_model()
     judged = model.support(text, plan)
-    if judged is None or judged[0] >= model.threshold:
+    if judged is None:
+        return _unjudged_problems(model, text, plan)
+    if judged[0] >= model.threshold:
         return []
     support, kind, p = judged
     if p >= LIKELIEST_FLOOR and answers(kind, plan):
@@ -526,6 +528,27 @@ def intent_problems(text: str, plan: Plan) -> list[str]:
     return [
         f"the question reads as asking for {says(kind)} (probability {p:.2f}; the plan's "
         f"kind {support:.2f}), which the plan does not compute"
+    ]
+
+
+UNJUDGED_CONFIDENCE = 0.9
+"""A plan of a tool no benchmark kind covers (`ancestors`, `is_parent` …: known from the
+planner's worked examples only) is not judged by support; it is refused only when the
+classifier is this sure the question is one of the open benchmark's kinds, which that
+tool does not answer ("classify the effect of A on B as direct, indirect …" run as "is A
+a parent of B"). The paper's kinds are left out: "which variables does A eventually
+influence" reads as the paper's children at 0.82, and descendants answer it."""
+
+
+def _unjudged_problems(model, text: str, plan: Plan) -> list[str]:
+    p = model.predict_proba([text])[0]
+    top = int(p.argmax())
+    kind = str(model.classes_[top])
+    if p[top] < UNJUDGED_CONFIDENCE or ":" in kind or answers(kind, plan):
+        return []
+    return [
+        f"the question reads as asking for {says(kind)} (probability {p[top]:.2f}), which "
+        "the plan does not compute"
     ]
 
 
@@ -636,16 +659,20 @@ def _direction_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
 
 
 def _sign_filter_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
-    """A plan keeping only the subjects a treatment helps (or hurts) when the wording asks how
-    much they gain and puts no sign on the effect ("how much each partner gains from ⟦1⟧"
-    run over the gainers). Only that wording: users say "benefit" in more ways than a rule
-    reads ("see a lift", "come out ahead"), and there a sign is meant."""
-    if not HOW_MUCH_GAIN.search(text):
+    """A plan keeping only the subjects a treatment helps (or hurts) when the wording puts no
+    sign on the effect and asks how much they gain ("how much each partner gains from ⟦1⟧"
+    run over the gainers) or every subject's value (`subject_values`). Only there: users
+    say "benefit" in more ways than a rule reads ("see a lift", "come out ahead"), and in a
+    count or a list of subjects a sign is meant."""
+    if not HOW_MUCH_GAIN.search(text) and _tool(plan) != "subject_values":
         return []
     signed = [
         c
         for c in _conditions(plan)
-        if c.get("than") == 0 and isinstance(c.get("value"), dict) and "treatment" in c["value"]
+        if c.get("than") == 0
+        and c.get("op") in (">", ">=", "<", "<=")  # "≠ 0" drops no subject that has an effect
+        and isinstance(c.get("value"), dict)
+        and "treatment" in c["value"]
     ]
     if not signed:
         return []
