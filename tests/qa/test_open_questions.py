@@ -154,6 +154,10 @@ EXPECTED = [
     ("If you lined up every partner's gain from Tech Support, what value sits in the middle?", "summarize", 10.0),
     ("Half the partners get more than what from Tech Support, and half get less?", "summarize", 10.0),
     ("sigma of the Tech Support lift across partners", "summarize", 202.3**0.5),
+    # a difference written as a formula (mean of T - D: (5 - 20 + 30 + 5 - 1.5) / 5)
+    ("Mean of (Tech Support effect − Discount effect) across the partners?", "summarize", 3.7),
+    ("Which partner has the biggest Tech Support-minus-Discount gap?", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("partner w/ biggest edge for Discount over Tech Support?", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
 ]  # fmt: skip
 
 

@@ -442,6 +442,14 @@ _DIFFERENCE = [
         ),
         False,
     ),  # fmt: skip
+    # "the ⟦1⟧-minus-⟦2⟧ gap", "(⟦1⟧ effect − ⟦2⟧ effect)"
+    (re.compile(r"⟦(\d+)⟧\s*-\s*minus\s*-\s*⟦(\d+)⟧"), False),
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:effects?|uplifts?|lifts?|impacts?)\s+[-−–]\s+(?:the\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),  # fmt: skip
     (
         re.compile(
             r"\bby\s+how\s+much\s+(?:does|do|did|would|will)\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+)?⟦(\d+)⟧"
@@ -469,7 +477,10 @@ _DIFFERENCE = [
         ),
         False,
     ),
-    (re.compile(r"\b(?:advantage|edge|lead|margin)\s+of\s+⟦(\d+)⟧\s+over\s+⟦(\d+)⟧"), False),
+    (
+        re.compile(r"\b(?:advantage|edge|lead|margin)\s+(?:of|for)\s+⟦(\d+)⟧\s+over\s+⟦(\d+)⟧"),
+        False,
+    ),
     # "switching from ⟦1⟧ to ⟦2⟧" gains ⟦2⟧ − ⟦1⟧
     (re.compile(r"\bswitch\w*\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
     (re.compile(r"\b⟦(\d+)⟧\s+instead\s+of\s+⟦(\d+)⟧"), False),
