@@ -24,7 +24,7 @@ from causalqa.qa.intent import (
     answers,
     char_terms,
     default_model,
-    intent_text,
+    masked_question,
     plan_for,
     slot_terms,
     word_terms,
@@ -53,13 +53,13 @@ def test_a_name_mentioned_twice_fills_one_slot_for_the_classifier():
     t, u = model.treatments[:2]
     once = f"What's the effect of {t} on partner 3? I mean the effect of {t} alone."
     twice = f"What's the effect of {t} minus that of {u}?"
-    text = intent_text(*slotted(once, ground(once, model)))
+    text = masked_question(once, ground(once, model))
     assert text.count("⟦1⟧") == 2 and "⟦2⟧" not in text
     assert slot_terms(text) == ["slots:1t0v"]
-    assert slot_terms(intent_text(*slotted(twice, ground(twice, model)))) == ["slots:2t0v"]
+    assert slot_terms(masked_question(twice, ground(twice, model))) == ["slots:2t0v"]
     v = model.variables[0]
     graph = f"Is {v} a cause of {model.outcome}?"
-    assert slot_terms(intent_text(*slotted(graph, ground(graph, model)))) == ["slots:0t2v"]
+    assert slot_terms(masked_question(graph, ground(graph, model))) == ["slots:0t2v"]
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +180,7 @@ def test_the_learned_check_refuses_a_plan_of_another_kind(open_model):
         ),
     ]
     for question, wrong, right in cases:
-        text = intent_text(*slotted(question, ground(question, open_model)))
+        text = masked_question(question, ground(question, open_model))
         assert intent_problems(text, wrong), question
         assert intent_problems(text, right) == [], question
         g = ground(question, open_model)
@@ -192,7 +192,7 @@ def test_the_paper_templates_right_plans_pass_the_learned_check():
     items = qa_data.generate_questions(model, n_per_template=2, seed=3)
     assert items
     for item in items:
-        text = intent_text(*slotted(item.question, ground(item.question, model)))
+        text = masked_question(item.question, ground(item.question, model))
         assert intent_problems(text, {"steps": item.plan}) == [], item.question
 
 
@@ -213,7 +213,7 @@ def test_a_tool_known_only_from_examples_is_refused_only_against_a_sure_open_kin
 
     def problems_of(question, tool, **args):
         return intent_problems(
-            intent_text(*slotted(question, ground(question, open_model))), _plan(tool, **args)
+            masked_question(question, ground(question, open_model)), _plan(tool, **args)
         )
 
     assert problems_of(f"What is the Markov blanket of {a}?", "ancestors", variable=a)

@@ -2,12 +2,12 @@
 (`causalqa.qa.intent`).
 
 Training rows are development wordings only: the open-question sets ``dev``, ``dev2``,
-``test``, ``test2``, ``test3`` and ``test4`` (the last four were each measured held out, then
-became development sets), the paper's template wordings with the paraphrase sets ``dev``
-… ``dev5`` (never the held-out ``a``/``test*`` paraphrase sets), and the planner's worked
-examples (labelled by their tool). Each wording is instantiated on generated models and
-masked exactly as the engine masks a question (`frame.slotted`), so the model learns the
-wording, not the names.
+``test``, ``test2``, ``test3``, ``test4`` and ``test5`` (the last five were each measured
+held out, then became development sets), the paper's template wordings with the paraphrase
+sets ``dev`` … ``dev5`` (never the held-out ``a``/``test*`` paraphrase sets), and the
+planner's worked examples (labelled by their tool). Each wording is instantiated on
+generated models and masked exactly as the engine masks a question
+(`intent.masked_question`), so the model learns the wording, not the names.
 
     python -m causalqa.bench.qa_intent cv      # leave-one-wording-set-out accuracy
     python -m causalqa.bench.qa_intent build   # cross-validate, choose the threshold, ship
@@ -30,9 +30,8 @@ import pandas as pd
 from causalqa.bench import qa_data, qa_open
 from causalqa.causal_model import CausalModel
 from causalqa.qa.examples import EXAMPLES
-from causalqa.qa.frame import slotted
 from causalqa.qa.grounding import ground
-from causalqa.qa.intent import ANSWERS, DEFAULT_PATH, IntentModel, answers, intent_text
+from causalqa.qa.intent import ANSWERS, DEFAULT_PATH, IntentModel, answers, masked_question
 
 OPEN_SETS = ("dev", "dev2", "test", "test2", "test3", "test4", "test5")
 PAPER_SETS = ("base", "dev", "dev2", "dev3", "dev4", "dev5")
@@ -49,7 +48,7 @@ class Row:
 
 
 def _masked(question: str, model: CausalModel) -> str:
-    return intent_text(*slotted(question, ground(question, model)))
+    return masked_question(question, ground(question, model))
 
 
 def _examples_model() -> CausalModel:

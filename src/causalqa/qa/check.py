@@ -35,7 +35,7 @@ from causalqa.qa.frame import (
     stated_direction,
 )
 from causalqa.qa.grounding import OUTDO_VERBS, Grounding
-from causalqa.qa.intent import answers, default_model, intent_text, says
+from causalqa.qa.intent import answers, default_model, intent_text, masked_question, says
 
 Plan = dict[str, Any]
 
@@ -471,7 +471,7 @@ def problems(
     found += _direction_problems(text, slots, plan)
     found += _sign_filter_problems(text, slots, plan)
     found += intent_problems(
-        intent_text(*slotted(*kind_of)) if kind_of is not None else intent_text(text, slots), plan
+        masked_question(*kind_of) if kind_of is not None else intent_text(text, slots), plan
     )
     used = _plan_names(plan)
     outcome = model.outcome

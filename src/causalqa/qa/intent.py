@@ -40,6 +40,7 @@ from causalqa.qa.frame import (
     read_conditions,
     read_difference,
     read_quantile,
+    slotted,
 )
 from causalqa.qa.grounding import Grounding
 
@@ -209,6 +210,11 @@ def intent_text(text: str, slots: Sequence[Slot]) -> str:
         n = first.setdefault(sl.treatment or sl.variable or sl.subject, len(first) + 1)
         token[sl.index] = f"⟦{'v' if sl.treatment is None else ''}{n}⟧"
     return _SLOT.sub(lambda m: token.get(int(m.group(2)), m.group(0)), text)
+
+
+def masked_question(question: str, grounding: Grounding) -> str:
+    """`question` as the classifier reads it: `frame.slotted`, then `intent_text`."""
+    return intent_text(*slotted(question, grounding))
 
 
 def slot_terms(text: str) -> list[str]:

@@ -33,9 +33,8 @@ from causalqa.qa.cues import (
 )
 from causalqa.qa.direction import cause_and_effect, orient
 from causalqa.qa.examples import EXAMPLES, OPEN_EXAMPLES, Example, mentioned_text
-from causalqa.qa.frame import slotted
 from causalqa.qa.grounding import Grounding
-from causalqa.qa.intent import choose_tool, intent_text
+from causalqa.qa.intent import choose_tool, masked_question
 from causalqa.qa.intent import default_model as default_intent_model
 from causalqa.qa.tools import PAPER_TOOLS, TOOLS, PlanError, available_tools, plan_schema
 
@@ -250,8 +249,7 @@ class Planner:
     def _sure_tool(self, question: str, grounding: Grounding, tools: list[str]) -> str | None:
         if self.sure is None or len(tools) < 2:
             return None
-        text = intent_text(*slotted(question, grounding))
-        tool, p = choose_tool(default_intent_model(), text, tools)
+        tool, p = choose_tool(default_intent_model(), masked_question(question, grounding), tools)
         return tool if p >= self.sure else None
 
     def messages(
