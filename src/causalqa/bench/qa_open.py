@@ -541,6 +541,7 @@ _SETS_IN_MODULES = {
     "test4": ("qa_open_test4", "TEST4"),
     "test5": ("qa_open_test5", "TEST5"),
     "test6": ("qa_open_test6", "TEST6"),
+    "test7": ("qa_open_test7", "TEST7"),
 }
 """Wording sets in modules of their own (module, variable), imported when asked for."""
 
@@ -555,7 +556,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     after its two held-out measurements. ``test5`` (`causalqa.bench.qa_open_test5`, a fifth
     writer's) was measured twice held out, then read (bench/README.md) and joined the
     check's training rows. ``test6`` (`causalqa.bench.qa_open_test6`, a sixth
-    writer's) is held out: never read while developing the engine."""
+    writer's) was measured three times held out and stays unread; ``test7``
+    (`causalqa.bench.qa_open_test7`, a seventh writer's) is held out: never read while
+    developing the engine."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:
