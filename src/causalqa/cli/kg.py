@@ -45,8 +45,9 @@ StoreOption = Annotated[
     typer.Option(
         "--store",
         "--kg",
-        help="Store folder (default: $CAUSALQA_HOME/kg/default), or a Neo4j server: "
-        "bolt://HOST:7687 (credentials from $NEO4J_USER, $NEO4J_PASSWORD).",
+        help="Store folder (default: $CAUSALQA_HOME/kg/default), a Neo4j server: "
+        "bolt://HOST:7687 (credentials from $NEO4J_USER, $NEO4J_PASSWORD), or a SPARQL "
+        "endpoint for stats and paths: sparql:URL, wikidata, sparql:FILE.ttl.",
     ),
 ]
 
@@ -69,9 +70,17 @@ def load_command(
 ) -> None:
     """Load a graph into a new store (bulk import) or a Neo4j server (--store bolt://…).
     An existing store, or a server that holds a graph, needs --replace."""
+    from causalqa.errors import KGStoreError
     from causalqa.kg.loaders import read_hetionet, read_triples
+    from causalqa.kg.sparql import sparql_location
     from causalqa.kg.store import KnowledgeGraph, neo4j_uri
 
+    if sparql_location(store) is not None:
+        raise KGStoreError(
+            f"{store} is a SPARQL endpoint: causalqa reads it, it does not load into it",
+            hint="load into a store folder or a Neo4j server (--store DIR|bolt://HOST:7687); "
+            "a folder named wikidata: give its full path",
+        )
     started = time.perf_counter()
     with err.status(f"reading {escape(str(path))}"):
         data = read_hetionet(path) if fmt is Format.hetionet else read_triples(path, sep=sep)
@@ -112,6 +121,9 @@ def stats_command(store: StoreOption = None, json_: JSONOption = False) -> None:
     with open_kg(store) as kg:
         stats = kg.stats()
     if emit_json_if(json_, stats):
+        return
+    if stats["nodes"] is None:  # a SPARQL endpoint too large to count (Wikidata)
+        out.print(f"[bold]{escape(str(stats['store']))}[/]: {escape(stats.get('note', ''))}")
         return
     out.print(
         f"[bold]{escape(str(stats['store']))}[/]: {stats['nodes']:,} nodes, "

@@ -144,9 +144,9 @@ def steps(name: str, total: int | None) -> Iterator[Callable[[str, int], None]]:
 
 
 def open_kg(path: Path | str | None):
-    """The knowledge graph at `path`: a store folder (default ``$CAUSALQA_HOME/kg/default``)
-    or a Neo4j server, ``bolt://host:7687`` (credentials from ``$NEO4J_USER`` and
-    ``$NEO4J_PASSWORD``)."""
+    """The knowledge graph at `path`: a store folder (default ``$CAUSALQA_HOME/kg/default``),
+    a Neo4j server, ``bolt://host:7687`` (credentials from ``$NEO4J_USER`` and
+    ``$NEO4J_PASSWORD``), or a SPARQL endpoint, ``sparql:URL`` or ``wikidata``."""
     from causalqa.kg.store import KnowledgeGraph
 
     return KnowledgeGraph.connect(path)

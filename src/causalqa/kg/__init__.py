@@ -6,6 +6,8 @@
 - `Linker` / `KnowledgeGraph.link`: variable name → ranked candidate nodes.
 - `KnowledgeGraph.paths`: metapath subgraphs (simple paths up to k hops, shortest first),
   `verbalise` puts them into words as in the paper's Eq. 7.
+- `SparqlKnowledgeGraph`: the same path API over a SPARQL endpoint (Wikidata, any URL, an
+  RDF file); `KnowledgeGraph.connect("sparql:URL")` or ``"wikidata"`` opens one.
 
 >>> from causalqa.kg import load_hetionet                           # doctest: +SKIP
 >>> kg = load_hetionet("../shared/data/hetionet", "/tmp/hetionet-kg")  # doctest: +SKIP
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from causalqa.kg.loaders import GraphData, read_hetionet, read_metaedges, read_triples
     from causalqa.kg.model import KGPath, Node, Step, verbalise
     from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
+    from causalqa.kg.sparql import SparqlKnowledgeGraph
     from causalqa.kg.store import (
         KnowledgeGraph,
         LadybugBackend,
@@ -52,6 +55,7 @@ _EXPORTS = {
     **dict.fromkeys(
         ["DEFAULT_K", "DEFAULT_LIMIT", "PathIndex", "cypher_paths"], "causalqa.kg.paths"
     ),
+    "SparqlKnowledgeGraph": "causalqa.kg.sparql",
     **dict.fromkeys(
         [
             "KnowledgeGraph",
@@ -86,6 +90,7 @@ __all__ = [
     "Node",
     "KGPath",
     "PathIndex",
+    "SparqlKnowledgeGraph",
     "Step",
     "cypher_paths",
     "default_store",

@@ -27,7 +27,7 @@ import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -36,6 +36,9 @@ from causalqa.errors import EntityNotFoundError, KGBackendError, KGError, KGStor
 from causalqa.kg.loaders import EDGE_COLUMNS, NODE_COLUMNS, GraphData
 from causalqa.kg.model import KGPath, Node
 from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
+
+if TYPE_CHECKING:
+    from causalqa.kg.sparql import SparqlKnowledgeGraph
 
 STORE_FORMAT = 1
 META_FILE = "kg.json"
@@ -423,11 +426,17 @@ class KnowledgeGraph:
     @classmethod
     def connect(
         cls, location: str | os.PathLike | None = None, *, buffer_mb: int = DEFAULT_BUFFER_MB
-    ) -> KnowledgeGraph:
+    ) -> KnowledgeGraph | SparqlKnowledgeGraph:
         """The graph at `location`: a Neo4j server for a ``bolt://`` / ``neo4j://`` URI
         (credentials from ``$NEO4J_USER`` / ``$NEO4J_PASSWORD``, database from
-        ``$NEO4J_DATABASE``), else the embedded store in that folder (default:
-        `default_store()`)."""
+        ``$NEO4J_DATABASE``); a `SparqlKnowledgeGraph` (same path API) for ``sparql:URL``,
+        ``sparql:FILE.ttl`` or ``wikidata`` (unless a store folder has that name); else the
+        embedded store in that folder (default: `default_store()`)."""
+        from causalqa.kg.sparql import SparqlKnowledgeGraph, sparql_location
+
+        spec = sparql_location(location)
+        if spec is not None and not _is_store(Path(location)):
+            return SparqlKnowledgeGraph.connect(spec)
         uri = neo4j_uri(location)
         if uri is not None:
             return cls.neo4j(uri, database=os.environ.get("NEO4J_DATABASE") or None)
