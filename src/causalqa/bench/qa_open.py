@@ -557,8 +557,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     writer's) was measured twice held out, then read (bench/README.md) and joined the
     check's training rows. ``test6`` (`causalqa.bench.qa_open_test6`, a sixth
     writer's) was measured three times held out and stays unread; ``test7``
-    (`causalqa.bench.qa_open_test7`, a seventh writer's) is held out: never read while
-    developing the engine."""
+    (`causalqa.bench.qa_open_test7`, a seventh writer's) was measured once held out
+    (2026-11-26, bench/README.md) and stays unread: a change of the engine may be measured
+    on it once more, not developed on it."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:
