@@ -75,6 +75,19 @@ def test_the_training_loop_learns_a_tiny_synthetic_set(tiny_encoder, mode, tmp_p
     steps = []
     clf.fit(examples, on_progress=lambda *s: steps.append(s))
     assert steps and clf.n_examples_ == len(examples)
+    if mode == "finetune":
+        # the token embeddings stay as shipped (freeze_embeddings), the layers above learn
+        from transformers import AutoModel
+
+        shipped = AutoModel.from_pretrained(tiny_encoder).state_dict()
+        trained = clf.encoder_state_
+        emb = [k for k in shipped if k.startswith("embeddings.")]
+        assert emb and all(np.array_equal(shipped[k], trained[k]) for k in emb)
+        assert any(
+            not np.array_equal(shipped[k], trained[k])
+            for k in shipped
+            if k.startswith("encoder.") and k.endswith("weight")
+        )
     mentions = [Mention.of(e) for e in examples]
     p = clf.predict_proba(mentions)
     assert p.shape == (len(examples), 3) and np.allclose(p.sum(axis=1), 1.0)
