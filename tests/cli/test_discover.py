@@ -168,6 +168,9 @@ def test_evidence_pair_with_a_sentence_and_no_graph(evidence_model, no_store):
     assert text.exit_code == 0, text.output
     assert "why (log-odds)" in text.stdout and "text model: all-MiniLM-L6-v2" in text.stdout
     assert "sentence cue" in text.stdout
+    # the lexical readers say which kind of text it read and which words moved it
+    assert d["evidence"]["terms"]["family"] in ("gene", "drug", "general")
+    assert "words (reads as" in text.stdout and "“" in text.stdout.split("words (reads as")[1]
 
 
 def test_evidence_pair_errors(evidence_model, no_store):

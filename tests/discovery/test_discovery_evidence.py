@@ -69,6 +69,13 @@ def test_three_way_answers_with_reasons(trained):
         assert d["evidence"]["used"] == "text"
     assert any("no knowledge graph" in n for n in yes.notes)
     assert yes.cue == "causes"
+    # the lexical readers are saved with the model, read the sentence, and say why
+    assert len(judge.lexical) == 2 and len(EvidenceJudge.load(trained[2]).lexical) == 2
+    ev = gather_evidence("GENEQ1", "cancerQ1", judge=judge, context="GENEQ1 causes cancerQ1 .")
+    assert any(k.startswith("text_lexical_") for k in ev.features)
+    assert any(k.startswith("text_domain_") for k in ev.features)
+    terms = yes.to_dict()["evidence"]["terms"]
+    assert terms["family"] and terms["terms"] and "term" in terms["terms"][0]
 
 
 def test_bad_input_is_a_clear_error(trained, tmp_path):

@@ -282,6 +282,9 @@ def _emit_line(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+FAMILY_NAMES = {"gene": "gene–disease", "drug": "drug–adverse effect", "general": "general"}
+
+
 def _print_verdict(v) -> None:
     colour = "green" if v.causal else "yellow"
     arrow = {"A→B": f"{v.a} → {v.b}", "B→A": f"{v.b} → {v.a}", "none": f"{v.a} ⊥ {v.b}"}
@@ -304,6 +307,13 @@ def _print_verdict(v) -> None:
         out.print(f"  why (log-odds): {escape(why)}", highlight=False)
     if v.cue:
         out.print(f"  sentence cue: “{escape(v.cue)}”", highlight=False)
+    if v.terms and v.terms.get("terms"):
+        words = ", ".join(f"“{t['term']}” {t['contribution']:+.2f}" for t in v.terms["terms"])
+        out.print(
+            f"  words (reads as {FAMILY_NAMES.get(v.terms['family'], v.terms['family'])} text, "
+            f"P = {v.terms['p_family']:.2f}): {escape(words)}",
+            highlight=False,
+        )
     for p in v.paths:
         out.print(f"  path: {escape(p['path'])}", highlight=False)
     if v.llm:

@@ -128,6 +128,7 @@ class EvidenceVerdict:
     contributions: list[dict[str, Any]]
     paths: list[dict[str, Any]] = field(default_factory=list)
     cue: str | None = None
+    terms: dict[str, Any] | None = None
     text_model: str | None = None
     linked: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] | None = None
@@ -159,6 +160,7 @@ class EvidenceVerdict:
                 "contributions": self.contributions,
                 "paths": self.paths,
                 "cue": self.cue,
+                "terms": self.terms,
                 "text_model": self.text_model,
                 "llm": self.llm,
             },
@@ -192,9 +194,11 @@ def trained_artefacts() -> Path:
 
 
 class EvidenceJudge:
-    """The trained evidence model: `text` (a `RelationClassifier`), `combiners` (variant →
-    fitted `EvidenceModel`), `thresholds` (variant → the P(causal) above which the answer
-    is causal, chosen on out-of-fold predictions of the training rows) and the manifest."""
+    """The trained evidence model: `text` (a `RelationClassifier`), `lexical` (the
+    cross-fitted fold models of `lexical.LexicalEvidence`, read as their mean; none in
+    models trained before it existed), `combiners` (variant → fitted `EvidenceModel`),
+    `thresholds` (variant → the P(causal) above which the answer is causal, chosen on
+    out-of-fold predictions of the training rows) and the manifest."""
 
     def __init__(
         self,
@@ -202,8 +206,11 @@ class EvidenceJudge:
         combiners: Mapping[str, Any],
         thresholds: Mapping[str, float],
         manifest: Mapping[str, Any] | None = None,
+        *,
+        lexical: Sequence[Any] = (),
     ) -> None:
         self.text = text
+        self.lexical = list(lexical)
         self.combiners = dict(combiners)
         self.thresholds = dict(thresholds)
         self.manifest = dict(manifest or {})
@@ -274,6 +281,11 @@ class EvidenceJudge:
                     {"path": path.verbalise(types=True, relations=True), "pdp": round(weight, 6)}
                 )
         cue = cue_phrase(ev.mention.text, ev.mention.a, ev.mention.b) if ev.mention else None
+        terms = None
+        if ev.mention is not None and self.lexical:
+            from causalqa.discovery.lexical import explain_terms
+
+            terms = explain_terms(self.lexical, ev.mention)
         return EvidenceVerdict(
             a=ev.a,
             b=ev.b,
@@ -285,6 +297,7 @@ class EvidenceJudge:
             contributions=contributions,
             paths=paths,
             cue=cue,
+            terms=terms,
             text_model=self.text_model if ev.has_text else None,
             linked=ev.linked,
             llm=ev.llm,
@@ -308,6 +321,10 @@ class EvidenceJudge:
         }
         if info:
             manifest["info"] = dict(info)
+        if self.lexical:
+            for i, reader in enumerate(self.lexical):
+                reader.save(out / "lexical" / f"fold{i}.pkl", info=dict(info or {}))
+            manifest["lexical"] = len(self.lexical)
         if self.text is not None and self.text.mode == "frozen":
             self.text.save(out / "text", info=dict(info or {}))
             manifest["text"] = "text"
@@ -343,7 +360,15 @@ class EvidenceJudge:
         where = text_folder or (path / manifest["text"] if manifest.get("text") else None)
         if where is not None:
             text = RelationEnsemble.load(where)
-        judge = cls(text, combiners, manifest.get("thresholds", {}), manifest)
+        lexical = []
+        if manifest.get("lexical"):
+            from causalqa.discovery.lexical import LexicalEvidence
+
+            lexical = [
+                LexicalEvidence.load(path / "lexical" / f"fold{i}.pkl")
+                for i in range(int(manifest["lexical"]))
+            ]
+        judge = cls(text, combiners, manifest.get("thresholds", {}), manifest, lexical=lexical)
         judge.folder = path
         return judge
 

@@ -679,13 +679,13 @@ def gather_evidence(
     k: int = 4,
 ):
     """Collect a pair's evidence (`causalqa.discovery.evidence.PairEvidence`): the sentence
-    read by the text classifier and its cues (when `context`), the KG features (when `kg`
-    places both names), the LLM's log-odds under the paper's prompt with the strongest path
-    (when `llm`). `text_probs` / `llm_log_odds` given are used instead of computing them
-    (training reuses cross-fitted ones). Errors: empty names, an empty sentence or one
-    without A or B (`MentionError`); without a sentence, a name the graph does not know
-    (`EntityNotFoundError`, with the closest names) or a graph with none of the node kinds
-    the model was trained on."""
+    read by the text classifier and the lexical readers, and its cues (when `context`), the
+    KG features (when `kg` places both names), the LLM's log-odds under the paper's prompt
+    with the strongest path (when `llm`). `text_probs` / `llm_log_odds` given are used
+    instead of computing them (training reuses cross-fitted ones). Errors: empty names, an
+    empty sentence or one without A or B (`MentionError`); without a sentence, a name the
+    graph does not know (`EntityNotFoundError`, with the closest names) or a graph with none
+    of the node kinds the model was trained on."""
     from causalqa.discovery.evidence import PairEvidence, llm_features, text_features
     from causalqa.discovery.features import cue_features, kg_features, missing_kg
     from causalqa.discovery.relation import mentions_in
@@ -702,6 +702,10 @@ def gather_evidence(
         ev.text_probs = np.asarray(text_probs, dtype=float)
         ev.features.update(text_features(ev.text_probs))
         ev.features.update(cue_features(ev.mention.text, ev.mention.a, ev.mention.b))
+        if getattr(judge, "lexical", None):
+            from causalqa.discovery.lexical import mean_features
+
+            ev.features.update(mean_features(judge.lexical, [ev.mention])[0])
     if kg is not None:
         if judge.kinds and not judge.kinds & set(kg.nodes()["kind"].unique()):
             raise PairDiscoveryError(

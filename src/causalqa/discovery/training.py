@@ -7,9 +7,9 @@ pairs are all causal, as many ``ADE-NEG`` negatives; every sentence of an evalua
 is dropped (`check_no_overlap`). Groups keep related rows on one side of every fold: rows
 that share a sentence or a pair, and for ADE a drug.
 
-Text features are cross-fitted: the sentence classifier for fold f of `text_fold` never saw
-that fold's sentences, so the combiner learns how far to trust it on unseen text; the test
-pairs are read by the classifier trained on everything.
+Text features are cross-fitted: the sentence classifier and the lexical readers for fold f
+of `text_folds` never saw that fold's sentences, so the combiner learns how far to trust
+them on unseen text; the test pairs are read by the mean of the fold models.
 """
 
 from __future__ import annotations
@@ -215,24 +215,36 @@ class RowEvidence:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+def cross_fitted(
+    rows: Sequence[PairRow],
+    predict: Callable[[int | None, list], Sequence[Any]],
+    *,
+    folds: Mapping[str, int] | None = None,
+) -> list[Any]:
+    """Per row, what `predict(fold, mentions)` gives for its mention, asked of the model
+    that did not see the row's fold (`text_folds`; training rows), or `predict(None,
+    mentions)` (the final model) when `folds` is None or does not hold the sentence."""
+    from causalqa.discovery.relation import Mention
+
+    mentions = [Mention(r.sentence, r.span_a, r.span_b) for r in rows]
+    which = [None if folds is None else folds.get(sentence_key(r.sentence)) for r in rows]
+    out: list[Any] = [None] * len(rows)
+    for f in sorted(set(which), key=lambda v: -1 if v is None else v):
+        idx = [i for i, w in enumerate(which) if w == f]
+        for i, value in zip(idx, predict(f, [mentions[i] for i in idx])):
+            out[i] = value
+    return out
+
+
 def text_probabilities(
     rows: Sequence[PairRow],
     predict: Callable[[int | None, list], np.ndarray],
     *,
     folds: Mapping[str, int] | None = None,
 ) -> np.ndarray:
-    """P(none, A→B, B→A) per row: `predict(fold, mentions)` with the classifier that did
-    not see the row's fold (`text_folds`; training rows), or `predict(None, mentions)`
-    (the final classifier) when `folds` is None or does not hold the sentence."""
-    from causalqa.discovery.relation import Mention
-
-    mentions = [Mention(r.sentence, r.span_a, r.span_b) for r in rows]
-    which = [None if folds is None else folds.get(sentence_key(r.sentence)) for r in rows]
-    out = np.zeros((len(rows), 3))
-    for f in sorted(set(which), key=lambda v: -1 if v is None else v):
-        idx = [i for i, w in enumerate(which) if w == f]
-        out[idx] = predict(f, [mentions[i] for i in idx])
-    return out
+    """P(none, A→B, B→A) per row, cross-fitted as `cross_fitted` says."""
+    got = cross_fitted(rows, predict, folds=folds)
+    return np.array(got, dtype=float).reshape(len(rows), 3)
 
 
 def row_features(
@@ -240,11 +252,12 @@ def row_features(
     *,
     kg=None,
     text_probs: np.ndarray | None = None,
+    lexical: Sequence[Mapping[str, float]] | None = None,
     llm_log_odds: Mapping[int, float] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> RowEvidence:
     """`pair.gather_evidence` for every row (the sentence's spans as given), with its
-    text probabilities and LLM log-odds already computed."""
+    text probabilities, the lexical readers' features and LLM log-odds already computed."""
     from causalqa.discovery.evidence import llm_features, text_features
     from causalqa.discovery.features import cue_features, kg_features, missing_kg
     from causalqa.discovery.pair import link_for_evidence
@@ -257,6 +270,8 @@ def row_features(
         if text_probs is not None:
             f.update(text_features(text_probs[i]))
             f.update(cue_features(r.sentence, r.span_a, r.span_b))
+        if lexical is not None:
+            f.update(lexical[i])
         if kg is not None:
             nodes, infos = [], []
             for name in (r.a, r.b):
@@ -598,6 +613,34 @@ def train_text_folds(
     return members, oof, which
 
 
+def train_lexical_folds(
+    corpus_examples: Sequence[RelationExample],
+    folds: Mapping[str, int],
+    *,
+    n_folds: int = TEXT_FOLDS,
+    options: Mapping[str, Any] | None = None,
+):
+    """One `lexical.LexicalEvidence` per cross-fitting fold, trained on every corpus
+    sentence outside it (as `train_text_folds` does for the transformer; a minute, so not
+    cached). Returns the fold models."""
+    from causalqa.discovery.lexical import LexicalEvidence
+    from causalqa.discovery.relation import Mention
+
+    which = np.array([folds[sentence_key(e.text)] for e in corpus_examples])
+    mentions = [Mention.of(e) for e in corpus_examples]
+    labels = np.array([int(e.label != NONE) for e in corpus_examples])
+    sources = [e.source for e in corpus_examples]
+    members = []
+    for k in range(n_folds):
+        idx = np.flatnonzero(which != k)
+        members.append(
+            LexicalEvidence(**dict(options or {})).fit(
+                [mentions[i] for i in idx], labels[idx], [sources[i] for i in idx]
+            )
+        )
+    return members
+
+
 def train_evidence(
     *,
     data_dir: str | os.PathLike[str] | None = None,
@@ -622,8 +665,9 @@ def train_evidence(
     ``$CAUSALQA_HOME/discovery/evidence-work``), so a rerun only does what is missing.
 
     Steps: the text corpus (`corpora.training_corpus`) → the rows of each data set →
-    `text_folds` → one text classifier per fold (`mode` frozen or finetune) → cross-fitted
-    text probabilities of the training rows, the fold models' mean for the test rows →
+    `text_folds` → one text classifier per fold (`mode` frozen or finetune) and one lexical
+    reader per fold → cross-fitted text probabilities and lexical log-odds of the training
+    rows, the fold models' mean for the test rows →
     KG features (with `kg`) → the LLM's log-odds (with `llm`: slow, resumable; with
     ``llm_compute=False`` only those already cached, so "+llm" variants are fitted on the
     rows that have them) → one calibrated combiner per evidence variant, its threshold chosen
@@ -632,6 +676,7 @@ def train_evidence(
 
     from causalqa.discovery.corpora import training_corpus
     from causalqa.discovery.evidence import EvidenceJudge, trained_artefacts
+    from causalqa.discovery.lexical import mean_features
     from causalqa.discovery.relation import RelationEnsemble
     from causalqa.evidence import choose_threshold
 
@@ -672,20 +717,26 @@ def train_evidence(
         on_progress=step,
     )
     ensemble = RelationEnsemble(members)
+    step("lexical readers", 0, 1)
+    lexical = train_lexical_folds(corpus.examples, fold_map, n_folds=folds)
+    step("lexical readers", 1, 1)
 
     def predict(fold, mentions):
         if fold is None:
             return ensemble.predict_proba(mentions)
         return members[fold].predict_proba(mentions)
 
+    def predict_lexical(fold, mentions):
+        return mean_features(lexical if fold is None else [lexical[fold]], mentions)
+
     features: dict[str, list[dict[str, float]]] = {}
     llm_model = getattr(llm, "model", "") if llm is not None else ""
     for key, group in rows.items():
         step(f"text: {key}", 0, len(group))
-        probs = text_probabilities(
-            group, predict, folds=fold_map if key.endswith("/train") else None
-        )
-        feats = row_features(group, text_probs=probs).features
+        cross = fold_map if key.endswith("/train") else None
+        probs = text_probabilities(group, predict, folds=cross)
+        lexical_feats = cross_fitted(group, predict_lexical, folds=cross)
+        feats = row_features(group, text_probs=probs, lexical=lexical_feats).features
         if kg is not None:
             kg_feats = kg_row_features(
                 group,
@@ -770,7 +821,7 @@ def train_evidence(
         "combiner": {"kind": kind, "calibration": calibration},
     }
     manifest = {"text_model": text_model, "kinds": info["kg"].get("kinds", []), "kg": info["kg"]}
-    judge = EvidenceJudge(ensemble, combiners, thresholds, manifest)
+    judge = EvidenceJudge(ensemble, combiners, thresholds, manifest, lexical=lexical)
     out_dir.mkdir(parents=True, exist_ok=True)
     judge.save(out_dir, info=info)
     judge.folder = out_dir
