@@ -66,6 +66,25 @@ def test_choose_threshold_on_training_labels():
     assert choose_threshold([1, 1], [0.2, 0.3]) == 0.5
 
 
+def test_a_balanced_accuracy_threshold_does_not_move_with_the_class_balance():
+    # scores of positives ~ N(0.65, 0.1), negatives ~ N(0.35, 0.1): balanced accuracy is
+    # best where the two densities cross, 0.5, whatever the share of positives; F1's
+    # threshold falls as positives get commoner
+    rng = np.random.default_rng(0)
+    thresholds = {}
+    for share in (0.1, 0.5):
+        n_pos = int(4000 * share)
+        p = np.concatenate([rng.normal(0.65, 0.1, n_pos), rng.normal(0.35, 0.1, 4000 - n_pos)])
+        y = np.array([1] * n_pos + [0] * (4000 - n_pos))
+        thresholds[share] = (
+            choose_threshold(y, p, metric="balanced"),
+            choose_threshold(y, p, metric="f1"),
+        )
+    assert thresholds[0.1][0] == pytest.approx(0.5, abs=0.05)
+    assert thresholds[0.5][0] == pytest.approx(0.5, abs=0.05)
+    assert thresholds[0.1][1] > thresholds[0.5][1] + 0.05
+
+
 def test_misuse_is_a_clear_error():
     X, y, _ = synthetic(60)
     with pytest.raises(EvidenceModelError, match="not fitted"):

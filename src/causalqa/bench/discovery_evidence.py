@@ -224,6 +224,7 @@ def benchmark_evidence(
     labels = np.array([r.label for r in rows])
     groups = [r.group for r in rows]
     ds = np.array([r.dataset for r in rows])
+    deployed: dict[str, dict[str, Any]] = {}  # per variant: its model and thresholds
     for variant in variants:
         keep = np.array([i for i, f in enumerate(feats) if has_variant(f, variant)], dtype=int)
         if keep.size < 50:
@@ -260,6 +261,7 @@ def benchmark_evidence(
                 bench.reliability[d + ":variant"] = [{"variant": variant}]
         step(f"test split: {variant}")
         model = fit_combiner(sub, y, g, variant, seed=seed, params=params)
+        deployed[variant] = {"model": model, "y": y, "p": p, "ds": ds[keep]}
         for d in datasets:
             test = record.rows.get(f"{d}/test", [])
             tf = record.features.get(f"{d}/test", [])
@@ -267,21 +269,24 @@ def benchmark_evidence(
             if not have:
                 continue
             m = ds[keep] == d
-            thr = choose_threshold(y[m], p[m], metric="f1") if m.any() else 0.5
             yt = np.array([test[i].label for i in have])
             pt = model.predict_proba(vectorize([tf[i] for i in have], model.feature_names_))[:, 1]
-            row = {
-                "split": "test",
-                "dataset": d,
-                "method": f"evidence ({variant})",
-                "variant": variant,
-                "threshold": round(thr, 4),
-                "paper": paper_best(d),
-            }
-            row.update(_scores(yt, pt, (pt >= thr).astype(int), None, draws, seed))
-            if len(have) < len(test):
-                row["note"] = f"{len(test) - len(have)} test pairs lack this evidence"
-            bench.rows.append(row)
+            for metric, suffix in (("f1", ""), ("balanced", ", prior-free threshold")):
+                thr = choose_threshold(y[m], p[m], metric=metric) if m.any() else 0.5
+                row = {
+                    "split": "test",
+                    "dataset": d,
+                    "method": f"evidence ({variant}){suffix}",
+                    "variant": variant,
+                    "threshold": round(thr, 4),
+                    "threshold_metric": metric,
+                    "paper": paper_best(d),
+                }
+                row.update(_scores(yt, pt, (pt >= thr).astype(int), None, draws, seed))
+                if len(have) < len(test):
+                    row["note"] = f"{len(test) - len(have)} test pairs lack this evidence"
+                bench.rows.append(row)
+    _as_deployed(bench, record, deployed, datasets, draws, seed)
     _baselines(
         bench, record, rows, feats, labels, groups, ds, datasets, folds, seed, draws, tfidf, step
     )
@@ -299,8 +304,68 @@ def benchmark_evidence(
         "The test splits are balanced (ADE: all causal), the training rows are not (COMAGC and "
         "GENEC 19% causal, SEMEVAL 8%): 'always causal' is shown for what a threshold alone "
         "buys on F1.",
+        "Test thresholds come from the training rows' out-of-fold predictions of the same data "
+        "set: for F1 there (the rows named 'evidence (…)'), or for balanced accuracy ('prior-free "
+        "threshold'), which does not depend on how common causal pairs are; a threshold chosen "
+        "for F1 among 8–19% causal training rows is a strict one on a test split that is 50% "
+        "causal. Neither looks at a test label.",
     ]
     return bench
+
+
+def _as_deployed(bench, record, deployed, datasets, draws, seed) -> None:
+    """Each test pair judged as `discover pair` judges it: by the richest evidence set it
+    has (the first of `DEFAULT_VARIANTS` measured here), with that set's model and its
+    threshold from the same data set's out-of-fold training predictions."""
+    order = [v for v in DEFAULT_VARIANTS if v in deployed]
+    if not order:
+        return
+    for d in datasets:
+        test = record.rows.get(f"{d}/test", [])
+        tf = record.features.get(f"{d}/test", [])
+        if not test:
+            continue
+        used = [next((v for v in order if has_variant(f, v)), None) for f in tf]
+        have = [i for i, v in enumerate(used) if v is not None]
+        if not have:
+            continue
+        yt = np.array([test[i].label for i in have])
+        pt = np.zeros(len(have))
+        thresholds = {"f1": np.zeros(len(have)), "balanced": np.zeros(len(have))}
+        for j, i in enumerate(have):
+            entry = deployed[used[i]]
+            x = vectorize([tf[i]], entry["model"].feature_names_)
+            pt[j] = entry["model"].predict_proba(x)[0, 1]
+            m = entry["ds"] == d
+            for metric in thresholds:
+                key = f"thr:{d}:{metric}"
+                if key not in entry:
+                    entry[key] = (
+                        choose_threshold(entry["y"][m], entry["p"][m], metric=metric)
+                        if m.any()
+                        else 0.5
+                    )
+                thresholds[metric][j] = entry[key]
+        counts = {v: sum(1 for i in have if used[i] == v) for v in order}
+        mix = ", ".join(f"{v} {n}" for v, n in counts.items() if n)
+        for metric, suffix in (("f1", ""), ("balanced", ", prior-free threshold")):
+            row = {
+                "split": "test",
+                "dataset": d,
+                "method": f"evidence as discover pair decides{suffix}",
+                "variant": "richest",
+                "threshold_metric": metric,
+                "paper": paper_best(d),
+                "note": f"evidence used: {mix}",
+            }
+            pred = (pt >= thresholds[metric]).astype(int)
+            row.update(_scores(yt, pt, pred, None, draws, seed))
+            bench.rows.append(row)
+    bench.notes.append(
+        "'evidence as discover pair decides': each test pair judged by the richest evidence "
+        "it has (text+kg where the KG places both names, else text, else kg), as discover "
+        "pair does; the one row per data set to compare with the paper."
+    )
 
 
 def _baselines(

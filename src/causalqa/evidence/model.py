@@ -53,20 +53,29 @@ def grouped_folds(
 
 
 def choose_threshold(
-    y_true: Sequence[Any], p: Sequence[float], *, metric: Literal["f1", "macro_f1"] = "f1"
+    y_true: Sequence[Any],
+    p: Sequence[float],
+    *,
+    metric: Literal["f1", "macro_f1", "balanced"] = "f1",
 ) -> float:
-    """The probability threshold that maximises `metric` (F1 of the positive class, or the
-    macro F1 of both) on these labels — to be chosen on training or validation data only.
-    Ties go to the middle of the best range; one class only gives 0.5."""
-    from sklearn.metrics import f1_score
+    """The probability threshold that maximises `metric` (F1 of the positive class, the
+    macro F1 of both, or ``"balanced"`` accuracy — the mean of the two classes' recalls,
+    which does not depend on how common each class is, so a threshold chosen on data of
+    one class balance keeps its meaning on data of another) on these labels — to be
+    chosen on training or validation data only. Ties go to the middle of the best range;
+    one class only gives 0.5."""
+    from sklearn.metrics import balanced_accuracy_score, f1_score
 
     y = np.asarray(y_true).astype(bool)
     p = np.asarray(p, dtype=float)
     if y.all() or not y.any():
         return 0.5
     cuts = np.unique(np.concatenate([[0.0, 1.0], (p[:-1] + p[1:]) / 2 if p.size > 1 else [], p]))
-    average = "binary" if metric == "f1" else "macro"
-    scores = np.array([f1_score(y, p >= t, average=average, zero_division=0) for t in cuts])
+    if metric == "balanced":
+        scores = np.array([balanced_accuracy_score(y, p >= t) for t in cuts])
+    else:
+        average = "binary" if metric == "f1" else "macro"
+        scores = np.array([f1_score(y, p >= t, average=average, zero_division=0) for t in cuts])
     best = np.flatnonzero(scores >= scores.max() - 1e-12)
     return float(np.clip(cuts[best].mean(), 1e-6, 1 - 1e-6))
 
