@@ -81,6 +81,11 @@ def placeholder_text(m: Mention) -> str:
     return " ".join("".join(out).split())
 
 
+def _shown(term: str) -> str:
+    """An n-gram as printed: the placeholder (lower-cased by the vectorizer) as ‹name›."""
+    return " ".join("‹name›" if w == PLACEHOLDER.lower() else w for w in term.split())
+
+
 class LexicalRelation:
     """P(causal) for a pair in a sentence from the sentence's words (see the module).
 
@@ -145,7 +150,7 @@ class LexicalRelation:
         x = self.vectorizer_.transform([placeholder_text(mention)]).tocoo()
         names = self.vectorizer_.get_feature_names_out()
         coef = self.model_.coef_[0]
-        parts = [(names[j], float(v * coef[j])) for j, v in zip(x.col, x.data)]
+        parts = [(_shown(names[j]), float(v * coef[j])) for j, v in zip(x.col, x.data)]
         parts.sort(key=lambda t: -abs(t[1]))
         return [{"term": t, "contribution": round(c, 3)} for t, c in parts[:top]]
 
