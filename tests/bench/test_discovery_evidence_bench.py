@@ -56,7 +56,7 @@ def test_benchmark_on_a_training_record(evidence_model, tmp_path):  # noqa: F811
     assert {r["method"] for r in test} >= {
         "evidence (text)",
         "evidence (text), prior-free threshold",
-        "evidence as discover pair decides",
+        "evidence, richest per pair",
         "always causal",
         "TF-IDF + LR",
     }
@@ -69,9 +69,7 @@ def test_benchmark_on_a_training_record(evidence_model, tmp_path):  # noqa: F811
         )
         assert f1_rule["auc"] == free["auc"] and free["threshold_metric"] == "balanced"
         deployed = next(
-            r
-            for r in test
-            if r["dataset"] == d and r["method"] == "evidence as discover pair decides"
+            r for r in test if r["dataset"] == d and r["method"] == "evidence, richest per pair"
         )
         # without a KG every pair is judged on its sentence: the text model's scores
         assert deployed["auc"] == f1_rule["auc"] and "text" in deployed["note"]

@@ -49,6 +49,33 @@ def test_a_rerun_reuses_the_fold_models(trained, evidence_data, tiny_encoder):
     assert before == after
 
 
+def test_lexical_features_of_training_rows_are_cross_fitted(trained, evidence_data):
+    """A training row's lexical features come from the fold model that never saw its
+    sentence; a test row's from the mean of all fold models."""
+    from causalqa.discovery.corpora import sentence_key, training_corpus
+    from causalqa.discovery.lexical import mean_features
+    from causalqa.discovery.relation import Mention
+    from causalqa.discovery.training import text_folds
+
+    judge, record = trained[0], trained[1]
+    rows, feats = record.train()
+    folds = text_folds(training_corpus(evidence_data[0]).examples, rows, len(judge.lexical))
+    checked = 0
+    for row, f in zip(rows, feats):
+        mention = Mention(row.sentence, row.span_a, row.span_b)
+        k = folds[sentence_key(row.sentence)]
+        own = mean_features([judge.lexical[k]], [mention])[0]
+        pooled = mean_features(judge.lexical, [mention])[0]
+        lexical = {n: v for n, v in f.items() if n.startswith(("text_lexical_", "text_domain_"))}
+        assert lexical == pytest.approx(own)
+        checked += lexical != pytest.approx(pooled)
+    assert checked > len(rows) // 2  # the check can tell the two apart
+    test = record.rows["comagc/test"][0]
+    got = record.features["comagc/test"][0]
+    want = mean_features(judge.lexical, [Mention(test.sentence, test.span_a, test.span_b)])[0]
+    assert {n: got[n] for n in want} == pytest.approx(want)
+
+
 def test_three_way_answers_with_reasons(trained):
     judge = trained[0]
     yes = judge_pair(

@@ -73,9 +73,9 @@ def test_a_balanced_accuracy_threshold_does_not_move_with_the_class_balance():
     rng = np.random.default_rng(0)
     thresholds = {}
     for share in (0.1, 0.5):
-        n_pos = int(4000 * share)
-        p = np.concatenate([rng.normal(0.65, 0.1, n_pos), rng.normal(0.35, 0.1, 4000 - n_pos)])
-        y = np.array([1] * n_pos + [0] * (4000 - n_pos))
+        n_pos = int(1000 * share)
+        p = np.concatenate([rng.normal(0.65, 0.1, n_pos), rng.normal(0.35, 0.1, 1000 - n_pos)])
+        y = np.array([1] * n_pos + [0] * (1000 - n_pos))
         thresholds[share] = (
             choose_threshold(y, p, metric="balanced"),
             choose_threshold(y, p, metric="f1"),
@@ -83,6 +83,8 @@ def test_a_balanced_accuracy_threshold_does_not_move_with_the_class_balance():
     assert thresholds[0.1][0] == pytest.approx(0.5, abs=0.05)
     assert thresholds[0.5][0] == pytest.approx(0.5, abs=0.05)
     assert thresholds[0.1][1] > thresholds[0.5][1] + 0.05
+    with pytest.raises(EvidenceModelError, match="unknown threshold metric"):
+        choose_threshold(y, p, metric="balance")
 
 
 def test_misuse_is_a_clear_error():

@@ -502,6 +502,16 @@ def test_an_rdf_file(tmp_path, hetionet):
     hetionet.store().dump(str(path), ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
     with KnowledgeGraph.connect(f"sparql:{path}") as kg:
         assert kg.stats()["edges"] == len(hetionet.edges)
+    # N-Quads put each triple in a named graph: the loaded graph is all of them
+    quads = tmp_path / "sample.nq"
+    graph = ox.NamedNode("http://example.org/graph")
+    ox.serialize(
+        [ox.Quad(t.subject, t.predicate, t.object, graph) for t in hetionet.store()],
+        str(quads),
+        ox.RdfFormat.N_QUADS,
+    )
+    with KnowledgeGraph.connect(f"sparql:{quads}") as kg:
+        assert kg.stats()["edges"] == len(hetionet.edges)
     bad = tmp_path / "bad.ttl"
     bad.write_text("<a> <b> .\n", encoding="utf-8")
     with pytest.raises(KGError, match="not valid RDF"):

@@ -282,10 +282,9 @@ def _emit_line(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-FAMILY_NAMES = {"gene": "gene–disease", "drug": "drug–adverse effect", "general": "general"}
-
-
 def _print_verdict(v) -> None:
+    from causalqa.discovery.lexical import FAMILY_NAMES
+
     colour = "green" if v.causal else "yellow"
     arrow = {"A→B": f"{v.a} → {v.b}", "B→A": f"{v.b} → {v.a}", "none": f"{v.a} ⊥ {v.b}"}
     probs = "  ".join(f"P({k}) = {p:.3f}" for k, p in v.probabilities.items())

@@ -325,6 +325,11 @@ class EvidenceJudge:
             for i, reader in enumerate(self.lexical):
                 reader.save(out / "lexical" / f"fold{i}.pkl", info=dict(info or {}))
             manifest["lexical"] = len(self.lexical)
+            # fold files of an earlier model with more folds would only mislead a reader
+            for old in (out / "lexical").glob("fold*.pkl*"):
+                index = old.name[4:].split(".")[0]
+                if index.isdigit() and int(index) >= len(self.lexical):
+                    old.unlink()
         if self.text is not None and self.text.mode == "frozen":
             self.text.save(out / "text", info=dict(info or {}))
             manifest["text"] = "text"
@@ -364,10 +369,13 @@ class EvidenceJudge:
         if manifest.get("lexical"):
             from causalqa.discovery.lexical import LexicalEvidence
 
-            lexical = [
-                LexicalEvidence.load(path / "lexical" / f"fold{i}.pkl")
-                for i in range(int(manifest["lexical"]))
-            ]
+            n = manifest["lexical"]
+            if not isinstance(n, int) or n < 1:
+                raise EvidenceArtefactError(
+                    f"{path / 'judge.json'}: 'lexical' must be a count of fold models, not {n!r}",
+                    hint="rebuild the evidence model: causalqa discover train",
+                )
+            lexical = [LexicalEvidence.load(path / "lexical" / f"fold{i}.pkl") for i in range(n)]
         judge = cls(text, combiners, manifest.get("thresholds", {}), manifest, lexical=lexical)
         judge.folder = path
         return judge

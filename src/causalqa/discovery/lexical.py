@@ -26,6 +26,8 @@ learned state ends in ``_``.
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,33 +35,50 @@ from typing import Any
 import numpy as np
 
 from causalqa.discovery.relation import Mention
-from causalqa.errors import DataFileError, EvidenceArtefactError
+from causalqa.errors import DataFileError, EvidenceArtefactError, EvidenceModelError
 from causalqa.evidence.model import read_artefact, write_artefact
 
 __all__ = [
     "FAMILIES",
+    "FAMILY_NAMES",
     "PLACEHOLDER",
     "LexicalEvidence",
     "LexicalRelation",
-    "family_of",
     "explain_terms",
+    "family_of",
     "mean_features",
     "mean_terms",
     "placeholder_text",
 ]
 
 PLACEHOLDER = "ENT"
-FAMILIES = ("gene", "drug", "general")
-"""The families of text with a reader each: gene–disease, drug–adverse effect, general."""
-_FAMILY_OF_SOURCE = {"semeval": "general", "ade": "drug", "ade-neg": "drug"}
+FAMILY_NAMES = {"gene": "gene–disease", "drug": "drug–adverse effect", "general": "general"}
+"""The families of text with a reader each, and their names in words."""
+FAMILIES = tuple(FAMILY_NAMES)
+_FAMILY_OF_SOURCE = {
+    "semeval": "general",
+    "ade": "drug",
+    "ade-neg": "drug",
+    "p2c-comagc": "gene",
+    "p2c-gene": "gene",
+}
 
 
 def family_of(source: str) -> str:
-    """The family of a training corpus source (`corpora.RelationExample.source`): the
-    path-to-causality biomedical sets (``p2c-comagc``, ``p2c-gene``) are gene–disease."""
-    if source in _FAMILY_OF_SOURCE:
+    """The family of a training corpus source (`corpora.RelationExample.source`); an
+    `EvidenceModelError` for a source no family is defined for (a new corpus must be
+    placed here, not fall into one silently).
+
+    >>> family_of("p2c-comagc")
+    'gene'
+    """
+    try:
         return _FAMILY_OF_SOURCE[source]
-    return "gene" if source.startswith("p2c-") else "general"
+    except KeyError:
+        raise EvidenceModelError(
+            f"no family of text is defined for the corpus source {source!r}",
+            hint="add it to causalqa.discovery.lexical._FAMILY_OF_SOURCE",
+        ) from None
 
 
 def placeholder_text(m: Mention) -> str:
@@ -84,6 +103,26 @@ def placeholder_text(m: Mention) -> str:
 def _shown(term: str) -> str:
     """An n-gram as printed: the placeholder (lower-cased by the vectorizer) as ‹name›."""
     return " ".join("‹name›" if w == PLACEHOLDER.lower() else w for w in term.split())
+
+
+def _save(obj: Any, path: str | Path, manifest: dict[str, Any]) -> Path:
+    blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    head = {"sha256": hashlib.sha256(blob).hexdigest(), "bytes": len(blob)}
+    return write_artefact(target, blob, {**head, **manifest})
+
+
+def _load(cls: type, path: str | Path) -> Any:
+    try:
+        return read_artefact(
+            path,
+            cls,
+            what="lexical reader",
+            hint="rebuild the evidence model: causalqa discover train",
+        )
+    except DataFileError as e:
+        raise EvidenceArtefactError(e.message, hint=e.hint) from None
 
 
 class LexicalRelation:
@@ -111,25 +150,22 @@ class LexicalRelation:
 
         y = (np.asarray(labels) != 0).astype(int)
         if len(mentions) != len(y):
-            raise EvidenceArtefactError(
+            raise EvidenceModelError(
                 f"{len(mentions)} sentences and {len(y)} labels: they must agree"
             )
         if y.min(initial=1) == y.max(initial=0):
-            raise EvidenceArtefactError("the lexical reader needs causal and non-causal examples")
+            raise EvidenceModelError("the lexical reader needs causal and non-causal examples")
         self.vectorizer_ = TfidfVectorizer(
             ngram_range=tuple(self.ngrams), sublinear_tf=True, min_df=self.min_df
         )
         x = self.vectorizer_.fit_transform([placeholder_text(m) for m in mentions])
-        # The terms min_df dropped are kept only for introspection; they would be most of
-        # the file.
-        self.vectorizer_.stop_words_ = None
         self.model_ = LogisticRegression(C=self.C, max_iter=5000).fit(x, y)
         self.n_examples_ = len(y)
         return self
 
     def _check(self) -> None:
         if not hasattr(self, "model_"):
-            raise EvidenceArtefactError("the lexical reader is not fitted")
+            raise EvidenceModelError("the lexical reader is not fitted", hint="call fit first")
 
     def decision_function(self, mentions: Sequence[Mention]) -> np.ndarray:
         """The log-odds of causal for each mention."""
@@ -143,60 +179,40 @@ class LexicalRelation:
         """P(causal) for each mention."""
         return 1.0 / (1.0 + np.exp(-self.decision_function(mentions)))
 
-    def terms(self, mention: Mention, *, top: int = 4) -> list[dict[str, Any]]:
-        """The n-grams of the sentence that moved its log-odds most (weight × TF-IDF),
-        largest first: ``{"term", "contribution"}``."""
+    def terms(self, mention: Mention, *, top: int | None = 4) -> list[tuple[str, float]]:
+        """The n-grams of the sentence that moved its log-odds most (weight × TF-IDF), as
+        ``(n-gram, contribution)``, largest first; all of them when `top` is None."""
         self._check()
         x = self.vectorizer_.transform([placeholder_text(mention)]).tocoo()
         names = self.vectorizer_.get_feature_names_out()
         coef = self.model_.coef_[0]
         parts = [(_shown(names[j]), float(v * coef[j])) for j, v in zip(x.col, x.data)]
         parts.sort(key=lambda t: -abs(t[1]))
-        return [{"term": t, "contribution": round(c, 3)} for t, c in parts[:top]]
+        return parts if top is None else parts[:top]
 
-    # -- files -----------------------------------------------------------------------------
     def save(self, path: str | Path, *, info: dict[str, Any] | None = None) -> Path:
         """Write the fitted reader to `path` with its manifest (``<path>.json``)."""
-        import hashlib
-        import pickle
-
         self._check()
-        blob = pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
-        manifest = {
-            "sha256": hashlib.sha256(blob).hexdigest(),
-            "bytes": len(blob),
-            "params": {"C": self.C, "ngrams": list(self.ngrams), "min_df": self.min_df},
-            "examples": self.n_examples_,
-            "terms": len(self.vectorizer_.vocabulary_),
-            "info": info or {},
-        }
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        return write_artefact(target, blob, manifest)
+        params = {"C": self.C, "ngrams": list(self.ngrams), "min_df": self.min_df}
+        return _save(self, path, {"params": params, "examples": self.n_examples_,
+                                  "terms": len(self.vectorizer_.vocabulary_),
+                                  "info": info or {}})  # fmt: skip
 
     @classmethod
     def load(cls, path: str | Path) -> LexicalRelation:
         """A reader written by `save`; missing or altered: an `EvidenceArtefactError`."""
-        try:
-            return read_artefact(
-                path,
-                cls,
-                what="lexical reader",
-                hint="rebuild the evidence model: causalqa discover train",
-            )
-        except DataFileError as e:
-            raise EvidenceArtefactError(e.message, hint=e.hint) from None
+        return _load(cls, path)
 
 
 def mean_terms(
     models: Sequence[LexicalRelation], mention: Mention, *, top: int = 4
 ) -> list[dict[str, Any]]:
     """The n-grams that moved the readers' log-odds most, each contribution the mean over
-    `models`, largest first."""
+    `models`, largest first: ``{"term", "contribution"}``."""
     total: dict[str, float] = {}
     for m in models:
-        for t in m.terms(mention, top=10_000):
-            total[t["term"]] = total.get(t["term"], 0.0) + t["contribution"] / len(models)
+        for term, c in m.terms(mention, top=None):
+            total[term] = total.get(term, 0.0) + c / len(models)
     ranked = sorted(total.items(), key=lambda t: -abs(t[1]))[:top]
     return [{"term": t, "contribution": round(c, 3)} for t, c in ranked]
 
@@ -231,7 +247,7 @@ class LexicalEvidence:
         from sklearn.pipeline import make_pipeline
 
         if not (len(mentions) == len(labels) == len(sources)):
-            raise EvidenceArtefactError("mentions, labels and sources must have one entry each")
+            raise EvidenceModelError("mentions, labels and sources must have one entry each")
         fam = np.array([family_of(s) for s in sources])
         y = np.asarray(labels)
         self.readers_ = {}
@@ -243,7 +259,7 @@ class LexicalEvidence:
                     [mentions[i] for i in idx], y[idx]
                 )
         if not self.readers_:
-            raise EvidenceArtefactError("the lexical reader needs causal and non-causal examples")
+            raise EvidenceModelError("the lexical reader needs causal and non-causal examples")
         self.families_ = [f for f in FAMILIES if f in set(fam.tolist())]
         texts = [placeholder_text(m) for m in mentions]
         if len(self.families_) > 1:
@@ -251,7 +267,6 @@ class LexicalEvidence:
                 TfidfVectorizer(sublinear_tf=True, min_df=2),
                 LogisticRegression(C=self.domain_C, class_weight="balanced", max_iter=3000),
             ).fit(texts, fam)
-            self.domain_[0].stop_words_ = None
         else:
             self.domain_ = None
         self.n_examples_ = len(y)
@@ -259,7 +274,7 @@ class LexicalEvidence:
 
     def _check(self) -> None:
         if not hasattr(self, "readers_"):
-            raise EvidenceArtefactError("the lexical reader is not fitted")
+            raise EvidenceModelError("the lexical reader is not fitted", hint="call fit first")
 
     def domain_proba(self, mentions: Sequence[Mention]) -> np.ndarray:
         """P(family) for each mention, one column per family of `FAMILIES`."""
@@ -279,10 +294,7 @@ class LexicalEvidence:
         """The evidence features of each mention (see the class)."""
         self._check()
         domain = self.domain_proba(mentions)
-        odds = {
-            f: (r.decision_function(mentions) if mentions else np.zeros(0))
-            for f, r in self.readers_.items()
-        }
+        odds = {f: r.decision_function(mentions) for f, r in self.readers_.items()}
         out = []
         for i in range(len(mentions)):
             row = {}
@@ -293,44 +305,17 @@ class LexicalEvidence:
             out.append(row)
         return out
 
-    def family(self, mention: Mention) -> str:
-        """The family the sentence reads like most (among those with a reader)."""
-        p = self.domain_proba([mention])[0]
-        ranked = sorted(self.readers_, key=lambda f: -p[FAMILIES.index(f)])
-        return ranked[0]
-
-    # -- files -----------------------------------------------------------------------------
     def save(self, path: str | Path, *, info: dict[str, Any] | None = None) -> Path:
         """Write the fitted readers to `path` with their manifest (``<path>.json``)."""
-        import hashlib
-        import pickle
-
         self._check()
-        blob = pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
-        manifest = {
-            "sha256": hashlib.sha256(blob).hexdigest(),
-            "bytes": len(blob),
-            "params": {"C": self.C, "domain_C": self.domain_C, "small": self.small},
-            "families": list(self.readers_),
-            "examples": self.n_examples_,
-            "info": info or {},
-        }
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        return write_artefact(target, blob, manifest)
+        params = {"C": self.C, "domain_C": self.domain_C, "small": self.small}
+        return _save(self, path, {"params": params, "families": list(self.readers_),
+                                  "examples": self.n_examples_, "info": info or {}})  # fmt: skip
 
     @classmethod
     def load(cls, path: str | Path) -> LexicalEvidence:
         """Readers written by `save`; missing or altered: an `EvidenceArtefactError`."""
-        try:
-            return read_artefact(
-                path,
-                cls,
-                what="lexical reader",
-                hint="rebuild the evidence model: causalqa discover train",
-            )
-        except DataFileError as e:
-            raise EvidenceArtefactError(e.message, hint=e.hint) from None
+        return _load(cls, path)
 
 
 def mean_features(
@@ -339,13 +324,12 @@ def mean_features(
     """The features of several fitted `LexicalEvidence` (the cross-fitted fold models)
     averaged: log-odds of the mean P(causal) per reader, the mean P(family)."""
     if not models:
-        raise EvidenceArtefactError("no lexical reader to ask")
+        raise EvidenceModelError("no lexical reader to ask")
     each = [m.features(mentions) for m in models]
     out = []
     for i in range(len(mentions)):
         row: dict[str, float] = {}
-        names = sorted({k for e in each for k in e[i]})
-        for name in names:
+        for name in sorted({k for e in each for k in e[i]}):
             vals = np.array([e[i][name] for e in each if name in e[i]])
             if name.startswith("text_lexical_"):
                 p = np.clip(np.mean(1 / (1 + np.exp(-vals))), 1e-6, 1 - 1e-6)
@@ -359,11 +343,13 @@ def mean_features(
 def explain_terms(
     models: Sequence[LexicalEvidence], mention: Mention, *, top: int = 4
 ) -> dict[str, Any]:
-    """The family the sentence reads like (by the mean P(family)) and the n-grams that
-    moved that family's readers most (`mean_terms`)."""
+    """The family the sentence reads like most (by the mean P(family), among families
+    with a reader) and the n-grams that moved that family's readers most (`mean_terms`)."""
+    if not models:
+        raise EvidenceModelError("no lexical reader to ask")
     p = np.mean([m.domain_proba([mention])[0] for m in models], axis=0)
-    ranked = [f for f in np.array(FAMILIES)[np.argsort(-p)] if any(f in m.readers_ for m in models)]
-    family = str(ranked[0])
+    with_reader = [f for f in FAMILIES if any(f in m.readers_ for m in models)]
+    family = max(with_reader, key=lambda f: p[FAMILIES.index(f)])
     readers = [m.readers_[family] for m in models if family in m.readers_]
     return {
         "family": family,

@@ -40,11 +40,13 @@ from causalqa.errors import EvidenceArtefactError
 __all__ = [
     "PairRow",
     "check_no_overlap",
+    "cross_fitted",
     "fit_combiner",
     "pair_rows",
     "row_groups",
     "select_features",
     "text_folds",
+    "train_lexical_folds",
 ]
 
 TEXT_FOLDS = 3
@@ -221,9 +223,10 @@ def cross_fitted(
     *,
     folds: Mapping[str, int] | None = None,
 ) -> list[Any]:
-    """Per row, what `predict(fold, mentions)` gives for its mention, asked of the model
-    that did not see the row's fold (`text_folds`; training rows), or `predict(None,
-    mentions)` (the final model) when `folds` is None or does not hold the sentence."""
+    """Per row, what `predict(fold, mentions)` gives for its mention, asked of the fold
+    model that did not see the row's sentence (`text_folds`; training rows), or
+    `predict(None, mentions)` (the fold models together, as for the test rows) when
+    `folds` is None or does not hold the sentence."""
     from causalqa.discovery.relation import Mention
 
     mentions = [Mention(r.sentence, r.span_a, r.span_b) for r in rows]

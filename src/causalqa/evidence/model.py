@@ -66,6 +66,10 @@ def choose_threshold(
     one class only gives 0.5."""
     from sklearn.metrics import balanced_accuracy_score, f1_score
 
+    if metric not in ("f1", "macro_f1", "balanced"):
+        raise EvidenceModelError(
+            f"unknown threshold metric {metric!r}", hint="use f1, macro_f1 or balanced"
+        )
     y = np.asarray(y_true).astype(bool)
     p = np.asarray(p, dtype=float)
     if y.all() or not y.any():

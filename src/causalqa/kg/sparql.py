@@ -61,7 +61,9 @@ WIKIDATA_URL = "https://query.wikidata.org/sparql"
 WIKIDATA_HOST = "query.wikidata.org"
 USER_AGENT = f"causalqa/{__version__} (https://github.com/causalqa/causalqa; knowledge-graph paths)"
 DEFAULT_TIMEOUT = 60.0
-"""Seconds an HTTP query may take (Wikidata's service stops its own queries at 60 s)."""
+"""Seconds the HTTP client waits for the endpoint to connect or to send more of its answer
+(a socket timeout per read, not a bound on the whole query; Wikidata's service stops its
+own queries at 60 s)."""
 DEFAULT_MAX_ROWS = 10_000
 """The LIMIT of each path query: rows (paths) of one hop length read at most."""
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
@@ -424,7 +426,9 @@ class StoreEndpoint:
         from pyoxigraph import QueryResultsFormat
 
         try:
-            result = self.store.query(query)
+            # Quads of an N-Quads/TriG file sit in named graphs; the graph a user loaded
+            # is all of them, not only the (then empty) default graph.
+            result = self.store.query(query, use_default_graph_as_union=True)
             body = result.serialize(format=QueryResultsFormat.JSON)
         except (SyntaxError, ValueError, OSError, RuntimeError) as e:
             raise KGBackendError(f"{self.name} could not run a query: {e}") from e
