@@ -345,6 +345,7 @@ class RelationClassifier:
             self.head_ = head
         else:
             self._fit_finetune(examples, labels, epochs, lr, batch, rng, on_progress)
+        self._round_to_stored_precision()
         self.dim_ = int(self.head_[1].in_features // 3)
         self.seconds_ = round(time.perf_counter() - started, 1)
         self.n_examples_ = len(examples)
@@ -405,6 +406,23 @@ class RelationClassifier:
         head.eval()
         self.head_ = head
         self.encoder_state_ = {k: v.detach().clone() for k, v in encoder.state_dict().items()}
+
+    def _round_to_stored_precision(self) -> None:
+        # Weights are stored in float16; rounding them here makes the fitted model predict
+        # exactly as the one `load` returns (the combiner is trained on these predictions).
+        import torch
+
+        def rounded(state):
+            return {
+                k: v.half().float() if torch.is_floating_point(v) else v for k, v in state.items()
+            }
+
+        self.head_.load_state_dict(rounded(self.head_.state_dict()))
+        if getattr(self, "encoder_state_", None) is not None:
+            self.encoder_state_ = rounded(self.encoder_state_)
+            if getattr(self, "_encoder", None) is not None:
+                self._encoder.load_state_dict(self.encoder_state_)
+                self._encoder.eval()
 
     # -- prediction ----------------------------------------------------------------------------
     def _check(self) -> None:
