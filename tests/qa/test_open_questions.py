@@ -158,6 +158,28 @@ EXPECTED = [
     ("Mean of (Tech Support effect − Discount effect) across the partners?", "summarize", 3.7),
     ("Which partner has the biggest Tech Support-minus-Discount gap?", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
     ("partner w/ biggest edge for Discount over Tech Support?", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
+    # extremes, quantiles and counts described rather than named
+    ("How far down does Tech Support's individual effect go at its very bottom?", "summarize", -5.0),
+    ("What's the peak per-partner return from Discount?", "summarize", 25.0),
+    ("how high does the effect of Tech Support get, at most?", "summarize", 30.0),
+    ("Tech Support's 25th-percentile uplift across partners?", "summarize", 0.5),
+    ("Below what effect of Tech Support do 25 percent of partners fall?", "summarize", 0.5),
+    ("How volatile is Tech Support's lift between partners, in standard-deviation terms?", "summarize", 202.3**0.5),
+    ("tally of partners w/ positive uplift from Discount?", "count_subjects", 4),
+    ("How many partners would see a gain from Discount?", "count_subjects", 4),
+    ("How much of the partner base comes out ahead with Discount, as a share?", "share_subjects", 0.8),
+    ("Within the already-engaged group, how many partners gain more from Tech Support than they would from Discount?", "count_subjects", 2),
+    ("For partner P1, by how much does the uplift from Tech Support exceed the uplift from Discount?", "subject_value", 5.0),
+    ("By how much does Tech Support outperform Discount on average per partner?", "summarize", 3.7),
+    ("The mean uplift gap across partners when we subtract the effect of Discount from that of Tech Support?", "summarize", 3.7),
+    # routes, effect kinds, conditioning and blankets in other words
+    ("Is Demand a mediator of Discount's effect on Revenue?", "on_path", True),
+    ("Discount on Revenue: direct or indirect effect?", "effect_kind", "indirect"),
+    ("Is Discount d-separated from Tech Support by Revenue?", "d_separated", False),
+    ("Does knowing Demand and Market Growth make Discount and Revenue conditionally independent?", "d_separated", True),
+    ("Do Market Growth and Demand d-separate Discount and Revenue?", "d_separated", True),
+    ("Discount -> ... -> Demand -> ... -> Revenue: does such a path exist?", "on_path", True),
+    ("Does Demand lie on a route by which Discount influences Revenue?", "on_path", True),
 ]  # fmt: skip
 
 
@@ -239,6 +261,32 @@ MISMATCHED = [
     ("Show me the effect of Discount for each partner.", "subject_values",
      {**D, "conditions": [{"value": {"treatment": "Discount"}, "op": ">", "than": 0}]},
      "by the sign of the effect"),
+    # a threshold the question never states, a share it does not ask, a comparison of two
+    # treatments where it compares none
+    ("Show Discount's uplift for all partners individually.", "subject_values",
+     {**D, "conditions": [{"value": D, "op": ">", "than": 0.01}]}, "does not state"),
+    ("How many partners would see a gain from Discount?", "count_subjects",
+     {"conditions": [{"value": D, "op": "<", "than": 0.01}]}, "does not state"),
+    ("tally of partners w/ a positive Discount effect", "share_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": 0}]}, "share of subjects"),
+    ("For the tech support team, list each partner's gain from Discount.", "subject_values",
+     {**T, "conditions": [{"value": T, "op": "<", "than": D}]}, "which the question does not"),
+    # the route of an on-path question in other words, and an effect kind "X on Y:"
+    ("Is Demand a mediator of Discount's effect on Revenue?", "on_path",
+     {"variable": "Revenue", "source": "Demand", "target": "Discount"}, "route"),
+    ("Is Demand downstream of Discount and upstream of Revenue?", "on_path",
+     {"variable": "Discount", "source": "Demand", "target": "Revenue"}, "route"),
+    ("Discount on Revenue: direct or indirect effect?", "effect_kind",
+     {"cause": "Revenue", "effect": "Discount"}, "the plan about"),
+    # the lowest where nothing low is asked; a sign nobody asked for
+    ("Which treatment wins on median impact?", "rank_treatments", {"stat": "median", "lowest": True},
+     "picks the lowest"),
+    ("Which partner shows the largest excess uplift of Discount over Tech Support?", "rank_subjects",
+     {"value": {"difference": ["Discount", "Tech Support"]}, "conditions": [{"value": T, "op": ">", "than": 0}]},
+     "sign of an effect"),
+    ("Identify the partner where Discount outperforms Tech Support the most.", "rank_subjects",
+     {"value": {"difference": ["Discount", "Tech Support"]}, "conditions": [{"value": T, "op": ">", "than": 0}]},
+     "sign of an effect"),
 ]  # fmt: skip
 
 
@@ -359,6 +407,12 @@ RIGHT = [
     # "in the middle" of a path is a mediator, not a median
     ("Which variable sits in the middle between Discount and Revenue?", "mediators",
      {"source": "Discount", "target": "Revenue"}),
+    ("How many partners have a Discount effect above 10?", "count_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": 10}]}),
+    ("What percent of partners gain from Discount?", "share_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": 0}]}),
+    ("How many partners gain more from Discount than from Tech Support?", "count_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": T}]}),
 ]  # fmt: skip
 
 

@@ -200,7 +200,7 @@ DEMANDS: list[Demand] = [
         "each",
         re.compile(
             rf"\b(?:(?:for|on|to|with|by)\s+|list\s+(?:\w+\s+){{0,4}}?)(?:each|every)\s+(?:single\s+)?"
-            rf"{_SUBJ}\b(?!\s+into\s+account)|\bper\s+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b"
+            rf"{_SUBJ}\b(?!\s+into\s+account)|(?<!\baverage\s)(?<!\bmean\s)\bper\s+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b"
             rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)"
             rf"|\b(?:each|every)\s+(?:single\s+)?{_SUBJ}'s\b|\beach\s+of\s+the\s+{_SUBJ}\b"
             r"|\bindividually\b"
@@ -470,8 +470,12 @@ def problems(
     found += _polarity_problems(text, plan)
     found += _direction_problems(text, slots, plan)
     found += _sign_filter_problems(text, slots, plan)
+    found += _unasked_lowest_problems(text, plan)
+    found += _unsigned_question_problems(text, slots, plan)
     found += intent_problems(
-        masked_question(*kind_of) if kind_of is not None else intent_text(text, slots), plan
+        masked_question(*kind_of) if kind_of is not None else intent_text(text, slots),
+        plan,
+        words=text if kind_of is None else None,
     )
     used = _plan_names(plan)
     outcome = model.outcome
@@ -504,7 +508,45 @@ def problems(
     if missing:
         shown = ", ".join(f"{n:g}" for n in sorted(missing))
         found.append(f"the plan does not use the number(s) {shown} the question states")
+    found += _invented_threshold_problems(text, plan)
+    found += _unasked_share_problems(text, plan)
     return list(dict.fromkeys(found))
+
+
+def _invented_threshold_problems(text: str, plan: Plan) -> list[str]:
+    """A threshold the plan compares effects with that the question never states ("the
+    uplift for all partners individually" run over the partners above 0.01): zero is
+    implied by "benefit", "hurt", "positive"; any other number has to be written."""
+    said = {n.value for n in numbers(text)}
+    said |= {v / 100 for v in said} | {-v for v in said}
+    invented = sorted(
+        {
+            float(c["than"])
+            for c in _conditions(plan)
+            if isinstance(c.get("than"), int | float)
+            and not isinstance(c.get("than"), bool)
+            and c["than"] != 0
+            and not any(abs(float(c["than"]) - v) < 1e-9 for v in said)
+        }
+    )
+    if not invented:
+        return []
+    shown = ", ".join(f"{v:g}" for v in invented)
+    return [f"the plan compares effects with {shown}, a number the question does not state"]
+
+
+_SHARE_WORDS = re.compile(
+    r"\b(?:fraction|proportion|percentage|percent|portion|share|ratio|rate|part)\b|%"
+    r"|\bout\s+of\s+(?:all|every|the|\d)|\bhow\s+often\b"
+)
+
+
+def _unasked_share_problems(text: str, plan: Plan) -> list[str]:
+    """A share of subjects where the question asks for no share ("tally of partners …" run
+    as the percentage of them)."""
+    if _tool(plan) != "share_subjects" or _SHARE_WORDS.search(text):
+        return []
+    return ["the plan computes a share of subjects, which the question does not ask for"]
 
 
 LIKELIEST_FLOOR = 0.2
@@ -513,9 +555,22 @@ classifier finds likeliest, if that kind has at least this probability (the pape
 "the mean effect of T across all partners. What is it?" read as the average at 0.28)."""
 
 
-def intent_problems(text: str, plan: Plan) -> list[str]:
+_STATISTIC_WORDS = {
+    "median": MEDIAN,
+    "best_by_median": MEDIAN,
+    "std": STD,
+    "percentile": QUANTILE,
+}
+"""The words without which a question asks for no such statistic."""
+_MEAN_WORDS = re.compile(r"\b(?:average|mean|on\s+average|ates?)\b")
+
+
+def intent_problems(text: str, plan: Plan, *, words: str | None = None) -> list[str]:
     """The learned check (`intent.py`): the plan must answer a kind the classifier finds
-    likely for the masked question `text` (as `intent.intent_text` writes it)."""
+    likely for the masked question `text` (as `intent.intent_text` writes it). `words`:
+    the question as the rules read it (`slotted`); a plan computing the average a question
+    names is not refused for a statistic it does not name ("the top treatment judged by
+    mean ITE" read as the best median)."""
     model = default_model()
     judged = model.support(text, plan)
     if judged is None:
@@ -525,6 +580,14 @@ def intent_problems(text: str, plan: Plan) -> list[str]:
     support, kind, p = judged
     if p >= LIKELIEST_FLOOR and answers(kind, plan):
         return []  # the plan answers the likeliest reading, itself not a long shot
+    if (
+        words is not None
+        and kind in _STATISTIC_WORDS
+        and not _STATISTIC_WORDS[kind].search(words)
+        and _is_mean(plan)
+        and _MEAN_WORDS.search(words)
+    ):
+        return []
     return [
         f"the question reads as asking for {says(kind)} (probability {p:.2f}; the plan's "
         f"kind {support:.2f}), which the plan does not compute"
@@ -606,6 +669,58 @@ def _polarity_problems(text: str, plan: Plan) -> list[str]:
     return []
 
 
+_LOW_WORDS = re.compile(
+    r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst|bottom|poorest|fewest|last"
+    r"|most\s+negative|argmin|min|low|how\s+far\s+down|floor)\b(?<!at\sleast)"
+)
+
+
+def _unasked_lowest_problems(text: str, plan: Plan) -> list[str]:
+    """A plan that picks the lowest where the question asks for no low end and about no
+    loss ("which one wins on median impact?" run as the lowest median)."""
+    args = _args(plan)
+    low = bool(args.get("lowest")) or args.get("stat") == "min"
+    if not low or _LOW_WORDS.search(text) or _LOSS.search(text):
+        return []
+    return ["the plan picks the lowest, which the question does not ask for"]
+
+
+_SIGN_WORDS = re.compile(
+    r"\b(?:benefi\w*|good|drop\w*|declin\w*|fall\w*|outperform\w*|beat\w*|exceed\w*|surpass\w*"
+    r"|gain\w*|profit\w*|help\w*|positive\w*|negative\w*|hurt\w*|harm\w*"
+    r"|los[et]\w*|losing|loss\w*|better\s+off|worse\s+off|ahead|behind|above\s+zero|below\s+zero"
+    r"|upside|downside|pays?\s+off|backfir\w*|respond\w*|improv\w*|suffer\w*|penali[sz]\w*"
+    r"|damag\w*|win\w*|worse|better|zero|boost\w*)\b|[<>]=?\s*0\b"
+    r"|\b(?:see|sees|get|gets|have|has|experience|enjoy|record|show)\s+(?:a|an|any|some)\s+"
+    r"(?:\w+\s+)?(?:lift|uplift|increase|rise|bump|improvement)\b"
+)
+
+
+def _unsigned_question_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
+    """A plan keeping subjects by the sign of an effect when the question says nothing of
+    signs ("the largest excess uplift of ⟦1⟧ over ⟦2⟧" run over those ⟦2⟧ helps), or by
+    the sign of one treatment of the difference it ranks unless the wording states that
+    sign ("where ⟦1⟧ outperforms ⟦2⟧ the most" speaks of the difference, not of ⟦2⟧)."""
+    signed = [
+        c
+        for c in _conditions(plan)
+        if c.get("than") == 0
+        and not isinstance(c.get("than"), bool)
+        and isinstance(c.get("value"), dict)
+    ]
+    if not signed:
+        return []
+    difference = (_args(plan).get("value") or {}).get("difference") or []
+    members = [c for c in signed if c["value"].get("treatment") in difference]
+    if _SIGN_WORDS.search(text):
+        stated = [r["value"] for r in read_conditions(text, slots)[0] if r.get("than") == 0]
+        if all(c["value"] in stated for c in members):
+            return []
+    return [
+        "the plan keeps only the subjects by the sign of an effect, which the question does not ask"
+    ]
+
+
 def _greater(condition: dict[str, Any]) -> tuple[Any, ...] | None:
     """(the side said to be greater, the other side) of a comparison condition."""
     value, op, than = condition.get("value"), condition.get("op"), condition.get("than")
@@ -621,7 +736,7 @@ def _greater(condition: dict[str, Any]) -> tuple[Any, ...] | None:
 _ROUTE = re.compile(
     r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:to|into|towards?)\s+⟦(\d+)⟧"
     r"|\bbetween\s+⟦(\d+)⟧\s+and\s+⟦(\d+)⟧"
-    r"|⟦(\d+)⟧(?:'s|’s)\s+(?:\w+\s+){0,2}?(?:effect|impact|influence)\s+on\s+⟦(\d+)⟧"
+    r"|⟦(\d+)⟧(?:'s|’s)\s+(?:\w+\s+){0,2}?(?:effects?|impacts?|influences?)\s+on\s+⟦(\d+)⟧"
     r"|⟦(\d+)⟧\s*(?:->|→|=>)\s*⟦(\d+)⟧"
 )
 
@@ -632,10 +747,14 @@ def _route_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
     if _tool(plan) != "on_path":
         return []
     m = _ROUTE.search(text)
-    if m is None:
-        return []
-    a, b = (g for g in m.groups() if g)
-    names = [slots[int(i) - 1].variable for i in (a, b)]
+    if m is not None:
+        a, b = (g for g in m.groups() if g)
+        names = [slots[int(i) - 1].variable for i in (a, b)]
+    else:
+        stated = stated_direction(text, slots)  # "downstream of ⟦a⟧ and upstream of ⟦b⟧"
+        if stated is None:
+            return []
+        names = list(stated)
     args = _args(plan)
     if None in names or (args.get("source"), args.get("target")) == tuple(names):
         return []
@@ -655,7 +774,22 @@ def _direction_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
         if g is not None and frozenset(g) in said and said[frozenset(g)] != g:
             hi, lo = said[frozenset(g)]
             found.append(f"the question compares {hi!r} above {lo!r}, the plan the other way round")
+        elif (
+            g is not None
+            and "zero" not in g
+            and frozenset(g) not in said
+            and not _THAN.search(text)
+        ):
+            # two treatments compared where the question compares none ("a table of how
+            # much each partner gains from ⟦2⟧" kept to those gaining more from ⟦1⟧)
+            found.append(f"the plan compares {g[0]!r} with {g[1]!r}, which the question does not")
     return found
+
+
+_THAN = re.compile(
+    r"\bthan\b|\b(?:versus|vs\.?|compared|comparison|relative|over|beats?|outperform\w*"
+    r"|exceed\w*|rather|instead|minus|difference|gap)\b"
+)
 
 
 def _sign_filter_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:

@@ -108,7 +108,30 @@ _ABBREVIATIONS = [
     (re.compile(r"\bstd\.?\s*dev\w*\b|\bstdev\b|\bsd\b"), "standard deviation"),
     (re.compile(r"\bvar\b\.?(?=\s+(?:of|in)\b)"), "variance"),
     (re.compile(r"\bpct\b\.?|\bper\s*cent\b"), "percent"),
-    (re.compile(r"\bpctls?\b\.?|\bptile\b"), "percentile"),
+    (re.compile(r"\bpctls?\b\.?|\bpctiles?\b|\bptile\b"), "percentile"),
+    (re.compile(r"\b(\d{1,2}(?:st|nd|rd|th))-(?=percentile|quantile)"), r"\1 "),
+    (re.compile(r"\bstandard-deviation\b"), "standard deviation"),
+    (re.compile(r"\binter-quartile\b"), "interquartile"),
+    # the extremes described: "the peak return", "how high does it get, at most?", "how far
+    # down does it go at its very bottom?", "where is the floor"
+    (re.compile(r"\bpeak\b"), "maximum"),
+    (
+        re.compile(
+            r"(\bhow\s+(?:high|large|big|far\s+up)\b[^?.!]*?),?\s+at\s+(?:the\s+)?(?:very\s+)?most"
+            r"(?=\s*[?.!]?\s*$)"
+        ),
+        r"\1 maximum",
+    ),
+    (
+        re.compile(
+            r"(\bhow\s+(?:low|small|far\s+down)\b[^?.!]*?),?\s+at\s+(?:the\s+)?(?:very\s+)?least"
+            r"(?=\s*[?.!]?\s*$)"
+        ),
+        r"\1 minimum",
+    ),
+    (re.compile(r"\b(?:at\s+)?its\s+(?:very\s+)?(?:bottom|lowest\s+point)\b"), "minimum"),
+    (re.compile(r"\b(?:the|its)\s+floor\b"), "the minimum"),
+    (re.compile(r"\b(?:the|its)\s+ceiling\b"), "the maximum"),
     (re.compile(r"\bp(\d{1,2})\b"), r"\1th percentile"),
     (re.compile(r"\bq([1-3])\b"), r"quartile \1"),
     (re.compile(r"\bconf\.?(?=\s)"), "confounders"),
@@ -127,6 +150,12 @@ _ABBREVIATIONS = [
     (re.compile(r"\bw/o\b"), "without"),
     (re.compile(r"\bw/(?=\s)"), "with"),
     (re.compile(r"\bno\.\s+of\b|#\s*of\b"), "number of"),
+    (
+        re.compile(
+            r"\btally\s+(?:up\s+)?(?:of\s+)?(?=(?:\w+\s+){0,2}?(?:partners|subjects|customers|clients))"
+        ),
+        "number of ",
+    ),
     # ways of naming a statistic without its name
     (re.compile(r"\bindividual\s+treatment\s+effects?\b"), "individual effect"),
     (
@@ -164,6 +193,8 @@ def spell_out(text: str) -> str:
         word = m.group(0)
         if len(word) < 5 or word in QUANTITY_WORDS:
             return word
+        if any(word.startswith(w) for w in QUANTITY_WORDS if len(w) >= 5):
+            return word  # a derived word ("individually"), not a typo of its stem
         same_start = [w for w in QUANTITY_WORDS if w[0] == word[0]]
         hit = process.extractOne(word, same_start, scorer=fuzz.ratio, score_cutoff=85)
         return hit[0] if hit else word
@@ -218,7 +249,7 @@ STD = re.compile(
 """Words for a standard deviation (shared with the check's demand)."""
 MEDIAN = re.compile(
     r"\bmedian\b|\bmiddle\s+value\b"
-    r"|\bwhat\s+(?:value|number|figure|amount)\s+(?:\w+\s+){0,2}?(?:sits?|lies|falls?|is|lands?)"
+    r"|\bwhat\s+(?:value|number|figure|amount|effects?|uplift|impact|gain|lift)\s+(?:\w+\s+){0,2}?(?:sits?|lies|falls?|is|lands?)"
     r"\s+(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
     r"|\bhalf\b[^?.!;]*\b(?:more|above|higher)\s+than\s+what\b"
 )
@@ -268,6 +299,13 @@ _QUANTILES = [
     (re.compile(r"\bpercentile\b[^.?!]{0,100}?\b(\d{1,2})(?:st|nd|rd|th)\b"), None),
     (
         re.compile(
+            r"\b(?:below|under)\s+what\s+(?:\S+\s+){0,8}?(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?"
+            r"(?:\S+\s+){0,3}?(?:fall|lie|sit|are|come\s+in|land)\b"
+        ),
+        None,
+    ),  # fmt: skip
+    (
+        re.compile(
             r"\b(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?(?:\S+\s+){0,6}?"
             r"(?:fall|lie|sit|are|is|come\s+in)\s+(?:below|under)\b"
         ),
@@ -285,6 +323,7 @@ _SHARE = re.compile(
     r"|ratio)\b|\bwhat\s+%|\bhow\s+many\s+percent\b|\b(?:the\s+)?(?:fraction|share|proportion"
     rf"|percentage|portion)\s+of\s+(?:(?:all|the)\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
     r"|\bpercentage\b|\bfraction\b|\bproportion\b|\bpercent\s+of\b|%\s*of\b"
+    r"|\bas\s+a\s+(?:share|fraction|proportion|percentage|ratio)\b"
 )
 _ALL_OF = r"(?<!\bover\s)(?<!\bacross\s)(?<!\bamong\s)(?<!\btaking\s)(?<!\bconsidering\s)(?<!\bof\s)(?<!\band\s)"
 _EACH = re.compile(
@@ -293,6 +332,7 @@ _EACH = re.compile(
     rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)|\b{_SUBJ}[\s-]+by[\s-]+{_SUBJ}\b"
     rf"|\b(?:all|the)\s+individual\s+{_EFFECT}\b(?!.*\b(?:smallest|largest|lowest|highest|minimum|maximum)\b)"
     rf"|\blist\s+(?:the\s+)?{_EFFECT}\b"
+    rf"|\b(?:all|every|each)\s+(?:the\s+)?{_SUBJ}\s+individually\b"
 )
 
 # Comparisons between two treatments: "gain more from ⟦1⟧ than from ⟦2⟧".
@@ -302,22 +342,23 @@ _BETWEEN = [
     (
         re.compile(
             rf"\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:from|with|to|by|under|of)?\s*⟦(\d+)⟧(?:'s)?"
-            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
         ),
         ">",
     ),  # fmt: skip
     (
         re.compile(
             rf"\b{_LESS}\s+(?:\w+\s+){{0,3}}?(?:from|with|to|by|under|of)?\s*⟦(\d+)⟧(?:'s)?"
-            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
         ),
         "<",
     ),  # fmt: skip
     (
         re.compile(
-            rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beats?|outperforms?|exceeds?|tops|surpass\w*"
+            rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beat(?:s|ing)?|outperform(?:s|ing)?|exceed(?:s|ing)?|tops|surpass\w*"
             rf"|(?:is|was|are)\s+{_MORE}\s+than|works?\s+better\s+than|does\s+better\s+than"
-            rf"|{_MORE}\s+than|>=?)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+)?⟦(\d+)⟧"
+            rf"|{_MORE}\s+than|>=?)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from|for)\s+"
+            rf"|(?:their|its|the)\s+(?:\w+\s+)?(?:of|from|for|with)\s+|(?:their|its|the)\s+)?⟦(\d+)⟧"
         ),
         ">",
     ),  # fmt: skip
@@ -394,9 +435,15 @@ _NOUN_BEFORE = re.compile(
     r"|smallest|lowest|minimum|min|average|mean|median|typical|total|expected)"
     r"|\b(?!(?:who|what|that|it|let|there|here|he|she)'s)\w+'s)\s+$"
 )
+_EXPERIENCE_A = re.compile(
+    r"\b(?:see|sees|saw|seeing|get|gets|got|have|has|had|experience[sd]?|enjoy[sed]*|make|makes"
+    r"|made|record[sed]*|register[sed]*|show[sed]*)\s+(?:a|an|any|some)\s+$"
+)
+""""Partners who see a gain from ⟦1⟧": a sign condition, though "a gain" is a noun."""
 # The sign of one treatment's effect: "benefit from ⟦1⟧", "are hurt by ⟦1⟧".
 _POSITIVE = re.compile(
     rf"\b(?:benefit\w*|gain\w*|profit\w*|helped|better\s+off|respond\w*\s+(?:positively|well)"
+    rf"|(?:comes?|coming|came)\s+out\s+(?:ahead|on\s+top)"
     rf"|improv\w*|positive(?:\s+{_EFFECT})?|positively|upside)\s+"
     rf"(?!(?:the\s+)?(?:most|more|least|less|best|worst)\b)(?:\w+\s+){{0,2}}?(?:from|by|with|to|under|of)?\s*⟦(\d+)⟧"
     rf"|⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were|be)\s+positive\b"
@@ -452,7 +499,7 @@ _DIFFERENCE = [
     ),  # fmt: skip
     (
         re.compile(
-            r"\bby\s+how\s+much\s+(?:does|do|did|would|will)\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+)?⟦(\d+)⟧"
+            r"\bby\s+how\s+much\s+(?:does|do|did|would|will)\s+(?:the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+|the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧"
         ),
         False,
     ),
@@ -471,6 +518,14 @@ _DIFFERENCE = [
     ),  # fmt: skip
     (re.compile(r"^(?=.*\bdifference\b).*?⟦(\d+)⟧\s+[-−]\s+⟦(\d+)⟧"), False),
     (re.compile(r"\bmoving\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
+    # "subtract the effect of ⟦2⟧ from that of ⟦1⟧"
+    (
+        re.compile(
+            r"\bsubtract\w*\s+(?:the\s+)?(?:\w+\s+(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?"
+            r"from\s+(?:that\s+of\s+|those\s+of\s+|the\s+\w+\s+(?:of|from|for)\s+)?⟦(\d+)⟧"
+        ),
+        True,
+    ),  # fmt: skip
     (
         re.compile(
             r"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧.*\b(?:difference|gap|first\s+minus\s+second)\b"
@@ -514,22 +569,30 @@ _COMMON_EFFECT = re.compile(
     r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+⟦\d+⟧\s+(?:as\s+well\s+as|and(?:\s+also)?)\s+(?:by\s+)?⟦\d+⟧"
 )
 _ON_PATH = re.compile(
-    r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+on\s+(?:a|the|any|some|every)\s+"
+    r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+(?:on|along)\s+(?:a|the|any|some|every)\s+"
     r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
     r"|^\s*(?:is|does|do)\s+⟦\d+⟧\s+(?:\w+\s+)?on\s+(?:a|the|any|some|every)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
     r"|\bon\s+the\s+(?:causal\s+)?"
     r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
+    r"|\bdownstream\s+(?:of|from)\s+⟦\d+⟧\s+(?:\w+\s+){0,3}?upstream\s+(?:of|from)\s+⟦\d+⟧"
+    r"|⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧"
+    r"|\bupstream\s+(?:of|from)\s+⟦\d+⟧\s+(?:\w+\s+){0,3}?downstream\s+(?:of|from)\s+⟦\d+⟧"
 )
 _MEDIATORS = re.compile(
     r"\bmediat\w*|\bintermediar\w*|\bintermediate\s+(?:variables|nodes|factors|steps)\b"
     r"|\b(?:go|goes|going|went|pass\w*|run|runs|route[sd]?|lead|leads)\s+(?:through|via)\b"
+    r"|\bby\s+way\s+of\b"
     r"|\btransmit\w*\b|\bchannel\w*\b"
 )
 _DSEP = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
     r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependent\b|\bcorrelated\b"
     r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
+)
+_SEPARATES = re.compile(
+    r"\b(?:does|do|can|would|will)\s+((?:⟦\d+⟧(?:\s*,\s*|\s+and\s+)?)+?)\s*"
+    r"(?:d-?separat\w*|block\w*\s+(?:every|all)\s+paths\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
 )
 _GIVEN = re.compile(
     r"\b(?:given|conditional\s+on|conditioning\s+on|condition\s+on|once\s+(?:we|you|i)\s+"
@@ -538,6 +601,9 @@ _GIVEN = re.compile(
     r"|know|observe|fix|hold)|holding|when\s+(?:we|you)\s+(?:condition\s+on|control\s+for|know"
     r"|observe|fix|hold))\b"
     r"|(?<=⟧)\s*\|(?=\s*⟦)"
+    r"|\b(?:separated|blocked|screened\s+off)\s+(?:from\s+⟦\d+⟧\s+)?by\b"
+    r"|^\s*(?:does|do|would|will|can)\s+(?:knowing|observing|conditioning\s+on|controlling\s+for"
+    r"|fixing|holding)\b"
 )
 _ADJUST = re.compile(
     r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
@@ -547,6 +613,9 @@ _ADJUST = re.compile(
 BLANKET = re.compile(
     r"\bmarkov\s+blanket\b|\bscreens?\s+off\s+⟦\d+⟧"
     r"|\bshield(?:s|ing)?\s+⟦\d+⟧\s+from\s+(?:the\s+rest|everything|all\s+(?:the\s+)?other)"
+    # its definition spelled out: "the parents, children and the children's other parents"
+    r"|\bparents\s*,\s*(?:its\s+|the\s+)?children\s*,?\s*(?:and\s+)?(?:the\s+|its\s+)?"
+    r"(?:children'?s|childrens|children\s*’s)\s+(?:other\s+)?(?:parents|causes)\b"
 )
 EFFECT_KIND = re.compile(
     r"\bdirect(?:ly)?\s*,?\s*(?:or\s+)?(?:only\s+)?indirect(?:ly)?\s*,?\s*(?:or\s+)?both\b"
@@ -556,9 +625,9 @@ EFFECT_KIND = re.compile(
     r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effects?|links?|influences?|relationships?)\b"
     r"(?=[^.?!]*\b(?:direct|indirect))"
     r"|\bdirect(?:ly)?\s*,\s*indirect(?:ly)?\s*,"
-    r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to)\s*⟦\d+⟧\s*:\s*direct\s+or\s+indirect\b"
+    r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to|on)\s*⟦\d+⟧\s*:\s*(?:an?\s+)?direct\s+or\s+(?:an?\s+)?indirect\b"
     r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
-    r"|\bdirectly\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
+    r"|\bdirect(?:ly)?(?:\s+(?:edge|link|arrow|path|route|effect|connection))?\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
 )
 
 _SUPERLATIVE = re.compile(
@@ -698,7 +767,10 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
             if any(c["value"] == {"treatment": t} for c in found):
                 continue  # "gain more from T than from U" already says how T compares
             if re.match(r"(?:gain|benefit|profit)", m.group(0)) and (
-                _NOUN_BEFORE.search(text[: m.start()])
+                (
+                    _NOUN_BEFORE.search(text[: m.start()])
+                    and not _EXPERIENCE_A.search(text[: m.start()])
+                )
                 or any(h.start() < m.start() < h.end() for h in HOW_MUCH_GAIN.finditer(text))
             ):
                 continue  # "the biggest gain produced by T", "how much each partner gains
@@ -767,13 +839,22 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
     if EFFECT_KIND.search(text) and len(names) == 2:
         return Frame("effect_kind", variables=_cause_effect(text, slots, names))
     dsep = _DSEP.search(text)
+    m = _SEPARATES.search(text)
+    if m and len(names) >= 3:
+        # "does ⟦z⟧ d-separate ⟦a⟧ and ⟦b⟧?": the conditioning set is the subject
+        given = [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", m.group(1))]
+        pair = [_slot(slots, m.group(2)).variable, _slot(slots, m.group(3)).variable]
+        if None not in given + pair and len(set(given + pair)) == len(given) + 2:
+            return Frame("d_separated", variables=pair, given=given)
     if dsep and len(names) >= 2:
         given_at = _GIVEN.search(text)
         if given_at:
             # the conditioning set: the names right after "given" (up to the next clause)
             rest = text[given_at.end() :]
             stop = re.search(
-                r"[;?|]|,(?!\s*(?:and\s+)?⟦)|\b(?:are|is|do|does|will|would|can|then|so)\b", rest
+                r"[;?|]|,(?!\s*(?:and\s+)?⟦)|\b(?:are|is|do|does|will|would|can|then|so|make|makes"
+                r"|render|renders|leave|leaves)\b",
+                rest,
             )
             clause_end = given_at.end() + (stop.start() if stop else len(rest))
             after = [
@@ -826,8 +907,21 @@ _DIRECTION = [
     r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,3}?(?:to|into|onto|on)\s+⟦(\d+)⟧",
     r"\b(?:effect|influence|impact)s?\s+(?:that\s+)?(?:of\s+)?⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto|to)\s+⟦(\d+)⟧",
     r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
-    r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effect|influence|impact)\s+on\s+⟦(\d+)⟧",
+    r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effects?|influences?|impacts?)\s+on\s+⟦(\d+)⟧",
+    # "is ⟦m⟧ downstream of ⟦a⟧ and upstream of ⟦b⟧", either way round
+    r"\bdownstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧\s+(?:\w+\s+){0,3}?upstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧",
+    r"\bupstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧\s+(?:\w+\s+){0,3}?downstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧",
+    # "⟦m⟧ lies on a route by which ⟦a⟧ influences ⟦b⟧"
+    r"\b(?:route|path|way|chain|channel|pathway)s?\s+(?:by|through|via)\s+which\s+⟦(\d+)⟧\s+(?:\w+\s+)?"
+    r"(?:influences?|affects?|reaches|drives?|impacts?|causes?|changes?|moves?|shapes?)\s+⟦(\d+)⟧",
+    # "⟦a⟧ -> ... -> ⟦m⟧ -> ... -> ⟦b⟧"
+    r"⟦(?P<a>\d+)⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦(?P<b>\d+)⟧",
+    # "⟦a⟧ on ⟦b⟧: direct or indirect?"
+    r"(?:^|[:;,]\s*)⟦(\d+)⟧\s+(?:on|upon)\s+⟦(\d+)⟧\s*(?:[:;,?-]|$)",
     r"\bhow\s+(?:much\s+)?⟦(\d+)⟧\s+(?:impacts?|affects?|influences?|changes?|drives?|moves?)\s+⟦(\d+)⟧",
+    # "does ⟦a⟧ act on ⟦b⟧ by way of ⟦m⟧?"
+    r"^\s*(?:does|do|did|can|could|would|will)\s+⟦(\d+)⟧\s+(?:\w+\s+)?(?:act\s+on|affect|influence"
+    r"|impact|drive|cause|change|reach|feed\s+into|lead\s+to|flow\s+into)\s+⟦(\d+)⟧",
 ]
 
 
@@ -837,7 +931,8 @@ def stated_direction(text: str, slots: list[Slot]) -> tuple[str, str] | None:
     for pattern in _DIRECTION:
         m = re.search(pattern, text)
         if m:
-            a, b = _slot(slots, m.group(1)).variable, _slot(slots, m.group(2)).variable
+            i, j = (m.group("a"), m.group("b")) if "a" in m.groupdict() else m.group(1, 2)
+            a, b = _slot(slots, i).variable, _slot(slots, j).variable
             if a and b and a != b:
                 return a, b
     return None
