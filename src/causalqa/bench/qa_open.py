@@ -560,8 +560,8 @@ def wordings(name: str) -> dict[str, list[str]]:
     writer's) was measured three times held out and stays unread; ``test7``
     (`causalqa.bench.qa_open_test7`, a seventh writer's) was measured once held out
     (2026-11-26, bench/README.md), then read: development. ``test8``
-    (`causalqa.bench.qa_open_test8`, an eighth writer's, added 2026-11-26) is held out:
-    never read while developing the engine."""
+    (`causalqa.bench.qa_open_test8`, an eighth writer's, added 2026-11-26) was measured
+    once held out (bench/README.md) and was not read while developing the engine."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:
