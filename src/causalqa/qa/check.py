@@ -154,6 +154,9 @@ _SUBJ = (
     r"|members?|firms?|units?|individuals?|people)"
 )
 _NUMBER_AFTER = r"\s+(?:\w+\s+)?-?\d"
+_MEAN_WORDS = re.compile(r"\b(?:average|mean|on\s+average|ates?)\b")
+_LOW = r"smallest|minimum|minimal|lowest|least|weakest|worst|bottom|most\s+negative|argmin"
+"""Words for the low end (the "low" demand; `_LOW_WORDS` adds looser ones)."""
 
 DEMANDS: list[Demand] = [
     Demand("median", MEDIAN, _stat("median"), "the median"),
@@ -176,7 +179,7 @@ DEMANDS: list[Demand] = [
         _stat("sum"),
         "a total over subjects",
     ),  # fmt: skip
-    Demand("mean", re.compile(r"\b(?:average|mean|on\s+average|ates?)\b"), _is_mean, "an average"),
+    Demand("mean", _MEAN_WORDS, _is_mean, "an average"),
     Demand(
         "share",
         re.compile(
@@ -232,10 +235,7 @@ DEMANDS: list[Demand] = [
     ),  # fmt: skip
     Demand(
         "low",
-        re.compile(
-            r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst|bottom"
-            r"|most\s+negative|argmin)\b(?<!at\sleast)"
-        ),
+        re.compile(rf"\b(?:{_LOW})\b(?<!at\sleast)"),
         _is_low,
         "the lowest",
     ),  # fmt: skip
@@ -503,21 +503,23 @@ def problems(
                 f"the question asks about {direction[0]!r} → {direction[1]!r}, the plan about "
                 f"{direction[1]!r} → {direction[0]!r}"
             )
-    stated = {n.value for n in numbers(text) if re.fullmatch(r"-?[\d.,]+", text[n.start : n.end])}
+    written = numbers(text)
+    stated = {n.value for n in written if re.fullmatch(r"-?[\d.,]+", text[n.start : n.end])}
     missing = [n for n in stated if n not in _plan_numbers(plan)]
     if missing:
         shown = ", ".join(f"{n:g}" for n in sorted(missing))
         found.append(f"the plan does not use the number(s) {shown} the question states")
-    found += _invented_threshold_problems(text, plan)
+    found += _invented_threshold_problems(written, plan)
     found += _unasked_share_problems(text, plan)
     return list(dict.fromkeys(found))
 
 
-def _invented_threshold_problems(text: str, plan: Plan) -> list[str]:
+def _invented_threshold_problems(written: list[Any], plan: Plan) -> list[str]:
     """A threshold the plan compares effects with that the question never states ("the
     uplift for all partners individually" run over the partners above 0.01): zero is
-    implied by "benefit", "hurt", "positive"; any other number has to be written."""
-    said = {n.value for n in numbers(text)}
+    implied by "benefit", "hurt", "positive"; any other number has to be written
+    (`written`: the question's `numbers`)."""
+    said = {n.value for n in written}
     said |= {v / 100 for v in said} | {-v for v in said}
     invented = sorted(
         {
@@ -562,7 +564,6 @@ _STATISTIC_WORDS = {
     "percentile": QUANTILE,
 }
 """The words without which a question asks for no such statistic."""
-_MEAN_WORDS = re.compile(r"\b(?:average|mean|on\s+average|ates?)\b")
 
 
 def intent_problems(text: str, plan: Plan, *, words: str | None = None) -> list[str]:
@@ -670,8 +671,7 @@ def _polarity_problems(text: str, plan: Plan) -> list[str]:
 
 
 _LOW_WORDS = re.compile(
-    r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst|bottom|poorest|fewest|last"
-    r"|most\s+negative|argmin|min|low|how\s+far\s+down|floor)\b(?<!at\sleast)"
+    rf"\b(?:{_LOW}|poorest|fewest|last|min|low|how\s+far\s+down|floor)\b(?<!at\sleast)"
 )
 
 

@@ -568,6 +568,15 @@ _COMMON_EFFECT = re.compile(
     r"|\bhave\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+as\s+(?:causes|parents|ancestors|inputs|drivers)\b"
     r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+⟦\d+⟧\s+(?:as\s+well\s+as|and(?:\s+also)?)\s+(?:by\s+)?⟦\d+⟧"
 )
+_THROUGH = (
+    # "is ⟦m⟧ downstream of ⟦a⟧ and upstream of ⟦b⟧", either way round
+    r"\bdownstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧\s+(?:\w+\s+){0,3}?upstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧",
+    r"\bupstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧\s+(?:\w+\s+){0,3}?downstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧",
+    # "⟦a⟧ -> ... -> ⟦m⟧ -> ... -> ⟦b⟧"
+    r"⟦(?P<a>\d+)⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦(?P<b>\d+)⟧",
+)
+"""Wordings of a route from ⟦a⟧ to ⟦b⟧ through a third variable: they make a question an
+on-path one (`_ON_PATH`, groups dropped) and state its direction (`_DIRECTION`)."""
 _ON_PATH = re.compile(
     r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+(?:on|along)\s+(?:a|the|any|some|every)\s+"
     r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
@@ -575,9 +584,7 @@ _ON_PATH = re.compile(
     r"|\bon\s+the\s+(?:causal\s+)?"
     r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
-    r"|\bdownstream\s+(?:of|from)\s+⟦\d+⟧\s+(?:\w+\s+){0,3}?upstream\s+(?:of|from)\s+⟦\d+⟧"
-    r"|⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧"
-    r"|\bupstream\s+(?:of|from)\s+⟦\d+⟧\s+(?:\w+\s+){0,3}?downstream\s+(?:of|from)\s+⟦\d+⟧"
+    + "".join("|" + re.sub(r"\(\?P<\w+>", "(?:", r) for r in _THROUGH)
 )
 _MEDIATORS = re.compile(
     r"\bmediat\w*|\bintermediar\w*|\bintermediate\s+(?:variables|nodes|factors|steps)\b"
@@ -908,14 +915,11 @@ _DIRECTION = [
     r"\b(?:effect|influence|impact)s?\s+(?:that\s+)?(?:of\s+)?⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto|to)\s+⟦(\d+)⟧",
     r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
     r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effects?|influences?|impacts?)\s+on\s+⟦(\d+)⟧",
-    # "is ⟦m⟧ downstream of ⟦a⟧ and upstream of ⟦b⟧", either way round
-    r"\bdownstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧\s+(?:\w+\s+){0,3}?upstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧",
-    r"\bupstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧\s+(?:\w+\s+){0,3}?downstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧",
+    *_THROUGH[:2],
     # "⟦m⟧ lies on a route by which ⟦a⟧ influences ⟦b⟧"
     r"\b(?:route|path|way|chain|channel|pathway)s?\s+(?:by|through|via)\s+which\s+⟦(\d+)⟧\s+(?:\w+\s+)?"
     r"(?:influences?|affects?|reaches|drives?|impacts?|causes?|changes?|moves?|shapes?)\s+⟦(\d+)⟧",
-    # "⟦a⟧ -> ... -> ⟦m⟧ -> ... -> ⟦b⟧"
-    r"⟦(?P<a>\d+)⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦(?P<b>\d+)⟧",
+    _THROUGH[2],
     # "⟦a⟧ on ⟦b⟧: direct or indirect?"
     r"(?:^|[:;,]\s*)⟦(\d+)⟧\s+(?:on|upon)\s+⟦(\d+)⟧\s*(?:[:;,?-]|$)",
     r"\bhow\s+(?:much\s+)?⟦(\d+)⟧\s+(?:impacts?|affects?|influences?|changes?|drives?|moves?)\s+⟦(\d+)⟧",
