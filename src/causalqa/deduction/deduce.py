@@ -344,7 +344,7 @@ def verify_batch(
                 fmt="-",
                 threshold=round(float(verifier.threshold_), 4),
                 evidence=[{"passage": t, "cosine": round(v, 3)} for t, v in row.ranked[:top]],
-                contributions=verifier.explain(x, top=5),
+                contributions=_with_reasons(verifier.explain(x, top=5), row.reasons),
                 seconds=round(seconds, 3),
                 model=f"verifier ({len(verifier.feature_names_)} features"
                 + (f", LLM {llm.backend}:{llm.model}" if verifier.llm_features else "")
@@ -352,6 +352,15 @@ def verify_batch(
             )
         )
     return out
+
+
+def _with_reasons(contributions: list[dict], reasons: dict[str, str]) -> list[dict]:
+    """A circumstance feature's contribution says what it found in this report
+    ("the statement says 'during takeoff'; the report's phase of flight is Approach")."""
+    return [
+        {**c, "description": reasons[c["feature"]]} if c.get("feature") in reasons else c
+        for c in contributions
+    ]
 
 
 def verify(context: str, statement: str, verifier, *, llm=None, kg=None, top: int = 3):

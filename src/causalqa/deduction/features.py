@@ -7,7 +7,12 @@
   (best, mean of the top 3) and the whole report;
 - cues: negation ("no evidence", "did not", "ruled out") and hedging ("could not be
   determined", "may have") in the passage that supports the statement best, and in the
-  statement itself.
+  statement itself;
+- coded findings: NTSB's findings ("Aircraft - ... - Airspeed - Not attained/maintained")
+  read as short phrases ("Airspeed Not attained or maintained"), the statement's MiniLM
+  cosine with the closest ones and its key terms found among them;
+- circumstances (`circumstances.agreement`): whether the aircraft, phase of flight,
+  weather, engine, actor, purpose and topics the statement names fit the report's.
 
 `passages` splits a report into the units every feature (and the cross-encoder, and the
 explanation a user sees) works on: a coded-findings line, or a sentence of a narrative.
@@ -24,6 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from causalqa.deduction.circumstances import CIRCUMSTANCES, agreement
+from causalqa.deduction.circumstances import DESCRIPTIONS as CIRCUMSTANCE_DESCRIPTIONS
 
 STOP = frozenset(
     "a an the of and or to in on at by for with from was were is are be been being had has "
@@ -45,7 +53,7 @@ HEDGE = re.compile(
 )
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
-FEATURES: tuple[str, ...] = (
+LEGACY_FEATURES: tuple[str, ...] = (
     "bm25_max",
     "bm25_top2",
     "tfidf_cos",
@@ -60,6 +68,14 @@ FEATURES: tuple[str, ...] = (
     "statement_negation",
     "statement_hedge",
 )
+"""The text features of verifiers trained before the findings and circumstance features."""
+FINDING_FEATURES: tuple[str, ...] = (
+    "finding_emb_max",
+    "finding_emb_top2",
+    "finding_coverage",
+    "findings",
+)
+FEATURES: tuple[str, ...] = LEGACY_FEATURES + FINDING_FEATURES + CIRCUMSTANCES
 """The text features, in column order."""
 
 DESCRIPTIONS: dict[str, str] = {
@@ -76,6 +92,11 @@ DESCRIPTIONS: dict[str, str] = {
     "passage_hedge": "the closest passage hedges (may have, could not be determined)",
     "statement_negation": "the statement itself is negated",
     "statement_hedge": "the statement itself hedges",
+    "finding_emb_max": "MiniLM cosine between the statement and the closest coded finding",
+    "finding_emb_top2": "mean MiniLM cosine of the two closest coded findings",
+    "finding_coverage": "share of the statement's key terms found in the coded findings",
+    "findings": "how many coded findings the report has (0: a narrative)",
+    **CIRCUMSTANCE_DESCRIPTIONS,
 }
 
 
@@ -116,6 +137,21 @@ def passages(context: str, *, max_words: int = 60) -> list[str]:
     return out or [context.strip()]
 
 
+def findings(context: str) -> list[str]:
+    """A record's coded findings as short phrases: the levels below NTSB's category and
+    subcategory, "(general)" dropped, "/" read as "or" ("Personnel issues - Task
+    performance - Use of equip/info - Aircraft control - Pilot" → "Aircraft control
+    Pilot"). A narrative has none."""
+    out = []
+    for line in context.splitlines():
+        if not line.startswith("- "):
+            continue
+        levels = [x.strip() for x in line[2:].split(" - ")]
+        keep = [x for x in levels[3:] if x != "(general)"] or levels[2:3] or levels[-1:]
+        out.append(" ".join(keep).replace("/", " or "))
+    return out
+
+
 @dataclass
 class Row:
     """One (context, statement)'s text features and the passages ranked for it."""
@@ -123,6 +159,8 @@ class Row:
     values: dict[str, float]
     ranked: list[tuple[str, float]] = field(default_factory=list)
     """The report's passages, most similar to the statement first (text, cosine)."""
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Why each nonzero circumstance feature has its value, in words."""
 
 
 class TextFeatures:
@@ -167,7 +205,14 @@ class TextFeatures:
             raise DeductionError("the text features are not fitted", hint="call fit first")
         contexts = list(dict.fromkeys(c for c, _ in pairs))
         cut = {c: passages(c) for c in contexts}
-        texts = list(dict.fromkeys([p for c in contexts for p in cut[c]] + [s for _, s in pairs]))
+        coded = {c: findings(c) for c in contexts}
+        texts = list(
+            dict.fromkeys(
+                [p for c in contexts for p in cut[c]]
+                + [f for c in contexts for f in coded[c]]
+                + [s for _, s in pairs]
+            )
+        )
         texts += [c for c in contexts if c not in set(texts)]
         vecs = np.asarray(self._embedder().encode(texts), dtype=np.float32)
         at = {t: i for i, t in enumerate(texts)}
@@ -187,6 +232,10 @@ class TextFeatures:
             w = np.array([self._idf(t) for t in uniq]) if uniq else np.zeros(0)
             found = np.array([t in ct for t in uniq], dtype=float)
             scores = np.sort(bm25[c].get_scores(st))[::-1] if st else np.zeros(1)
+            fs = coded[c]
+            fsims = np.sort(vecs[[at[f] for f in fs]] @ sv)[::-1] if fs else np.zeros(0)
+            f_terms = {t for f in fs for t in terms(f)}
+            fits = agreement(c, s)
             values = {
                 "bm25_max": float(scores[0]),
                 "bm25_top2": float(scores[:2].mean()),
@@ -201,8 +250,16 @@ class TextFeatures:
                 "passage_hedge": float(bool(HEDGE.search(best))),
                 "statement_negation": float(bool(NEGATION.search(s))),
                 "statement_hedge": float(bool(HEDGE.search(s))),
+                "finding_emb_max": float(fsims[0]) if fs else 0.0,
+                "finding_emb_top2": float(fsims[:2].mean()) if fs else 0.0,
+                "finding_coverage": float(np.mean([t in f_terms for t in uniq]))
+                if fs and uniq
+                else 0.0,
+                "findings": float(len(fs)),
+                **fits.values,
             }
-            rows.append(Row(values, [(ps[int(i)], float(sims[i])) for i in order]))
+            ranked = [(ps[int(i)], float(sims[i])) for i in order]
+            rows.append(Row(values, ranked, fits.reasons))
         return rows
 
     def tfidf_cos(self, context: str, statement: str) -> float:

@@ -21,7 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from causalqa.deduction.features import DESCRIPTIONS, FEATURES, TermPairs, TextFeatures
+from causalqa.deduction.features import (
+    DESCRIPTIONS,
+    FEATURES,
+    LEGACY_FEATURES,
+    TermPairs,
+    TextFeatures,
+)
 from causalqa.errors import DataFileError, DeductionError
 from causalqa.evidence.model import read_artefact, write_artefact
 
@@ -85,7 +91,8 @@ class Verifier:
     Learned: `text_` (IDF), `ce_halves_` (two cross-encoders, each trained on half the
     training reports: each scores the other half's rows for the combiner, their mean
     scores new rows), `model_` (the EvidenceModel), `threshold_`, `feature_names_`,
-    `train_reports_` (the reports it saw — a test asserts no test report is among them).
+    `train_reports_` (the reports it saw — a test asserts no test report is among them),
+    `text_features_` (the text features it reads, in column order).
     """
 
     def __init__(
@@ -122,8 +129,13 @@ class Verifier:
         return state
 
     # -- features ------------------------------------------------------------------------
+    def _text_names(self) -> list[str]:
+        # A verifier trained before the findings and circumstance features reads only
+        # the text features it was trained on.
+        return list(getattr(self, "text_features_", LEGACY_FEATURES))
+
     def _names(self, with_kg: bool) -> list[str]:
-        names = list(FEATURES) + [PAIRS_FEATURE]
+        names = self._text_names() + [PAIRS_FEATURE]
         if self.cross_encoder:
             names.append(CE_FEATURE)
         if with_kg:
@@ -148,7 +160,8 @@ class Verifier:
         llm: Mapping[str, Sequence[float]],
         term_pairs: np.ndarray | None = None,
     ):
-        cols = [[r.values[f] for f in FEATURES] for r in rows]
+        names = self._text_names()
+        cols = [[r.values[f] for f in names] for r in rows]
         X = np.asarray(cols, dtype=float)
         if term_pairs is None:
             term_pairs = self.pairs_.decision_function([c for c, _ in pairs], [s for _, s in pairs])
@@ -191,6 +204,7 @@ class Verifier:
             raise DeductionError("the training examples need both True and False labels")
         groups = [e.report_id for e in examples]
         self.train_reports_ = sorted(set(groups))
+        self.text_features_ = list(FEATURES)
         pairs = [(e.context, e.statement) for e in examples]
         say("text features")
         self.text_ = TextFeatures(self.embedder).fit([e.context for e in examples])
