@@ -280,6 +280,11 @@ _TOPICS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     ("darkness", _rx(r"\b(?:night|dark(?:ness)?)\b"), re.compile(r"Dark|\bnight\b|dark")),
     (
+        "sun glare",
+        _rx(r"\b(?:sun|glare|bright light|sunlight)\b"),
+        re.compile(r"Bright light|\bsun\b|glare|sunlight"),
+    ),
+    (
         "low visibility",
         _rx(
             r"\b(?:instrument meteorological|IMC|clouds?|low ceilings?|visibility|fog|"
@@ -293,7 +298,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     (
         "mountainous terrain",
         _rx(r"\b(?:mountain\w*|hilly|ridges?|canyons?|rising terrain)\b"),
-        re.compile(r"Mountainous|mountain|ridge|canyon|hill"),
+        re.compile(r"Mountainous|mountain|\bridges?\b|canyon|\bhill(?:s|y)?\b"),
     ),
     (
         "water",
@@ -370,7 +375,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
             r"qualif\w*|proficien\w*|noncertificated|non-certificated)\b"
         ),
         re.compile(
-            r"Experience|experience|Training|training|Qualification|certificat|rating|rated"
+            r"Experience|experience|Training|training|Qualification|certificat|\brating|\brated\b"
         ),
     ),
     ("the preflight", _rx(r"\bpre-?flight\b"), re.compile(r"[Pp]re-?flight")),
@@ -380,7 +385,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
         _rx(r"\b(?:suicide|intentional(?:ly)?)\b"),
         re.compile(r"Suicide|suicide|Intentional|intentional"),
     ),
-    ("hypoxia", _rx(r"\b(?:hypoxia|oxygen)\b"), re.compile(r"[Hh]ypoxia|oxygen")),
+    ("hypoxia", _rx(r"\b(?:hypoxia|oxygen)\b"), re.compile(r"[Hh]ypoxia|[Oo]xygen")),
     (
         "attention or lookout",
         _rx(r"\b(?:lookout|attention|distract\w*|monitor\w*|vigilance)\b"),
@@ -404,6 +409,10 @@ _TOPICS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     ("the autopilot", _rx(r"\bautopilot\b"), re.compile(r"[Aa]utopilot|Automation")),
 )
+
+_WHERE = re.compile(r"\bnear [A-Z][^.\n]*|^Airport: .*$", re.MULTILINE)
+"""Where it happened: town and airport names (Lake Worth, Hilliard, Bear Mountain) say
+nothing about what the accident was about."""
 
 CIRCUMSTANCES: tuple[str, ...] = (
     "fits_aircraft",
@@ -567,8 +576,9 @@ def agreement(context: str, statement: str) -> Agreement:
                 if not ok:
                     break
 
+    about = _WHERE.sub(" ", context)
     named = [
-        (topic, bool(there.search(context)))
+        (topic, bool(there.search(about)))
         for topic, said_rx, there in _TOPICS
         if said_rx.search(statement)
     ]
@@ -577,13 +587,13 @@ def agreement(context: str, statement: str) -> Agreement:
         no = [t for t, ok in named if not ok]
         v["fits_topics"] = float(len(yes) - len(no))
         v["misses_topics"] = float(len(no))
-        why["fits_topics"] = "; ".join(
-            part
-            for part in (
-                f"the report speaks of {', '.join(yes)}" if yes else "",
-                f"the report never names {', '.join(no)}" if no else "",
-            )
-            if part
+        said_yes, said_no = ", ".join(yes), ", ".join(no)
+        why["fits_topics"] = (
+            f"the report speaks of {said_yes} but never names {said_no}"
+            if yes and no
+            else f"the report speaks of {said_yes}"
+            if yes
+            else f"the report never names {said_no}"
         )
         if no:
             why["misses_topics"] = (
