@@ -8,8 +8,9 @@ what it was about (fuel exhaustion, impairment, wires, icing, ...). A report sta
 too: NTSB records as event facts (category, phase, weather, engines, purpose) and coded
 findings ("Personnel issues - ... - Student/instructed pilot"), narratives in words. A
 cause written for another accident contradicts some of them far more often than the
-report's own cause does: measured on the NTSB data set, a statement whose phase of flight
-disagrees with the report's is True 6% of the time, one that agrees 40%.
+report's own cause does: measured on the NTSB data set (3,108 statements, 20% True), a
+statement whose phase of flight disagrees with the report's is True 6% of the time, one
+that agrees 30%.
 
 `agreement(context, statement)` gives, per circumstance, +1 (the statement names it and the
 report agrees), -1 (it names it and the report says otherwise) or 0 (the statement is
@@ -511,10 +512,14 @@ def agreement(context: str, statement: str) -> Agreement:
             imc = bool(_NARRATIVE_IMC.search(context)) if weather is None else None
         if imc is not None:
             v["fits_weather"] = 1.0 if imc else -1.0
-            why["fits_weather"] = (
-                f"the statement says '{m.group(0)}'; the report's weather is "
-                f"{'instrument (IMC)' if imc else 'visual (VMC)'}"
+            stated = (
+                f"the report's weather is {'instrument (IMC)' if imc else 'visual (VMC)'}"
+                if weather is not None
+                else "the report speaks of instrument conditions"
+                if imc
+                else "the report never speaks of instrument conditions"
             )
+            why["fits_weather"] = f"the statement says '{m.group(0)}'; {stated}"
 
     engines = _line(_ENGINES_LINE, context) or ""
     engine = (

@@ -206,6 +206,7 @@ class TextFeatures:
         contexts = list(dict.fromkeys(c for c, _ in pairs))
         cut = {c: passages(c) for c in contexts}
         coded = {c: findings(c) for c in contexts}
+        coded_terms = {c: {t for f in coded[c] for t in terms(f)} for c in contexts}
         texts = list(
             dict.fromkeys(
                 [p for c in contexts for p in cut[c]]
@@ -234,7 +235,7 @@ class TextFeatures:
             scores = np.sort(bm25[c].get_scores(st))[::-1] if st else np.zeros(1)
             fs = coded[c]
             fsims = np.sort(vecs[[at[f] for f in fs]] @ sv)[::-1] if fs else np.zeros(0)
-            f_terms = {t for f in fs for t in terms(f)}
+            f_terms = coded_terms[c]
             fits = agreement(c, s)
             values = {
                 "bm25_max": float(scores[0]),
