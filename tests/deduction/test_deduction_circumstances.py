@@ -131,3 +131,20 @@ def test_a_verifier_trained_before_these_features_reads_its_own(embedder):
     X, _ = old.evidence([(RECORD, "Angle of attack exceeded.")])
     assert X.shape[1] == len(LEGACY_FEATURES) + 1  # + the term-pairs logit
     assert np.isfinite(X).all()
+
+
+def test_deduce_explains_a_circumstance_with_what_it_found():
+    from causalqa.deduction.deduce import _with_reasons
+
+    a = agreement(RECORD, "The pilot's loss of control during takeoff.")
+    shown = _with_reasons(
+        [
+            {"feature": "fits_phase", "value": -1.0, "description": "generic"},
+            {"feature": "tfidf_cos", "value": 0.1, "description": "TF-IDF cosine"},
+        ],
+        a.reasons,
+    )
+    assert shown[0]["description"] == (
+        "the statement says 'takeoff'; the report's phase of flight is Approach"
+    )
+    assert shown[1]["description"] == "TF-IDF cosine"
