@@ -148,3 +148,11 @@ def test_deduce_explains_a_circumstance_with_what_it_found():
         "the statement says 'takeoff'; the report's phase of flight is Approach"
     )
     assert shown[1]["description"] == "TF-IDF cosine"
+
+
+def test_a_phase_reason_quotes_the_word_that_fits():
+    """Naming a phase that contradicts the record and one that fits is agreement, and the
+    reason must read as agreement, not quote the contradicting word."""
+    a = agreement(RECORD, "A stall during the takeoff briefing review and the approach.")
+    assert a.values["fits_phase"] == 1
+    assert a.reasons["fits_phase"].startswith("the statement says 'approach'")

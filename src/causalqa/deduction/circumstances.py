@@ -101,30 +101,27 @@ _MULTI = _rx(
     r"critical engine)\b"
 )
 
-# Who acted: statement words → (the findings' person labels, words of a narrative).
-_ACTORS: tuple[tuple[str, re.Pattern[str], tuple[str, ...], re.Pattern[str]], ...] = (
+# Who acted: statement words → how a report says so (each also matches its findings'
+# person label: "Student/instructed pilot", "Instructor/check pilot", "ATC personnel", ...).
+_ACTORS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     (
         "a student pilot",
         _rx(r"\b(?:student|trainee)\b"),
-        ("Student/instructed pilot",),
         _rx(r"\bstudent\b"),
     ),
     (
         "a flight instructor",
         _rx(r"\b(?:flight instructor|instructor|CFI|check pilot|examiner)\b"),
-        ("Instructor/check pilot",),
         _rx(r"\binstructor\b|\bCFI\b|examiner"),
     ),
     (
         "a copilot",
         _rx(r"\b(?:first officer|FO|copilot|co-pilot|second-in-command|SIC)\b"),
-        ("Copilot",),
         _rx(r"first officer|copilot|co-pilot"),
     ),
     (
         "a flight crew",
         _rx(r"\b(?:flight ?crew|crew|captain)\b"),
-        ("Flight crew",),
         _rx(r"\bcrew\b|captain"),
     ),
     (
@@ -133,38 +130,32 @@ _ACTORS: tuple[tuple[str, re.Pattern[str], tuple[str, ...], re.Pattern[str]], ..
             r"\b(?:maintenance|mechanics?|technicians?|repair station|inspectors?|"
             r"annual inspection|overhaul)\b"
         ),
-        ("Maintenance personnel", "Maintenance provider", "maintenance"),
         _rx(r"maintenance|mechanic|technician|inspection"),
     ),
     (
         "air traffic control",
         _rx(r"\b(?:controllers?|air traffic|ATC)\b"),
-        ("ATC personnel",),
         _rx(r"controller|air traffic|\bATC\b"),
     ),
-    ("a passenger", _rx(r"\bpassengers?\b"), ("Passenger",), _rx(r"passenger")),
+    ("a passenger", _rx(r"\bpassengers?\b"), _rx(r"passenger")),
     (
         "the operator",
         _rx(rf"\b(?:operator|company|operator{_APOS}s|management|director of operations)\b"),
-        ("Operator",),
         _rx(r"operator|company"),
     ),
     (
         "the manufacturer",
         _rx(r"\b(?:manufacturer|design(?:ed)?)\b"),
-        ("Manufacturer", "Design"),
         _rx(r"manufacturer|design"),
     ),
     (
         "an owner or builder",
         _rx(r"\b(?:builder|owner|kit)\b"),
-        ("Owner/builder",),
         _rx(r"builder|owner|kit"),
     ),
     (
         "the FAA",
         _rx(r"\b(?:FAA|Federal Aviation)\b"),
-        ("FAA/Regulator",),
         _rx(r"\bFAA\b|Federal Aviation"),
     ),
     (
@@ -174,7 +165,6 @@ _ACTORS: tuple[tuple[str, re.Pattern[str], tuple[str, ...], re.Pattern[str]], ..
             r"(?:airplane|aircraft|helicopter)|see and avoid|see-and-avoid|mid-?air|"
             r"right[- ]of[- ]way)\b"
         ),
-        ("Pilot of other aircraft",),
         _rx(r"other aircraft|other airplane|mid-?air|see and avoid"),
     ),
 )
@@ -497,10 +487,12 @@ def agreement(context: str, statement: str) -> Agreement:
         fits = [(rx.search(statement), ok) for rx, ok in _PHASES]
         named = [(m.group(0), ok) for m, ok in fits if m]
         if named:
-            ok = any(phase in allowed for _, allowed in named)
-            v["fits_phase"] = 1.0 if ok else -1.0
+            fitting = [word for word, allowed in named if phase in allowed]
+            v["fits_phase"] = 1.0 if fitting else -1.0
+            # Quote the word that fits, when one does, so the reason reads as the verdict.
             why["fits_phase"] = (
-                f"the statement says '{named[0][0]}'; the report's phase of flight is {phase}"
+                f"the statement says '{(fitting or [named[0][0]])[0]}'; the report's phase of "
+                f"flight is {phase}"
             )
 
     m = _LOW_VISIBILITY.search(statement)
@@ -549,9 +541,9 @@ def agreement(context: str, statement: str) -> Agreement:
         )
 
     found, missing = [], []
-    for name, words, labels, narrative in _ACTORS:
+    for name, words, in_report in _ACTORS:
         if words.search(statement):
-            if any(label in context for label in labels) or narrative.search(context):
+            if in_report.search(context):
                 found.append(name)
             else:
                 missing.append(name)
