@@ -209,3 +209,28 @@ def test_chat_session_with_a_follow_up():
     assert objs[0]["plan"]["steps"][0]["args"].get("subject") == "P007"
     assert objs[1]["plan"]["steps"][0]["args"].get("subject") == "P042"
     assert objs[0]["plan"]["steps"][0]["tool"] == objs[1]["plan"]["steps"][0]["tool"]
+
+
+def _unloadable_model(tmp_path):
+    # passes the header check at start-up; llama.cpp fails only when it reads the weights
+    path = tmp_path / "broken.gguf"
+    path.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 64)
+    return f"local:{path}"
+
+
+def test_ask_answered_by_the_frames_never_loads_the_llm(tmp_path):
+    llm = _unloadable_model(tmp_path)
+    question = "What is the median effect of Tech Support?"
+    args = ["--graph", PARTNERS[0], "--effects", PARTNERS[1], "--llm", llm, "--json"]
+    proc = run("ask", question, *args)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["plan"]["steps"][0]["args"]["stat"] == "median"
+    assert out["usage"].get("prompt_tokens", 0) == 0
+
+
+def test_ask_that_needs_the_llm_reports_an_unloadable_model_clearly(tmp_path):
+    llm = _unloadable_model(tmp_path)
+    args = ["--graph", PARTNERS[0], "--effects", PARTNERS[1], "--llm", llm]
+    proc = run("ask", "Tell me a story about Tech Support", *args)
+    assert_one_clear_error(proc, "could not load")

@@ -121,22 +121,28 @@ def _assistant(
     examples: str,
     verbaliser: str,
     outcome: str | None = None,
+    *,
+    preload: bool = True,
 ):
     if mode not in ("tool", "context"):
         raise ConfigError(f"unknown mode {mode!r}", hint="use --mode tool or --mode context")
-    # The model loads in a thread while the engine is imported and the causal model read.
     model_llm = open_llm(llm)
-    loading = model_llm.load_in_background()
+    # The model loads in a thread while the engine is imported and the causal model read;
+    # without `preload` it loads on first use, and a question the typed frames answer (most
+    # of one-off `ask`s in tool mode) never pays for reading the weights.
+    loading = model_llm.load_in_background() if preload else None
     from causalqa.causal_model import CausalModel
     from causalqa.qa.assistant import Assistant
 
     try:
         model = CausalModel.load(graph, effects, outcome=outcome)
     except BaseException:
-        with contextlib.suppress(Exception):
-            loading.result()  # let llama.cpp finish before the error ends the process
+        if loading is not None:
+            with contextlib.suppress(Exception):
+                loading.result()  # let llama.cpp finish before the error ends the process
         raise
-    loading.result()
+    if loading is not None:
+        loading.result()
     return Assistant(model, model_llm, mode=mode, examples=examples, verbaliser=verbaliser)
 
 
@@ -171,7 +177,16 @@ def ask_command(
     json_: JSONOption = False,
 ) -> None:
     """Answer QUESTION about a causal model (graph + effects table)."""
-    assistant = _assistant(graph, effects, llm, mode, examples, verbaliser, outcome)
+    assistant = _assistant(
+        graph,
+        effects,
+        llm,
+        mode,
+        examples,
+        verbaliser,
+        outcome,
+        preload=mode == "context" or verbaliser == "llm",
+    )
     _show_answer(assistant.ask(question), as_json(json_))
 
 
