@@ -180,6 +180,28 @@ EXPECTED = [
     ("Do Market Growth and Demand d-separate Discount and Revenue?", "d_separated", True),
     ("Discount -> ... -> Demand -> ... -> Revenue: does such a path exist?", "on_path", True),
     ("Does Demand lie on a route by which Discount influences Revenue?", "on_path", True),
+    # an eighth writer's wordings (test8, read after its held-out measurement)
+    ("Is the impact of Discount on Revenue a direct one, does it run through other variables, or is it both?", "effect_kind", "indirect"),
+    ("Would you say Discount acts on Revenue directly, indirectly or through both channels?", "effect_kind", "indirect"),
+    ("how does Discount reach Revenue: straight arrow, through mediators, or both", "effect_kind", "indirect"),
+    ("Which variables influence both Discount and Revenue?", "common_causes", ["Market Growth"]),
+    ("Through which variables does Discount affect Revenue?", "mediators", ["Demand"]),
+    ("How does Discount influence Revenue, i.e. which variables sit in between?", "mediators", ["Demand"]),
+    ("Does Discount influence Revenue via Demand?", "on_path", True),
+    ("Is Demand one of the variables sitting between Discount and Revenue on a directed path?", "on_path", True),
+    ("Discount indep Tech Support | Revenue?", "d_separated", False),
+    ("If we regress Revenue on Discount, which other variables need to be included so the coefficient can be read causally?", "adjustment_set", ["Market Growth"]),
+    ("In the causal graph, which variables form the Markov blanket that renders Demand independent of everything else?", "markov_blanket", ["Market Growth", "Discount", "Revenue", "Satisfaction"]),
+    ("For partner P1, how much larger is the effect of Tech Support than the effect of Discount?", "subject_value", 5.0),
+    ("If we compare Tech Support against Discount for partner P1, what's the extra effect from Tech Support?", "subject_value", 5.0),
+    ("what's the avg uplift of Tech Support over Discount across all partners", "summarize", 3.7),
+    ("Who benefits most from getting Tech Support instead of Discount?", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("which partner has the highest ITE gap of Discount over Tech Support", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
+    ("For all partners, one by one, what effect does Discount have?", "subject_values", [{"arg": p, "value": v} for p, v in zip(TABLE["Partner ID"], TABLE["Discount"], strict=True)]),
+    ("10th pct of Tech Support uplift?", "summarize", -2.8),
+    ("Please count the partners for whom the individual impact of Discount is over 10.", "count_subjects", 2),
+    ("By how much do partners' Tech Support effects typically deviate from their mean, i.e. what is the standard deviation?", "summarize", 202.3**0.5),
+    ("Who does Discount harm? Give me the partner IDs.", "list_subjects", ["P3"]),
 ]  # fmt: skip
 
 
@@ -323,6 +345,8 @@ def test_the_check_passes_the_right_plan_and_a_paper_plan(model):
         "What is the variance of the effect of Discount?",
         "How many partners gain at least 10 from Discount?",
         "What is the interquartile range of Tech Support's effect?",
+        "What's the distance between the first and third quartile of the gain from Discount?",
+        "What is the upper quartile minus the lower quartile of Discount's effects?",
         "What is the correlation between Discount and Revenue?",
     ],
 )

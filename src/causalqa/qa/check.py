@@ -22,6 +22,7 @@ from typing import Any
 from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
 from causalqa.qa.frame import (
+    ADJUST,
     BLANKET,
     CAUSES_OF_BOTH,
     EFFECT_KIND,
@@ -179,7 +180,16 @@ DEMANDS: list[Demand] = [
         _stat("sum"),
         "a total over subjects",
     ),  # fmt: skip
-    Demand("mean", _MEAN_WORDS, _is_mean, "an average"),
+    Demand(
+        "mean",
+        # not the mean a deviation is measured from ("how far do they deviate from their mean")
+        re.compile(
+            r"(?<!\bfrom\s)(?<!\bfrom\sthe\s)(?<!\bfrom\stheir\s)(?<!\bfrom\sits\s)(?<!\baround\s)"
+            r"(?<!\baround\sthe\s)(?<!\baround\stheir\s)" + _MEAN_WORDS.pattern
+        ),
+        _is_mean,
+        "an average",
+    ),  # fmt: skip
     Demand(
         "share",
         re.compile(
@@ -259,7 +269,8 @@ DEMANDS: list[Demand] = [
             r"\bindependen\w*|\bd-?separat\w*|\bd-?connect\w*"
             r"|\b(?<!in)dependent\b|\bcorrelat\w*|\bunrelated\b"
         ),
-        _uses("d_separated", "d_connected"),
+        # a Markov blanket is defined by what it renders independent
+        _uses("d_separated", "d_connected", "markov_blanket"),
         "(in)dependence",
     ),  # fmt: skip
     Demand(
@@ -359,7 +370,18 @@ DEMANDS: list[Demand] = [
 _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bmode\b|\bmost\s+common\s+value\b"), "the most common value (mode)"),
     (re.compile(r"\bskew\w*|\bkurtosis\b"), "the shape of the distribution"),
-    (re.compile(r"\binter-?quartile\b|\biqr\b"), "the interquartile range"),
+    (
+        re.compile(
+            r"\binter-?quartile\b|\biqr\b"
+            # the range described: "the distance between the first and third quartile",
+            # "the upper quartile minus the lower quartile", "q3 minus q1"
+            r"|\b(?:first|lower|1st|25th)\s+(?:quartile\s+|percentile\s+)?(?:and|to)\s+(?:the\s+)?"
+            r"(?:third|upper|3rd|75th)\s+(?:quartile|percentile)"
+            r"|\b(?:third|upper|3rd|75th)\s+(?:quartile|percentile)s?\s+(?:minus|less)\s+(?:the\s+)?"
+            r"(?:first|lower|1st|25th)\b|\bquartile\s+3\s+(?:minus|-|less)\s+quartile\s+1\b"
+        ),
+        "the interquartile range",
+    ),
     (re.compile(r"\bgeometric\s+mean\b|\bharmonic\s+mean\b"), "that kind of mean"),
     (
         re.compile(
@@ -566,6 +588,42 @@ _STATISTIC_WORDS = {
 """The words without which a question asks for no such statistic."""
 
 
+def _demand_pattern(name: str) -> re.Pattern[str]:
+    return next(d.pattern for d in DEMANDS if d.name == name)
+
+
+_NAMED_BY_WORDS: dict[str, re.Pattern[str]] = {
+    "common_causes": _demand_pattern("confound"),
+    "common_effects": _demand_pattern("common effect"),
+    "markov_blanket": BLANKET,
+    "effect_kind": EFFECT_KIND,
+    "adjustment_set": ADJUST,
+    "median": MEDIAN,
+    "std": STD,
+}
+"""A tool (or a summary statistic) and the lexicon's words that name exactly it (not a
+quantile: "the first and third quartile" name two, and the learned check knows the
+interquartile range)."""
+
+
+NAMED_OVERRULED_AT = 0.8
+"""The learned check overrules a plan the question names in the lexicon's words only when
+it finds another kind at least this likely ("any causal link? direct or indirect both
+count" names an effect kind, and is a yes/no question at 0.89)."""
+
+
+def _named_by_words(words: str, plan: Plan) -> bool:
+    """Whether the question names, in the lexicon's words, exactly what the plan computes
+    ("the common causes", "the Markov blanket", "sigma"): then the learned check, which
+    reads the wording as a whole and has seen fewer wordings than the lexicon, overrules it
+    only when confident (`NAMED_OVERRULED_AT`). Every demand is still checked."""
+    key = _tool(plan)
+    if key in ("summarize", "rank_treatments"):
+        key = _args(plan).get("stat")
+    pattern = _NAMED_BY_WORDS.get(key or "")
+    return pattern is not None and bool(pattern.search(words))
+
+
 def intent_problems(text: str, plan: Plan, *, words: str | None = None) -> list[str]:
     """The learned check (`intent.py`): the plan must answer a kind the classifier finds
     likely for the masked question `text` (as `intent.intent_text` writes it). `words`:
@@ -579,6 +637,8 @@ def intent_problems(text: str, plan: Plan, *, words: str | None = None) -> list[
     if judged[0] >= model.threshold:
         return []
     support, kind, p = judged
+    if words is not None and p < NAMED_OVERRULED_AT and _named_by_words(words, plan):
+        return []
     if p >= LIKELIEST_FLOOR and answers(kind, plan):
         return []  # the plan answers the likeliest reading, itself not a long shot
     if (

@@ -12,7 +12,7 @@ single tools answer it as before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from causalqa.causal_model import CausalModel
@@ -68,7 +68,13 @@ def slotted(question: str, grounding: Grounding) -> tuple[str, list[Slot]]:
             parts.append(token)
         at = end
     parts.append(q[at:])
-    return spell_out("".join(parts)), slots
+    text = spell_out("".join(parts))
+    # Written-out abbreviations move the slots ("indep" → "independent"): find them again.
+    moved = []
+    for sl in slots:
+        start = text.find(f"⟦{sl.index}⟧")
+        moved.append(replace(sl, start=start, end=start + sl.end - sl.start))
+    return text, moved
 
 
 _ORDINAL = re.compile(r"\bthe\s+(first|second|former|latter)(?:\s+one)?\b")
@@ -107,6 +113,7 @@ _ABBREVIATIONS = [
     (re.compile(r"\bmed\b\.?(?=\s+(?:effect|uplift|impact|of))"), "median"),
     (re.compile(r"\bstd\.?\s*dev\w*\b|\bstdev\b|\bsd\b"), "standard deviation"),
     (re.compile(r"\bvar\b\.?(?=\s+(?:of|in)\b)"), "variance"),
+    (re.compile(r"\b(\d{1,2}(?:st|nd|rd|th))\s+pct\b\.?"), r"\1 percentile"),
     (re.compile(r"\bpct\b\.?|\bper\s*cent\b"), "percent"),
     (re.compile(r"\bpctls?\b\.?|\bpctiles?\b|\bptile\b"), "percentile"),
     (re.compile(r"\b(\d{1,2}(?:st|nd|rd|th))-(?=percentile|quantile)"), r"\1 "),
@@ -315,7 +322,7 @@ _QUANTILES = [
 
 _COUNT = re.compile(
     rf"\bhow\s+many\s+(?:\w+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
-    rf"(?:\w+\s+){{0,2}}?{_SUBJ}\b|^\s*count\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
+    rf"(?:\w+\s+){{0,2}}?{_SUBJ}\b|\bcount\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
     rf"|\bhow\s+many\b(?=.*\b(?:benefit|gain|profit|respond|are\s+hurt|lose|have|see|get)\b)"
 )
 _SHARE = re.compile(
@@ -333,6 +340,7 @@ _EACH = re.compile(
     rf"|\b(?:all|the)\s+individual\s+{_EFFECT}\b(?!.*\b(?:smallest|largest|lowest|highest|minimum|maximum)\b)"
     rf"|\blist\s+(?:the\s+)?{_EFFECT}\b"
     rf"|\b(?:all|every|each)\s+(?:the\s+)?{_SUBJ}\s+individually\b"
+    r"|\bone\s+by\s+one\b"
 )
 
 # Comparisons between two treatments: "gain more from ⟦1⟧ than from ⟦2⟧".
@@ -464,7 +472,7 @@ _DIFFERENCE = [
     (
         re.compile(
             rf"\bhow\s+much\s+{_MORE}\s+(?:\w+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
-            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
         ),
         False,
     ),  # fmt: skip
@@ -533,12 +541,32 @@ _DIFFERENCE = [
         False,
     ),
     (
-        re.compile(r"\b(?:advantage|edge|lead|margin)\s+(?:of|for)\s+⟦(\d+)⟧\s+over\s+⟦(\d+)⟧"),
+        re.compile(
+            r"\b(?:advantage|edge|lead|margin|gap|uplift|lift|gain|effect|impact|benefit)s?\s+"
+            r"(?:of|for|from)\s+⟦(\d+)⟧\s+over\s+⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    # "the ITE of 29 under ⟦1⟧ less its ITE under ⟦2⟧"
+    (
+        re.compile(
+            r"\b(?:under|with|from|of)\s+⟦(\d+)⟧\s+(?:minus|less)\s+(?:its|the|their)\s+"
+            r"(?:\w+\s+){0,2}?(?:under|with|from|of)\s+⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    # "compare ⟦1⟧ against ⟦2⟧ …, what's the extra effect from ⟦1⟧?" (a third group: the
+    # treatment named again, which must be the first)
+    (
+        re.compile(
+            r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:against|to|with|versus|vs\.?)\s+⟦(\d+)⟧[^?]*?"
+            r"\b(?:extra|additional|incremental)\s+(?:\w+\s+){0,2}?(?:from|of|with|by)\s+⟦(\d+)⟧"
+        ),
         False,
     ),
     # "switching from ⟦1⟧ to ⟦2⟧" gains ⟦2⟧ − ⟦1⟧
     (re.compile(r"\bswitch\w*\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
-    (re.compile(r"\b⟦(\d+)⟧\s+instead\s+of\s+⟦(\d+)⟧"), False),
+    (re.compile(r"⟦(\d+)⟧\s+instead\s+of\s+⟦(\d+)⟧"), False),
     (
         re.compile(
             r"\bfrom\s+⟦(\d+)⟧\s+(?:relative\s+to|compared\s+(?:to|with)|over|versus|vs\.?)\s+"
@@ -552,6 +580,8 @@ _DIFFERENCE = [
 CAUSES_OF_BOTH = (
     r"\bupstream\s+of\s+both\b"
     r"|\b(?:jointly|together)\s+(?:cause|affect|influence|drive|impact|determine)s?\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
+    r"|\b(?:which|what)\s+(?:\w+\s+){0,2}?(?:causes?|affects?|influences?|drives?|impacts?|shapes?)\s+both"
+    r"\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
 )
 """Wordings of the causes two variables share ("what jointly drives ⟦1⟧ and ⟦2⟧")."""
 _CONFOUND = re.compile(
@@ -584,6 +614,8 @@ _ON_PATH = re.compile(
     r"|\bon\s+the\s+(?:causal\s+)?"
     r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
+    r"|\b(?:sit|sits|sitting|lie|lies|lying|located|placed|positioned)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
+    r"|\b(?:via|through|by\s+way\s+of|passing\s+through)\s+⟦\d+⟧"
     + "".join("|" + re.sub(r"\(\?P<\w+>", "(?:", r) for r in _THROUGH)
 )
 _MEDIATORS = re.compile(
@@ -591,6 +623,9 @@ _MEDIATORS = re.compile(
     r"|\b(?:go|goes|going|went|pass\w*|run|runs|route[sd]?|lead|leads)\s+(?:through|via)\b"
     r"|\bby\s+way\s+of\b"
     r"|\btransmit\w*\b|\bchannel\w*\b"
+    r"|\bthrough\s+which\s+(?:\w+\s+)?(?:variables|nodes|factors)\s+(?:does|do|did|can|could|would|will)\b"
+    r"|\b(?:lie|lies|sit|sits|are|fall)\s+(?:on|along)\s+(?:the|any|a|every)\s+(?:(?:causal|directed)\s+){0,2}"
+    r"(?:paths|routes|chains|pathways)\b|\b(?:sit|sits|lie|lies|are|is)\s+in\s+between\b"
 )
 _DSEP = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
@@ -612,11 +647,13 @@ _GIVEN = re.compile(
     r"|^\s*(?:does|do|would|will|can)\s+(?:knowing|observing|conditioning\s+on|controlling\s+for"
     r"|fixing|holding)\b"
 )
-_ADJUST = re.compile(
+ADJUST = re.compile(
     r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
     r"|\bdeconfound\w*|\bcondition\s+on\b|\bcovariates?\b|\bunbiased\s+estimate\b"
     r"|\bblock\w*\s+(?:the\s+|all\s+)?(?:confounding|back-?door|spurious)"
+    r"|\bregress\w*\s+⟦\d+⟧\s+on\s+⟦\d+⟧[^?]*\b(?:include|add|put|control|condition|adjust)\w*"
 )
+"""Words for an adjustment set (shared with the check)."""
 BLANKET = re.compile(
     r"\bmarkov\s+blanket\b|\bscreens?\s+off\s+⟦\d+⟧"
     r"|\bshield(?:s|ing)?\s+⟦\d+⟧\s+from\s+(?:the\s+rest|everything|all\s+(?:the\s+)?other)"
@@ -625,7 +662,9 @@ BLANKET = re.compile(
     r"(?:children'?s|childrens|children\s*’s)\s+(?:other\s+)?(?:parents|causes)\b"
 )
 EFFECT_KIND = re.compile(
+    # not "direct or indirect both count": either kind of link will do, a yes/no question
     r"\bdirect(?:ly)?\s*,?\s*(?:or\s+)?(?:only\s+)?indirect(?:ly)?\s*,?\s*(?:or\s+)?both\b"
+    r"(?!\s+(?:count|counts|qualify|work|are\s+fine|are\s+ok|do))"
     r"|\bdirect(?:ly)?\s*,?\s*or\s+only\s+(?:indirect(?:ly)?|via|through|by\s+way\s+of)\b"
     r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effects?|influences?|links?|relation\w*"
     r"|connections?|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
@@ -635,6 +674,10 @@ EFFECT_KIND = re.compile(
     r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to|on)\s*⟦\d+⟧\s*:\s*(?:an?\s+)?direct\s+or\s+(?:an?\s+)?indirect\b"
     r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
     r"|\bdirect(?:ly)?(?:\s+(?:edge|link|arrow|path|route|effect|connection))?\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
+    # "a direct one, does it run through other variables, or is it both", "straight arrow,
+    # through mediators, or both", "directly, indirectly or through both channels"
+    r"|\b(?:direct(?:ly)?|straight\s+(?:arrow|line|edge|link))\b[^?.!;]{0,60}?\b(?:indirect(?:ly)?|through|via)\b"
+    r"[^?.!;]{0,60}?\bor\s+(?:\w+\s+){0,3}?both\b"
 )
 
 _SUPERLATIVE = re.compile(
@@ -830,6 +873,8 @@ def read_difference(text: str, slots: list[Slot]) -> list[str] | None:
         m = pattern.search(text)
         if m:
             a, b = _treatment_of(slots, m.group(1)), _treatment_of(slots, m.group(2))
+            if (m.lastindex or 0) >= 3 and _treatment_of(slots, m.group(3)) != a:
+                continue
             if a and b and a != b:
                 return [b, a] if swap else [a, b]
     return None
@@ -879,7 +924,7 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
                 "d_connected" if dependent else "d_separated", variables=before, given=after
             )
         return None
-    if _ADJUST.search(text) and len(names) == 2:
+    if ADJUST.search(text) and len(names) == 2:
         return Frame("adjustment_set", variables=_cause_effect(text, slots, names))
     if asked == "bool":
         # Yes/no questions about two variables are the paper's (is_cause, is_parent); the
@@ -914,6 +959,7 @@ _DIRECTION = [
     r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,3}?(?:to|into|onto|on)\s+⟦(\d+)⟧",
     r"\b(?:effect|influence|impact)s?\s+(?:that\s+)?(?:of\s+)?⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto|to)\s+⟦(\d+)⟧",
     r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
+    r"\bregress\w*\s+⟦(?P<b>\d+)⟧\s+on\s+⟦(?P<a>\d+)⟧",
     r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effects?|influences?|impacts?)\s+on\s+⟦(\d+)⟧",
     *_THROUGH[:2],
     # "⟦m⟧ lies on a route by which ⟦a⟧ influences ⟦b⟧"

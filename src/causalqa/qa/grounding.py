@@ -492,6 +492,8 @@ def _unresolved(question: str, taken_norm: list[tuple[int, int]], q_norm: str) -
         w = w.strip("'’")
         if not w[:1].isupper() or w.casefold() in _COMMON or w.isupper() and len(w) <= 3:
             continue
+        if re.fullmatch(r"[A-Z]{2,4}s", w):
+            continue  # an acronym's plural: "the partner IDs", "ITEs", "KPIs"
         if re.fullmatch(r"(?:^|.*[.!?:;—–(\[\"“]|.*\s-)\s*", question[:s]) or re.fullmatch(
             r"I(?:['’](?:d|m|ve|ll))?", w
         ):
