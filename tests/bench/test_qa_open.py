@@ -126,3 +126,59 @@ def test_the_questions_do_not_depend_on_the_hash_seed():
         for seed in (1, 2, 3)
     ]
     assert runs[0] and runs[0] == runs[1] == runs[2]
+
+
+def _recorded(question, plan=None):
+    return {"size": "small", "seed": 0, "question": question, "plan": plan,
+            "llm_called": plan is not None}  # fmt: skip
+
+
+def _stored_run(tmp_path, outcomes):
+    import json
+
+    path = tmp_path / "qa-open-stored.json"
+    run = {"benchmark": "qa-open", "llm": "local:test", "wording": "dev", "seeds": 1,
+           "sizes": {"small": qa_open.SIZES["small"]}, "environment": {"date": "2026-11-26"},
+           "outcomes": outcomes}  # fmt: skip
+    path.write_text(json.dumps(run))
+    return path
+
+
+def test_a_replay_gives_the_recorded_plans_and_grades_with_todays_engine(tmp_path):
+    model = qa_open.open_model("small", 0)
+    items = qa_open.generate_open_questions(model, seed=0, wording="dev")
+    median = next(i for i in items if i.kind == "median")
+    best = [i for i in items if i.kind == "best_on_average_outcome"][:2]
+    t = median.pick["T"]
+    stored = [
+        # answered by the frames then: no LLM plan recorded
+        _recorded(median.question),
+        # the LLM's plans: the right one, and one the check refuses (one treatment's average
+        # where the best treatment is asked)
+        _recorded(best[0].question, {"steps": [{"tool": "best_treatment", "args": {}}]}),
+        _recorded(best[1].question, {"steps": [{"tool": "ate", "args": {"treatment": t}}]}),
+        # a question of a wording set edited since the run
+        _recorded(f"What was the median of {t}?"),
+    ]  # fmt: skip
+    report = qa_open.replay_open_bench(_stored_run(tmp_path, stored), out_dir=tmp_path / "out")
+    assert [o["grade"] for o in report["outcomes"]] == ["right", "right", "refused"]
+    assert "I cannot answer that exactly" in report["outcomes"][2]["answer"]
+    assert report["unmatched_questions"] == 1
+    assert report["replay_of"].endswith("qa-open-stored.json")
+    assert (tmp_path / "out" / "qa-open-latest.md").read_text().count("A replay of") == 1
+
+
+def test_a_replay_of_something_else_is_a_clear_error(tmp_path):
+    from causalqa.errors import CausalQAError
+
+    bad = tmp_path / "x.json"
+    bad.write_text('{"benchmark": "qa", "outcomes": []}')
+    with pytest.raises(CausalQAError, match="not the JSON of a `bench qa --open` run"):
+        qa_open.replay_open_bench(bad, out_dir=tmp_path)
+    with pytest.raises(CausalQAError, match="no such run file"):
+        qa_open.replay_open_bench(tmp_path / "none.json", out_dir=tmp_path)
+    with pytest.raises(CausalQAError, match="none of the 1 questions"):
+        stored = [
+            {"size": "small", "seed": 0, "question": "gone?", "plan": None, "llm_called": False}
+        ]
+        qa_open.replay_open_bench(_stored_run(tmp_path, stored), out_dir=tmp_path)

@@ -700,7 +700,6 @@ def run_open_bench(
     from causalqa.llm import get_llm
     from causalqa.llm.concurrent import BUSY, PerThread, run_ordered
     from causalqa.qa.assistant import Assistant
-    from causalqa.qa.tools import validate_plan
 
     if quick:
         sizes, seeds = ("small",), 1
@@ -723,21 +722,7 @@ def run_open_bench(
         assistant.reset()
         start = time.perf_counter()
         answer = assistant.ask(item.question)
-        seconds = time.perf_counter() - start
-        valid = None
-        if answer.plan is not None:
-            try:
-                validate_plan(answer.plan, model, max_steps=4)
-                valid = True
-            except CausalQAError:
-                valid = False
-        return {
-            "size": size, "seed": seed, "kind": item.kind, "family": item.family,
-            "question": item.question, "grade": grade_open(item, answer.answered, answer.result, model),
-            "answer": answer.answer, "plan": answer.plan, "plan_valid": valid,
-            "llm_called": bool(answer.usage.get("total_tokens")),
-            "seconds": round(seconds, 3), "cached": answer.cached,
-        }  # fmt: skip
+        return _open_outcome(item, size, seed, model, answer, time.perf_counter() - start)
 
     columns = (
         TextColumn("{task.description}"),
@@ -754,7 +739,6 @@ def run_open_bench(
             retry=BUSY,
             on_result=lambda *_: progress.advance(task),
         )
-    rows = _open_rows(outcomes)
     cold = (
         _cold_process_seconds(jobs[0][2], jobs[0][3], llm_spec, cold_samples)
         if cold_samples
@@ -769,6 +753,42 @@ def run_open_bench(
         "cache": cache,
         "concurrency": concurrency,
         "quick": quick,
+    }
+    return _open_report(report, outcomes, cold, out_dir)
+
+
+def _open_outcome(
+    item: OpenItem, size: str, seed: int, model: CausalModel, answer: Any, seconds: float
+) -> dict[str, Any]:
+    from causalqa.qa.tools import validate_plan
+
+    valid = None
+    if answer.plan is not None:
+        try:
+            validate_plan(answer.plan, model, max_steps=4)
+            valid = True
+        except CausalQAError:
+            valid = False
+    return {
+        "size": size, "seed": seed, "kind": item.kind, "family": item.family,
+        "question": item.question, "grade": grade_open(item, answer.answered, answer.result, model),
+        "answer": answer.answer, "plan": answer.plan, "plan_valid": valid,
+        "llm_called": bool(answer.usage.get("total_tokens")),
+        "seconds": round(seconds, 3), "cached": answer.cached,
+    }  # fmt: skip
+
+
+def _open_report(
+    report: dict[str, Any],
+    outcomes: list[dict[str, Any]],
+    cold: list[dict[str, float]],
+    out_dir: Path,
+) -> dict[str, Any]:
+    """The rows per kind, the environment, JSON, Markdown and the plot of a run."""
+    rows = _open_rows(outcomes)
+    wording = report["wording"]
+    report = {
+        **report,
         "environment": environment(),
         "rows": rows,
         "cold_seconds": cold,
@@ -787,6 +807,13 @@ def run_open_bench(
         f"median {total['median_s']} s per question. Wording set: {wording}. A refused question "
         "of an unsupported kind counts as right; any other refusal as refused."
     )
+    if report.get("replay_of"):
+        extra += (
+            f" A replay of {report['replay_of']} (run {report['replayed_run_date']}): the same "
+            "questions through this engine, each LLM plan that run recorded given again "
+            "instead of asking the LLM (no LLM loaded; a question whose LLM call that run did "
+            "not record cannot be planned and is refused)."
+        )
     if cold:
         extra += (
             f" Cold process (`causalqa ask` started afresh, {len(cold)} questions of the first "
@@ -801,6 +828,117 @@ def run_open_bench(
     write_report(out_dir, "qa-open", report, markdown)
     report["markdown"] = markdown
     return report
+
+
+class RecordedPlanner:
+    """Stands in for the LLM planner in a replay: gives the plan a stored run recorded for
+    the question being asked (`expect`), and fails as a planner that cannot plan when that
+    run recorded none (the question was answered without the LLM then)."""
+
+    cues = True
+    max_steps = 1
+
+    def __init__(self) -> None:
+        self.recorded: dict[str, Any] | None = None
+
+    def expect(self, plan: dict[str, Any] | None) -> None:
+        self.recorded = plan
+
+    def _give(self, *_args: Any, **_kwargs: Any):
+        from causalqa.errors import PlanError
+        from causalqa.qa.planner import PlanResult
+
+        if self.recorded is None:
+            raise PlanError("the replayed run recorded no LLM plan for this question")
+        return PlanResult(self.recorded)
+
+    plan = _give
+    plan_open = _give
+
+
+def replay_open_bench(
+    run_path: Path, *, out_dir: Path = Path("bench/results"), console=None
+) -> dict[str, Any]:
+    """Ask every question of a stored `bench qa --open` run again through this engine,
+    giving each LLM plan that run recorded instead of asking an LLM: what a change to the
+    frames, the check or the tools does to the same questions, in seconds and without the
+    LLM's variance. Writes the usual report (``qa-open-latest.*`` under `out_dir`)."""
+    import json
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from causalqa.llm.base import LLM
+    from causalqa.qa.assistant import Assistant
+
+    class NoLLM(LLM):
+        """The LLM of a replay: the recorded plans stand in for every call, so any other
+        call is a clear error, not a model loaded behind the user's back."""
+
+        backend = "recorded"
+        model = "plans"
+
+        def _generate(self, *args: Any, **kwargs: Any) -> Any:
+            raise CausalQAError("a replay asks no LLM: the engine asked for a reply")
+
+        def _score_labels(self, *args: Any, **kwargs: Any) -> Any:
+            raise CausalQAError("a replay asks no LLM: the engine asked for label scores")
+
+    try:
+        run = json.loads(Path(run_path).read_text(encoding="utf-8"))
+        stored = run["outcomes"]
+        wording = run["wording"]
+        if run.get("benchmark") != "qa-open" or not isinstance(stored, list):
+            raise KeyError("benchmark")
+    except FileNotFoundError:
+        raise CausalQAError(f"no such run file: {run_path}") from None
+    except (OSError, ValueError, KeyError, TypeError):
+        raise CausalQAError(
+            f"{run_path} is not the JSON of a `bench qa --open` run",
+            hint="give a qa-open-*.json written by causalqa bench qa --open",
+        ) from None
+    llm = NoLLM()
+    engines: dict[tuple[str, int], tuple[CausalModel, dict[str, OpenItem], Any]] = {}
+    outcomes, unmatched = [], 0
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("replaying", total=len(stored))
+        for old in stored:
+            key = (old["size"], int(old["seed"]))
+            if key not in engines:
+                model = open_model(*key)
+                items = generate_open_questions(model, seed=key[1], wording=wording)
+                assistant = Assistant(model, llm)
+                assistant.planner = RecordedPlanner()
+                engines[key] = (model, {i.question: i for i in items}, assistant)
+            model, items, assistant = engines[key]
+            item = items.get(old["question"])
+            progress.advance(task)
+            if item is None:
+                unmatched += 1  # a wording set edited since the run
+                continue
+            assistant.planner.expect(old["plan"] if old.get("llm_called") else None)
+            assistant.reset()
+            start = time.perf_counter()
+            answer = assistant.ask(item.question)
+            outcomes.append(
+                _open_outcome(item, key[0], key[1], model, answer, time.perf_counter() - start)
+            )
+    if not outcomes:
+        raise CausalQAError(
+            f"none of the {len(stored)} questions of {run_path} is in today's wording set "
+            f"{wording!r}"
+        )
+    report = {
+        "benchmark": "qa-open",
+        "llm": f"{run.get('llm', '?')} (recorded plans)",
+        "wording": wording,
+        "sizes": run.get("sizes"),
+        "seeds": run.get("seeds"),
+        "replay_of": str(run_path),
+        "replayed_run_date": (run.get("environment") or {}).get("date", "?"),
+        "unmatched_questions": unmatched,
+    }
+    return _open_report(report, outcomes, [], out_dir)
 
 
 def _cold_process_seconds(

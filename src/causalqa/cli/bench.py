@@ -258,6 +258,16 @@ def bench_qa_command(
             "--cold", min=0, help="With --open: also time N questions in fresh processes."
         ),
     ] = 0,
+    replay: Annotated[
+        Path | None,
+        typer.Option(
+            "--replay",
+            help="With --open: ask a stored run's questions again through this engine, "
+            "giving the LLM plans that run recorded (no LLM; seconds). RUN is its "
+            "qa-open-*.json. Replaying a held-out set's run measures it.",
+            metavar="RUN",
+        ),
+    ] = None,
     out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
@@ -267,6 +277,14 @@ def bench_qa_command(
     --open, the open-question benchmark."""
     from causalqa.bench.qa import planner_options, run_qa_bench
 
+    if replay is not None:
+        if not open_:
+            raise ConfigError("--replay replays an open-question run", hint="add --open")
+        from causalqa.bench.qa_open import replay_open_bench
+
+        report = replay_open_bench(replay, out_dir=out_dir, console=err)
+        emit_report(report, json_, drop=("outcomes", "markdown"))
+        return
     if open_:
         from causalqa.bench.qa_open import SIZES, run_open_bench
 
