@@ -66,6 +66,27 @@ def test_choose_threshold_on_training_labels():
     assert choose_threshold([1, 1], [0.2, 0.3]) == 0.5
 
 
+@pytest.mark.parametrize("metric", ["f1", "macro_f1", "balanced"])
+def test_choose_threshold_agrees_with_scikit_learn_at_every_cut(metric):
+    from sklearn.metrics import balanced_accuracy_score, f1_score
+
+    def slow(y, p):  # one scikit-learn score per cut, as the threshold is defined
+        cuts = np.unique(np.concatenate([[0.0, 1.0], (p[:-1] + p[1:]) / 2, p]))
+        if metric == "balanced":
+            scores = np.array([balanced_accuracy_score(y, p >= t) for t in cuts])
+        else:
+            avg = "binary" if metric == "f1" else "macro"
+            scores = np.array([f1_score(y, p >= t, average=avg, zero_division=0) for t in cuts])
+        return float(np.clip(cuts[scores >= scores.max() - 1e-12].mean(), 1e-6, 1 - 1e-6))
+
+    rng = np.random.default_rng(3)
+    for n, share in [(7, 0.3), (200, 0.1), (300, 0.5)]:
+        y = (rng.random(n) < share).astype(int)
+        y[0], y[1] = 1, 0
+        p = np.round(np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0, 1), 2)  # ties included
+        assert choose_threshold(y, p, metric=metric) == pytest.approx(slow(y, p), abs=1e-12)
+
+
 def test_a_balanced_accuracy_threshold_does_not_move_with_the_class_balance():
     # scores of positives ~ N(0.65, 0.1), negatives ~ N(0.35, 0.1): balanced accuracy is
     # best where the two densities cross, 0.5, whatever the share of positives; F1's

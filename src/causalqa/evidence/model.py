@@ -64,8 +64,6 @@ def choose_threshold(
     one class balance keeps its meaning on data of another) on these labels — to be
     chosen on training or validation data only. Ties go to the middle of the best range;
     one class only gives 0.5."""
-    from sklearn.metrics import balanced_accuracy_score, f1_score
-
     if metric not in ("f1", "macro_f1", "balanced"):
         raise EvidenceModelError(
             f"unknown threshold metric {metric!r}", hint="use f1, macro_f1 or balanced"
@@ -75,11 +73,28 @@ def choose_threshold(
     if y.all() or not y.any():
         return 0.5
     cuts = np.unique(np.concatenate([[0.0, 1.0], (p[:-1] + p[1:]) / 2 if p.size > 1 else [], p]))
+    # Every cut's confusion counts at once (sorted scores, cumulative counts): O(n log n)
+    # where one scikit-learn call per cut was O(n²).
+    order = np.argsort(p, kind="stable")
+    ps, ys = p[order], y[order]
+    below = np.searchsorted(ps, cuts, side="left")  # how many scores fall below each cut
+    pos_below = np.concatenate([[0], np.cumsum(ys)])[below]
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    tp = n_pos - pos_below
+    fn = pos_below
+    fp = n_neg - (below - pos_below)
+    tn = below - pos_below
+
+    def f1(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        den = 2 * a + b + c  # zero only when the class is absent and never predicted
+        return np.divide(2 * a, den, out=np.zeros(len(a)), where=den > 0)
+
     if metric == "balanced":
-        scores = np.array([balanced_accuracy_score(y, p >= t) for t in cuts])
+        scores = (tp / n_pos + tn / n_neg) / 2
+    elif metric == "f1":
+        scores = f1(tp, fp, fn)
     else:
-        average = "binary" if metric == "f1" else "macro"
-        scores = np.array([f1_score(y, p >= t, average=average, zero_division=0) for t in cuts])
+        scores = (f1(tp, fp, fn) + f1(tn, fn, fp)) / 2
     best = np.flatnonzero(scores >= scores.max() - 1e-12)
     return float(np.clip(cuts[best].mean(), 1e-6, 1 - 1e-6))
 
