@@ -202,6 +202,8 @@ def spell_out(text: str) -> str:
             return word
         if any(word.startswith(w) for w in QUANTITY_WORDS if len(w) >= 5):
             return word  # a derived word ("individually"), not a typo of its stem
+        if any(w.startswith(word) for w in QUANTITY_WORDS):
+            return word  # a word of its own that a listed one extends ("effect", "compare")
         same_start = [w for w in QUANTITY_WORDS if w[0] == word[0]]
         hit = process.extractOne(word, same_start, scorer=fuzz.ratio, score_cutoff=85)
         return hit[0] if hit else word
