@@ -93,6 +93,12 @@ def test_highlight_follows_the_plan():
     plan = {"steps": [{"tool": "paths_between", "args": {"source": "T", "target": "Y"}}]}
     h = used_subgraph(m, {"plan": plan, "result": None})
     assert h == {"nodes": ["T", "M", "Y"], "edges": [["T", "M"], ["T", "Y"], ["M", "Y"]]}
+    # the open tools read off the same routes light them up too
+    for tool, args in [("mediators", {"source": "T", "target": "Y"}),
+                       ("on_path", {"variable": "M", "source": "T", "target": "Y"}),
+                       ("effect_kind", {"cause": "T", "effect": "Y"})]:  # fmt: skip
+        h = used_subgraph(m, {"plan": {"steps": [{"tool": tool, "args": args}]}, "result": None})
+        assert h["edges"] == [["T", "M"], ["T", "Y"], ["M", "Y"]], tool
     parents = {"steps": [{"tool": "parents", "args": {"variable": "Y"}}]}
     h = used_subgraph(m, {"plan": parents, "result": ["M", "T", "Z", "W"]})
     assert h["edges"] == [["T", "Y"], ["M", "Y"], ["Z", "Y"], ["W", "Y"]]

@@ -11,7 +11,14 @@ import networkx as nx
 
 from causalqa.causal_model import CausalModel
 
-_PATH_TOOLS = {"is_cause": ("cause", "effect"), "paths_between": ("source", "target")}
+_PATH_TOOLS = {
+    "is_cause": ("cause", "effect"),
+    "paths_between": ("source", "target"),
+    "mediators": ("source", "target"),
+    "on_path": ("source", "target"),
+    "effect_kind": ("cause", "effect"),
+}
+"""Tools whose answer is read off the directed paths from one argument to the other."""
 _TREATMENT_ARGS = ("treatment", "a", "b")
 _MAX_NAMES = 500
 
