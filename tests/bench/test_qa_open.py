@@ -162,6 +162,7 @@ def test_a_replay_gives_the_recorded_plans_and_grades_with_todays_engine(tmp_pat
     ]  # fmt: skip
     report = qa_open.replay_open_bench(_stored_run(tmp_path, stored), out_dir=tmp_path / "out")
     assert [o["grade"] for o in report["outcomes"]] == ["right", "right", "refused"]
+    assert [o["llm_called"] for o in report["outcomes"]] == [False, True, True]
     assert "I cannot answer that exactly" in report["outcomes"][2]["answer"]
     assert report["unmatched_questions"] == 1
     assert report["replay_of"].endswith("qa-open-stored.json")

@@ -840,9 +840,11 @@ class RecordedPlanner:
 
     def __init__(self) -> None:
         self.recorded: dict[str, Any] | None = None
+        self.given = False
+        """Whether the recorded plan was asked for since `expect`."""
 
     def expect(self, plan: dict[str, Any] | None) -> None:
-        self.recorded = plan
+        self.recorded, self.given = plan, False
 
     def _give(self, *_args: Any, **_kwargs: Any):
         from causalqa.errors import PlanError
@@ -850,6 +852,7 @@ class RecordedPlanner:
 
         if self.recorded is None:
             raise PlanError("the replayed run recorded no LLM plan for this question")
+        self.given = True
         return PlanResult(self.recorded)
 
     plan = _give
@@ -920,9 +923,12 @@ def replay_open_bench(
             assistant.reset()
             start = time.perf_counter()
             answer = assistant.ask(item.question)
-            outcomes.append(
-                _open_outcome(item, key[0], key[1], model, answer, time.perf_counter() - start)
+            outcome = _open_outcome(
+                item, key[0], key[1], model, answer, time.perf_counter() - start
             )
+            # an LLM plan was used (the recorded one): so a replay of this replay gives it again
+            outcome["llm_called"] = assistant.planner.given
+            outcomes.append(outcome)
     if not outcomes:
         raise CausalQAError(
             f"none of the {len(stored)} questions of {run_path} is in today's wording set "
