@@ -202,6 +202,15 @@ EXPECTED = [
     ("Please count the partners for whom the individual impact of Discount is over 10.", "count_subjects", 2),
     ("By how much do partners' Tech Support effects typically deviate from their mean, i.e. what is the standard deviation?", "summarize", 202.3**0.5),
     ("Who does Discount harm? Give me the partner IDs.", "list_subjects", ["P3"]),
+    # earlier writers' wordings still refused at the start of this round
+    ("I'd like to know by how much Tech Support beats Discount on average across partners.", "summarize", 3.7),
+    ("ATE(Tech Support) - ATE(Discount)?", "summarize", 3.7),
+    ("Compare Tech Support with Discount: what is the mean per-partner difference in their effects?", "summarize", 3.7),
+    ("On average, how much more uplift per partner does Tech Support deliver compared with Discount?", "summarize", 3.7),
+    ("Identify the partner that maximizes CATE(Tech Support) - CATE(Discount).", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("Who benefits most from choosing Tech Support over Discount?", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("how much bigger is Tech Support's impact than Discount's for partner P1?", "subject_value", 5.0),
+    ("I'd like to know, for partner P1, the effect of Tech Support net of the effect of Discount.", "subject_value", 5.0),
 ]  # fmt: skip
 
 
@@ -230,6 +239,8 @@ MISMATCHED = [
     ("What confounds the effect of Discount on Revenue?", "ate", {"treatment": "Discount"}, "common causes"),
     ("Are Discount and Tech Support independent given Revenue?", "is_cause", {"cause": "Discount", "effect": "Tech Support"}, "dependence"),
     ("What is the effect of Tech Support on each partner?", "ate", {"treatment": "Tech Support"}, "each subject"),
+    # "per partner" is a rate only when an average is asked
+    ("Show the effect of Discount per partner.", "ate", {"treatment": "Discount"}, "each subject"),
     ("What is the 90th percentile of Discount's effect?", "summarize", {"value": D, "stat": "median"}, "quantile"),
     ("What is the mode of Discount's effects?", "ate", {"treatment": "Discount"}, "mode"),
     # the result's shape: one subject for a list, a subject for a number

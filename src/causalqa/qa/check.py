@@ -483,6 +483,9 @@ def problems(
         if demand.name == "via" and named < 3:
             continue  # a route through a third variable needs three names
         hits = [m for m in demand.pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]
+        if demand.name == "each" and _is_mean(plan) and _MEAN_WORDS.search(text):
+            # "on average, how much more uplift per partner …": a rate, not a listing
+            hits = [m for m in hits if not re.match(r"per\b", m.group(0))]
         if hits and not demand.satisfied(plan):
             found.append(f"the question asks for {demand.says}, which the plan does not compute")
     asked = answer_type(grounding.masked(question))

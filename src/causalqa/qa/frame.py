@@ -474,14 +474,14 @@ _DIFFERENCE = [
     (
         re.compile(
             rf"\bhow\s+much\s+{_MORE}\s+(?:\w+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
-            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
+            rf"(?:'s)?\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
         ),
         False,
     ),  # fmt: skip
     (
         re.compile(
             rf"\bhow\s+much\s+{_LESS}\s+(?:\w+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
-            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
+            rf"(?:'s)?\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
         ),
         True,
     ),  # fmt: skip
@@ -509,7 +509,7 @@ _DIFFERENCE = [
     ),  # fmt: skip
     (
         re.compile(
-            r"\bby\s+how\s+much\s+(?:does|do|did|would|will)\s+(?:the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+|the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧"
+            r"\bby\s+how\s+much\s+(?:(?:does|do|did|would|will)\s+)?(?:the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+|the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧"
         ),
         False,
     ),
@@ -563,6 +563,44 @@ _DIFFERENCE = [
         re.compile(
             r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:against|to|with|versus|vs\.?)\s+⟦(\d+)⟧[^?]*?"
             r"\b(?:extra|additional|incremental)\s+(?:\w+\s+){0,2}?(?:from|of|with|by)\s+⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    # "CATE(⟦1⟧) - CATE(⟦2⟧)", "ATE(⟦1⟧) − ATE(⟦2⟧)": the difference in function notation
+    (
+        re.compile(
+            r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*[-−–]\s*"
+            r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)"
+        ),
+        False,
+    ),
+    # "how much more uplift does ⟦1⟧ deliver compared with ⟦2⟧"
+    (
+        re.compile(
+            rf"\bhow\s+much\s+{_MORE}\s+(?:\w+\s+){{0,5}}?⟦(\d+)⟧\s+(?:\w+\s+){{0,2}}?"
+            r"(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?)\s+(?:\w+\s+){0,2}?⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    # "choosing ⟦1⟧ over ⟦2⟧", "the effect of ⟦1⟧ net of the effect of ⟦2⟧"
+    (
+        re.compile(
+            r"\b(?:choos\w*|chose\w*|pick\w*|select\w*|getting|using|taking|giving)\s+⟦(\d+)⟧\s+"
+            r"(?:over|rather\s+than)\s+⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?net\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    # "compare ⟦1⟧ with ⟦2⟧: what is the mean per-partner difference …"
+    (
+        re.compile(
+            r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:with|to|against|and|versus|vs\.?)\s+⟦(\d+)⟧\s*[:;,.-][^?]*"
+            r"\b(?:difference|gap)\b"
         ),
         False,
     ),
