@@ -482,3 +482,12 @@ def test_a_graph_frame_is_not_overruled_by_the_learned_check(model, monkeypatch)
     answer = Assistant(model, ScriptedLLM([])).ask(question)
     assert not answer.answered, answer.answer
     assert "common effects" in answer.answer
+
+
+def test_the_mean_demand_is_read_before_the_each_demand():
+    # problems() waives "per partner" as a listing only when the mean demand, read first,
+    # found an average asked
+    from causalqa.qa.check import DEMANDS
+
+    names = [d.name for d in DEMANDS]
+    assert names.index("mean") < names.index("each")

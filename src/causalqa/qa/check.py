@@ -479,12 +479,16 @@ def problems(
     text, slots = slotted(question, grounding)
     found = unanswerable(question, grounding)
     named = len({sl.variable or sl.treatment or sl.subject for sl in slots})
+    mean_asked = False
     for demand in DEMANDS:
         if demand.name == "via" and named < 3:
             continue  # a route through a third variable needs three names
         hits = [m for m in demand.pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]
-        if demand.name == "each" and _is_mean(plan) and _MEAN_WORDS.search(text):
-            # "on average, how much more uplift per partner …": a rate, not a listing
+        if demand.name == "mean":
+            mean_asked = bool(hits)
+        elif demand.name == "each" and mean_asked and _is_mean(plan):
+            # "on average, how much more uplift per partner …": a rate, not a listing (the
+            # "mean" demand, read just before, says whether an average is asked)
             hits = [m for m in hits if not re.match(r"per\b", m.group(0))]
         if hits and not demand.satisfied(plan):
             found.append(f"the question asks for {demand.says}, which the plan does not compute")
