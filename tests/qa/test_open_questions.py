@@ -211,6 +211,29 @@ EXPECTED = [
     ("Who benefits most from choosing Tech Support over Discount?", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
     ("how much bigger is Tech Support's impact than Discount's for partner P1?", "subject_value", 5.0),
     ("I'd like to know, for partner P1, the effect of Tech Support net of the effect of Discount.", "subject_value", 5.0),
+    # a ninth writer's wordings (test9, read after its held-out measurement)
+    ("Across the partner base, what's the middle value of the per-partner effect of Tech Support? I mean the median.", "summarize", 10.0),
+    ("If we line up every partner's impact from Tech Support from smallest to largest, what's the median value?", "summarize", 10.0),
+    ("Looking across all partners, what is the top individual effect of Discount? just the number", "summarize", 25.0),
+    ("Give me the value below which 25% of the partners' effects of Tech Support fall.", "summarize", 0.5),
+    ("For how many partners is the effect of Discount greater than 0?", "count_subjects", 4),
+    ("how many percent of partners get a positive effect from Discount", "share_subjects", 0.8),
+    ("engaged partners only: how many have ITE of Tech Support > ITE of Discount?", "count_subjects", 2),
+    ("Considering only partner P1, by how much does its treatment effect of Tech Support exceed its treatment effect of Discount?", "subject_value", 5.0),
+    ("mean of (ITE of Tech Support - ITE of Discount) over partners", "summarize", 3.7),
+    ("On average, how much larger is a partner's effect of Tech Support than their effect of Discount?", "summarize", 3.7),
+    ("Compute the mean per-partner difference between the individual effect of Tech Support and the individual effect of Discount.", "summarize", 3.7),
+    ("I need the mean over partners of each partner's Tech Support effect less their Discount effect.", "summarize", 3.7),
+    ("partner with max (ITE of Tech Support - ITE of Discount)?", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("which partner has the biggest gap of Discount uplift over Tech Support uplift", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
+    ("I need every partner's individual effect of Discount: the full listing, not a summary.", "subject_values", [{"arg": p, "value": v} for p, v in zip(TABLE["Partner ID"], TABLE["Discount"], strict=True)]),
+    ("treatment with highest mean effect on Revenue?", "best_treatment", {"arg": "Tech Support", "value": 11.1}),
+    ("Rank the treatments by average effect on Revenue; which is first?", "best_treatment", {"arg": "Tech Support", "value": 11.1}),
+    ("Is Demand one of the variables through which Discount influences Revenue? yes or no", "on_path", True),
+    ("Discount independent of Tech Support conditioned on Revenue?", "d_separated", False),
+    ("I'm estimating the impact of Discount on Revenue: which controls do I need to include so the estimate is causal and not confounded?", "adjustment_set", ["Market Growth"]),
+    ("In the causal graph, does Discount affect Revenue through a direct edge only, only indirectly through other variables, both, or not at all?", "effect_kind", "indirect"),
+    ("For the regression of Revenue on Discount, which controls do I need to get the causal effect?", "adjustment_set", ["Market Growth"]),
 ]  # fmt: skip
 
 
@@ -320,6 +343,16 @@ MISMATCHED = [
     ("Identify the partner where Discount outperforms Tech Support the most.", "rank_subjects",
      {"value": {"difference": ["Discount", "Tech Support"]}, "conditions": [{"value": T, "op": ">", "than": 0}]},
      "sign of an effect"),
+    # the direction stated after an opening clause, and by "the regression of Y on X"
+    ("In the causal graph, does Discount affect Revenue through a direct edge only, only indirectly through other variables, both, or not at all?",
+     "effect_kind", {"cause": "Revenue", "effect": "Discount"}, "the plan about"),
+    ("For the regression of Revenue on Discount, which controls do I need to get the causal effect?",
+     "adjustment_set", {"treatment": "Revenue", "outcome": "Discount"}, "the plan about"),
+    # "how many percent" asks a share, not a count
+    ("how many percent of partners gain from Discount", "count_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": 0}]}, "a share of subjects"),
+    # the top of one treatment's effects is a number, not who has it
+    ("What is the top individual effect of Discount?", "best_subject", D, "a number"),
 ]  # fmt: skip
 
 
@@ -448,6 +481,10 @@ RIGHT = [
      {"conditions": [{"value": D, "op": ">", "than": 0}]}),
     ("How many partners gain more from Discount than from Tech Support?", "count_subjects",
      {"conditions": [{"value": D, "op": ">", "than": T}]}),
+    ("For how many partners is the effect of Discount greater than 0?", "count_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": 0}]}),
+    ("Rank the partners' Discount effects from lowest to highest: what is the median?", "summarize",
+     {"value": D, "stat": "median"}),
 ]  # fmt: skip
 
 

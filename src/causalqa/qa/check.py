@@ -28,6 +28,7 @@ from causalqa.qa.frame import (
     EFFECT_KIND,
     HOW_MUCH_GAIN,
     MEDIAN,
+    ON_PATH,
     QUANTILE,
     STD,
     numbers,
@@ -154,7 +155,7 @@ _SUBJ = (
     r"(?:partners?|subjects?|customers?|clients?|patients?|accounts?|users?|companies|company"
     r"|members?|firms?|units?|individuals?|people)"
 )
-_NUMBER_AFTER = r"\s+(?:\w+\s+)?-?\d"
+_NUMBER_AFTER = r"\s+(?!(?:what|which)\b)(?:\w+\s+)?-?\d"  # not "below which 10% fall"
 _MEAN_WORDS = re.compile(r"\b(?:average|mean|on\s+average|ates?)\b")
 _LOW = r"smallest|minimum|minimal|lowest|least|weakest|worst|bottom|most\s+negative|argmin"
 """Words for the low end (the "low" demand; `_LOW_WORDS` adds looser ones)."""
@@ -182,10 +183,12 @@ DEMANDS: list[Demand] = [
     ),  # fmt: skip
     Demand(
         "mean",
-        # not the mean a deviation is measured from ("how far do they deviate from their mean")
+        # not the mean a deviation is measured from ("how far do they deviate from their
+        # mean"), nor the verb ("I mean the median")
         re.compile(
             r"(?<!\bfrom\s)(?<!\bfrom\sthe\s)(?<!\bfrom\stheir\s)(?<!\bfrom\sits\s)(?<!\baround\s)"
-            r"(?<!\baround\sthe\s)(?<!\baround\stheir\s)" + _MEAN_WORDS.pattern
+            r"(?<!\baround\sthe\s)(?<!\baround\stheir\s)(?<!\bi\s)(?<!\bwe\s)(?<!\byou\s)"
+            + _MEAN_WORDS.pattern
         ),
         _is_mean,
         "an average",
@@ -203,7 +206,7 @@ DEMANDS: list[Demand] = [
     Demand(
         "count",
         re.compile(
-            rf"\bhow\s+many\b|\bnumber\s+of\b|^\s*count\b|\bcount\s+(?:the\s+)?{_SUBJ}"
+            rf"\bhow\s+many\b(?!\s+percent)|\bnumber\s+of\b|^\s*count\b|\bcount\s+(?:the\s+)?{_SUBJ}"
             rf"|(?:^|[\s(])#\s*(?:of\s+)?{_SUBJ}"
         ),
         _either(_uses("count_subjects"), _uses(*_LISTS)),
@@ -422,6 +425,13 @@ _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
 
 
 _NEGATED = re.compile(r"\b(?:not|no|without|rather\s+than|instead\s+of|never)\s+(?:\w+\s+)?$")
+_LOW_END = r"(?:smallest|lowest|least|worst|bottom|minimum|min)"
+_HIGH_END = r"(?:largest|highest|biggest|greatest|most|best|top|maximum|max)"
+_ORDERING = re.compile(
+    rf"\bfrom\s+(?:the\s+)?{_LOW_END}\s+to\s+(?:the\s+)?{_HIGH_END}\b"
+    rf"|\bfrom\s+(?:the\s+)?{_HIGH_END}\s+to\s+(?:the\s+)?{_LOW_END}\b"
+)
+"""An order to line values up in ("from smallest to largest"): it asks for neither end."""
 
 
 def _plan_names(plan: Plan) -> set[str]:
@@ -484,12 +494,21 @@ def problems(
         if demand.name == "via" and named < 3:
             continue  # a route through a third variable needs three names
         hits = [m for m in demand.pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]
+        if demand.name in ("low", "high"):
+            order = [o.span() for o in _ORDERING.finditer(text)]
+            hits = [m for m in hits if not any(a <= m.start() < b for a, b in order)]
         if demand.name == "mean":
             mean_asked = bool(hits)
         elif demand.name == "each" and mean_asked and _is_mean(plan):
-            # "on average, how much more uplift per partner …": a rate, not a listing (the
-            # "mean" demand, read just before, says whether an average is asked)
-            hits = [m for m in hits if not re.match(r"per\b", m.group(0))]
+            # "on average, how much more uplift per partner …", "the mean over partners of
+            # each partner's …": a rate or an average of per-subject values, not a listing
+            # (the "mean" demand, read just before, says whether an average is asked)
+            hits = [
+                m
+                for m in hits
+                if not re.match(r"per\b", m.group(0))
+                and not re.search(r"\bof\s+$", text[: m.start()])
+            ]
         if hits and not demand.satisfied(plan):
             found.append(f"the question asks for {demand.says}, which the plan does not compute")
     asked = answer_type(grounding.masked(question))
@@ -605,6 +624,7 @@ _NAMED_BY_WORDS: dict[str, re.Pattern[str]] = {
     "markov_blanket": BLANKET,
     "effect_kind": EFFECT_KIND,
     "adjustment_set": ADJUST,
+    "on_path": ON_PATH,
     "median": MEDIAN,
     "std": STD,
 }
@@ -758,6 +778,7 @@ _SIGN_WORDS = re.compile(
     r"|los[et]\w*|losing|loss\w*|better\s+off|worse\s+off|ahead|behind|above\s+zero|below\s+zero"
     r"|upside|downside|pays?\s+off|backfir\w*|respond\w*|improv\w*|suffer\w*|penali[sz]\w*"
     r"|damag\w*|win\w*|worse|better|zero|boost\w*)\b|[<>]=?\s*0\b"
+    r"|\b(?:than|above|below|over|under|exceeds?)\s+0(?![.,]?\d)"
     r"|\b(?:see|sees|get|gets|have|has|experience|enjoy|record|show)\s+(?:a|an|any|some)\s+"
     r"(?:\w+\s+)?(?:lift|uplift|increase|rise|bump|improvement)\b"
 )

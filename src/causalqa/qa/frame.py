@@ -290,7 +290,12 @@ _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
     (
         "max",
         re.compile(
-            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best|argmax)\b"
+            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best|argmax|max)\b"
+            # "the top individual effect"; not "the top 3", "top quartile", "top partners"
+            r"|\btop\b(?!\s*-?\s*(?:\d|one|two|three|four|five|ten|few|k\b|n\b|quartile|decile|half))"
+            r"(?!\s+(?:[\w-]+\s+){0,2}?(?:treatments?|partners?|subjects?|customers?|clients?|patients?"
+            r"|accounts?|users?|firms?|companies|company|members?|units?)\b)"
+            r"|\b(?:which|what)\s+(?:one\s+)?(?:is|comes|ranks|places|lands)\s+first\b"
         ),
     ),
     ("mean", re.compile(r"\b(?:average|mean|on\s+average|typical)\b")),
@@ -308,8 +313,8 @@ _QUANTILES = [
     (re.compile(r"\bpercentile\b[^.?!]{0,100}?\b(\d{1,2})(?:st|nd|rd|th)\b"), None),
     (
         re.compile(
-            r"\b(?:below|under)\s+what\s+(?:\S+\s+){0,8}?(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?"
-            r"(?:\S+\s+){0,3}?(?:fall|lie|sit|are|come\s+in|land)\b"
+            r"\b(?:below|under)\s+(?:what|which)\s+(?:\S+\s+){0,8}?(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?"
+            r"(?:\S+\s+){0,5}?(?:fall|lie|sit|are|come\s+in|land)\b"
         ),
         None,
     ),  # fmt: skip
@@ -338,6 +343,7 @@ _ALL_OF = r"(?<!\bover\s)(?<!\bacross\s)(?<!\bamong\s)(?<!\btaking\s)(?<!\bconsi
 _EACH = re.compile(
     rf"\b(?:for|on|to|with|by)\s+(?:each|every|every\s+single|each\s+individual)\s+(?:\w+\s+)?{_SUBJ}\b(?!\s+into\s+account)"
     rf"|\bper[\s-]+{_SUBJ}\b|\b{_SUBJ}\s+by\s+{_SUBJ}\b|{_ALL_OF}\beach\s+{_SUBJ}(?:'s)?\b(?!\s+into\s+account)"
+    rf"|{_ALL_OF}\bevery\s+{_SUBJ}'s\b"
     rf"|\bby\s+{_SUBJ}\s*(?:[?.!,;]|$)|\b{_SUBJ}[\s-]+by[\s-]+{_SUBJ}\b"
     rf"|\b(?:all|the)\s+individual\s+{_EFFECT}\b(?!.*\b(?:smallest|largest|lowest|highest|minimum|maximum)\b)"
     rf"|\blist\s+(?:the\s+)?{_EFFECT}\b"
@@ -368,7 +374,8 @@ _BETWEEN = [
             rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beat(?:s|ing)?|outperform(?:s|ing)?|exceed(?:s|ing)?|tops|surpass\w*"
             rf"|(?:is|was|are)\s+{_MORE}\s+than|works?\s+better\s+than|does\s+better\s+than"
             rf"|{_MORE}\s+than|>=?)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from|for)\s+"
-            rf"|(?:their|its|the)\s+(?:\w+\s+)?(?:of|from|for|with)\s+|(?:their|its|the)\s+)?⟦(\d+)⟧"
+            rf"|(?:their|its|the)\s+(?:\w+\s+)?(?:of|from|for|with)\s+|(?:their|its|the)\s+"
+            rf"|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(\d+)⟧"
         ),
         ">",
     ),  # fmt: skip
@@ -376,7 +383,8 @@ _BETWEEN = [
         re.compile(
             rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:(?:is|was|are)\s+{_LESS}\s+than"
             rf"|works?\s+worse\s+than|{_LESS}\s+than|trails?|lags?\s+behind|<=?)\s+"
-            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+)?⟦(\d+)⟧"
+            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+"
+            rf"|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(\d+)⟧"
         ),
         "<",
     ),  # fmt: skip
@@ -473,7 +481,7 @@ _NOT = re.compile(r"\b(?:not|never|n't|no|fail\s+to|fails\s+to|without)\s+(?:\w+
 _DIFFERENCE = [
     (
         re.compile(
-            rf"\bhow\s+much\s+{_MORE}\s+(?:\w+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
+            rf"\bhow\s+much\s+{_MORE}\s+(?:[\w']+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
             rf"(?:'s)?\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
         ),
         False,
@@ -487,8 +495,8 @@ _DIFFERENCE = [
     ),  # fmt: skip
     (
         re.compile(
-            r"\b(?:difference|gap)\s+(?:in\s+\w+\s+)?between\s+(?:the\s+)?(?:\w+\s+){0,2}?"
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?and\s+(?:the\s+)?(?:\w+\s+){0,2}?⟦(\d+)⟧"
+            r"\b(?:difference|gap)\s+(?:in\s+\w+\s+)?between\s+(?:the\s+)?(?:\w+\s+){0,3}?"
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?and\s+(?:the\s+)?(?:\w+\s+){0,3}?⟦(\d+)⟧"
         ),
         False,
     ),  # fmt: skip
@@ -509,7 +517,7 @@ _DIFFERENCE = [
     ),  # fmt: skip
     (
         re.compile(
-            r"\bby\s+how\s+much\s+(?:(?:does|do|did|would|will)\s+)?(?:the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+|the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧"
+            r"\bby\s+how\s+much\s+(?:(?:does|do|did|would|will)\s+)?(?:(?:the|its|their|a)\s+(?:\w+\s+){0,2}?(?:from|of|for|under)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+|(?:the|its|their)\s+(?:\w+\s+){0,2}?(?:from|of|for|under)\s+)?⟦(\d+)⟧"
         ),
         False,
     ),
@@ -545,7 +553,7 @@ _DIFFERENCE = [
     (
         re.compile(
             r"\b(?:advantage|edge|lead|margin|gap|uplift|lift|gain|effect|impact|benefit)s?\s+"
-            r"(?:of|for|from)\s+⟦(\d+)⟧\s+over\s+⟦(\d+)⟧"
+            rf"(?:of|for|from)\s+⟦(\d+)⟧(?:'s)?\s+(?:{_EFFECT}\s+)?over\s+⟦(\d+)⟧"
         ),
         False,
     ),
@@ -571,6 +579,13 @@ _DIFFERENCE = [
         re.compile(
             r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*[-−–]\s*"
             r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            rf"\b(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+⟦(\d+)⟧\s*[-−–]\s*"
+            rf"(?:the\s+)?(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+⟦(\d+)⟧"
         ),
         False,
     ),
@@ -646,8 +661,8 @@ _THROUGH = (
     r"⟦(?P<a>\d+)⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦(?P<b>\d+)⟧",
 )
 """Wordings of a route from ⟦a⟧ to ⟦b⟧ through a third variable: they make a question an
-on-path one (`_ON_PATH`, groups dropped) and state its direction (`_DIRECTION`)."""
-_ON_PATH = re.compile(
+on-path one (`ON_PATH`, groups dropped) and state its direction (`_DIRECTION`)."""
+ON_PATH = re.compile(
     r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+(?:on|along)\s+(?:a|the|any|some|every)\s+"
     r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
     r"|^\s*(?:is|does|do)\s+⟦\d+⟧\s+(?:\w+\s+)?on\s+(?:a|the|any|some|every)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
@@ -656,8 +671,10 @@ _ON_PATH = re.compile(
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
     r"|\b(?:sit|sits|sitting|lie|lies|lying|located|placed|positioned)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     r"|\b(?:via|through|by\s+way\s+of|passing\s+through)\s+⟦\d+⟧"
+    r"|\b(?:variables|nodes|factors|steps|links)\s+(?:through|via|by)\s+which\s+⟦\d+⟧"
     + "".join("|" + re.sub(r"\(\?P<\w+>", "(?:", r) for r in _THROUGH)
 )
+"""Words for a third variable on a route between two others (shared with the check)."""
 _MEDIATORS = re.compile(
     r"\bmediat\w*|\bintermediar\w*|\bintermediate\s+(?:variables|nodes|factors|steps)\b"
     r"|\b(?:go|goes|going|went|pass\w*|run|runs|route[sd]?|lead|leads)\s+(?:through|via)\b"
@@ -677,7 +694,7 @@ _SEPARATES = re.compile(
     r"(?:d-?separat\w*|block\w*\s+(?:every|all)\s+paths\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
 )
 _GIVEN = re.compile(
-    r"\b(?:given|conditional\s+on|conditioning\s+on|condition\s+on|once\s+(?:we|you|i)\s+"
+    r"\b(?:given|conditional\s+on|conditioning\s+on|conditioned\s+on|condition\s+on|once\s+(?:we|you|i)\s+"
     r"(?:condition\s+on|control\s+for|know|observe|fix|hold)|after\s+(?:conditioning\s+on|"
     r"controlling\s+for)|controlling\s+for|if\s+(?:we|you|i)\s+(?:condition\s+on|control\s+for"
     r"|know|observe|fix|hold)|holding|when\s+(?:we|you)\s+(?:condition\s+on|control\s+for|know"
@@ -691,7 +708,11 @@ ADJUST = re.compile(
     r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
     r"|\bdeconfound\w*|\bcondition\s+on\b|\bcovariates?\b|\bunbiased\s+estimate\b"
     r"|\bblock\w*\s+(?:the\s+|all\s+)?(?:confounding|back-?door|spurious)"
-    r"|\bregress\w*\s+⟦\d+⟧\s+on\s+⟦\d+⟧[^?]*\b(?:include|add|put|control|condition|adjust)\w*"
+    r"|\bregress\w*\s+(?:of\s+)?⟦\d+⟧\s+on\s+⟦\d+⟧[^?]*\b(?:include|add|put|control|condition|adjust)\w*"
+    # "controls" the noun: "which controls do I need to include", "what to add as controls"
+    r"|\b(?:which|what)\s+(?:\w+\s+)?controls\s+(?:do|does|should|must|would|shall|will|are|to)\b"
+    r"|\bcontrols\s+(?:\w+\s+){0,4}?(?:include|add|put\s+in|use)\b"
+    r"|\b(?:include|add|use)\s+(?:\w+\s+){0,2}?as\s+controls\b"
 )
 """Words for an adjustment set (shared with the check)."""
 BLANKET = re.compile(
@@ -718,6 +739,7 @@ EFFECT_KIND = re.compile(
     # through mediators, or both", "directly, indirectly or through both channels"
     r"|\b(?:direct(?:ly)?|straight\s+(?:arrow|line|edge|link))\b[^?.!;]{0,60}?\b(?:indirect(?:ly)?|through|via)\b"
     r"[^?.!;]{0,60}?\bor\s+(?:\w+\s+){0,3}?both\b"
+    r"|\bdirect\w*\b[^?.!;]{0,60}?\bindirect\w*\b[^?.!;]{0,60}?\bboth\s*,?\s*or\s+(?:not\s+at\s+all|neither|none)\b"
 )
 
 _SUPERLATIVE = re.compile(
@@ -969,14 +991,14 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
     if asked == "bool":
         # Yes/no questions about two variables are the paper's (is_cause, is_parent); the
         # three-variable ones below (on a path?) stay.
-        names3 = len(names) == 3 and (_ON_PATH.search(text) or _MEDIATORS.search(text))
+        names3 = len(names) == 3 and (ON_PATH.search(text) or _MEDIATORS.search(text))
         if not names3:
             return None
     if _CONFOUND.search(text) and len(names) == 2:
         return Frame("common_causes", variables=names)
     if _COMMON_EFFECT.search(text) and len(names) == 2:
         return Frame("common_effects", variables=names)
-    if len(names) == 3 and (_ON_PATH.search(text) or _MEDIATORS.search(text)):
+    if len(names) == 3 and (ON_PATH.search(text) or _MEDIATORS.search(text)):
         # "Does ⟦1⟧ lie on a path from ⟦2⟧ to ⟦3⟧?", "Is ⟦1⟧ a mediator between ⟦2⟧ and ⟦3⟧?"
         pair = stated_direction(text, slots)
         if pair is None:
@@ -999,18 +1021,18 @@ _DIRECTION = [
     r"\bfrom\s+⟦(\d+)⟧\s+(?:\w+\s+){0,3}?(?:to|into|onto|on)\s+⟦(\d+)⟧",
     r"\b(?:effect|influence|impact)s?\s+(?:that\s+)?(?:of\s+)?⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto|to)\s+⟦(\d+)⟧",
     r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
-    r"\bregress\w*\s+⟦(?P<b>\d+)⟧\s+on\s+⟦(?P<a>\d+)⟧",
+    r"\bregress\w*\s+(?:of\s+)?⟦(?P<b>\d+)⟧\s+on\s+⟦(?P<a>\d+)⟧",
     r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effects?|influences?|impacts?)\s+on\s+⟦(\d+)⟧",
     *_THROUGH[:2],
     # "⟦m⟧ lies on a route by which ⟦a⟧ influences ⟦b⟧"
-    r"\b(?:route|path|way|chain|channel|pathway)s?\s+(?:by|through|via)\s+which\s+⟦(\d+)⟧\s+(?:\w+\s+)?"
+    r"\b(?:route|path|way|chain|channel|pathway|variable|node|factor|step|link)s?\s+(?:by|through|via)\s+which\s+⟦(\d+)⟧\s+(?:\w+\s+)?"
     r"(?:influences?|affects?|reaches|drives?|impacts?|causes?|changes?|moves?|shapes?)\s+⟦(\d+)⟧",
     _THROUGH[2],
     # "⟦a⟧ on ⟦b⟧: direct or indirect?"
     r"(?:^|[:;,]\s*)⟦(\d+)⟧\s+(?:on|upon)\s+⟦(\d+)⟧\s*(?:[:;,?-]|$)",
     r"\bhow\s+(?:much\s+)?⟦(\d+)⟧\s+(?:impacts?|affects?|influences?|changes?|drives?|moves?)\s+⟦(\d+)⟧",
     # "does ⟦a⟧ act on ⟦b⟧ by way of ⟦m⟧?"
-    r"^\s*(?:does|do|did|can|could|would|will)\s+⟦(\d+)⟧\s+(?:\w+\s+)?(?:act\s+on|affect|influence"
+    r"(?:^|[,:;]\s*)(?:does|do|did|can|could|would|will)\s+⟦(\d+)⟧\s+(?:\w+\s+)?(?:act\s+on|affect|influence"
     r"|impact|drive|cause|change|reach|feed\s+into|lead\s+to|flow\s+into)\s+⟦(\d+)⟧",
 ]
 
@@ -1075,6 +1097,12 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         text,
     ):
         asked = "subject"  # "which partner gains the most …" ("partner gains" reads as a noun)
+    if asked is None and re.search(
+        r"^\s*(?:the\s+)?(?:treatment|intervention|option)\s+(?:with|that|which|whose)\b"
+        r"|\brank\s+(?:the\s+|all\s+)?(?:treatments|interventions|options)\b",
+        text,
+    ):
+        asked = "treatment"  # "treatment with the highest mean effect?", "rank the treatments …"
     share = bool(_SHARE.search(text)) and q is None  # "the value 10 percent of … fall below"
     count = bool(_COUNT.search(text))
     each = bool(_EACH.search(text))
@@ -1119,7 +1147,24 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         named = [s for s in stats if s not in ("min", "max", "mean")]
         if named and not difference and not treatments:
             return Frame("rank_treatments", stat=named[0], lowest=lowest, **where_frame)
+        if (
+            stats == [s for s in stats if s in ("min", "max", "mean")]
+            and "mean" in stats
+            and ("min" in stats) != ("max" in stats)
+            and not difference
+            and not treatments
+            and not conditions
+        ):
+            # "the treatment with the highest mean effect": the paper's best treatment
+            return Frame("best_treatment", lowest=lowest, **where_frame)
         return None
+    if (
+        asked == "subject"
+        and "mean" in stats
+        and not {"min", "max"} & set(stats)
+        and not re.search(r"\b(?:which|who|whom|whose)\b", text)
+    ):
+        asked = None  # "the mean per-partner difference": a number, not a subject
     if asked == "subject" and difference:
         return Frame("rank_subjects", value=value, lowest=lowest, **where_frame)
     superlative = bool(_SUPERLATIVE.search(text))
@@ -1183,6 +1228,8 @@ def plan_of(frame: Frame, grounding: Grounding) -> dict[str, Any] | None:
             if frame.value is None:
                 return None
             args = {"value": frame.value, "conditions": frame.conditions}
+        case "best_treatment":
+            args = {"lowest": frame.lowest}
         case "rank_treatments":
             args = {
                 "stat": frame.stat,
@@ -1218,5 +1265,5 @@ def plan_of(frame: Frame, grounding: Grounding) -> dict[str, Any] | None:
 
 _TABLE_KINDS = {
     "count_subjects", "share_subjects", "list_subjects", "subject_value", "subject_values",
-    "rank_treatments", "rank_subjects", "summarize",
+    "rank_treatments", "rank_subjects", "summarize", "best_treatment",
 }  # fmt: skip
