@@ -544,6 +544,7 @@ _SETS_IN_MODULES = {
     "test7": ("qa_open_test7", "TEST7"),
     "test8": ("qa_open_test8", "TEST8"),
     "test9": ("qa_open_test9", "TEST9"),
+    "test10": ("qa_open_test10", "TEST10"),
 }
 """Wording sets in modules of their own (module, variable), imported when asked for."""
 
@@ -563,8 +564,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     (2026-11-26, bench/README.md), then read: development. ``test8``
     (`causalqa.bench.qa_open_test8`, an eighth writer's, added 2026-11-26) was measured
     once held out (bench/README.md), then read: development. ``test9``
-    (`causalqa.bench.qa_open_test9`, a ninth writer's, added 2026-11-26) is held out: not
-    read while developing the engine."""
+    (`causalqa.bench.qa_open_test9`, a ninth writer's) was measured once held out
+    (bench/README.md), then read: development. ``test10`` (`causalqa.bench.qa_open_test10`,
+    a tenth writer's, added 2026-11-26) is held out: not read while developing the engine."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:
