@@ -178,5 +178,26 @@ def test_bare_numbers_are_subject_ids_unless_they_count_or_measure():
         ("Does Price (10) affect Revenue?", []),  # part of a name
         ("Is the lift above 20% for Discount?", []),
         ("the 2 best engagements", []),
+        # thresholds and percentiles written around the number
+        ("What effect of Discount sits at percentile 10 among partners?", []),
+        ("how many partners clear the 20 mark on Discount's impact", []),
+        ("how many partners beat an uplift of 20 from Discount?", []),
+        ("how many partners hit 30+ on Discount impact", []),
+        ("30 + Discount: what's the effect?", ["30"]),
     ]:
         assert ground(q, m).names("subject") == subjects, q
+
+
+def test_an_exact_name_wins_over_a_fuzzy_match_around_it():
+    # "Discount's" is close to the variable "Discount (%)", but holds the treatment
+    # "Discount" exactly
+    graph = nx.DiGraph([("Discount (%)", "Revenue")])
+    table = pd.DataFrame(
+        {"Partner ID": ["P1", "P2"], "Discount": [1.0, 2.0], "Tech Support": [3.0, 4.0]}
+    )
+    m = CausalModel.from_graph(graph, table)
+    g = ground("On average, what's Discount's effect minus Tech Support's?", m)
+    assert g.names("treatment") == ["Discount", "Tech Support"]
+    assert g.names("variable") == []
+    g = ground("Does Discount (%) affect Revenue?", m)
+    assert g.names("variable") == ["Discount (%)", "Revenue"]

@@ -323,7 +323,12 @@ class Assistant:
         last = executed.steps[-1]
         step = {"tool": last.tool, "args": last.args}
         result = executed.result
-        if self.planner.cues and asks_count(question) and last.tool != "count_subjects":
+        # "how many partners, as a share of the total, …" is answered by the share
+        if (
+            self.planner.cues
+            and asks_count(question)
+            and last.tool not in ("count_subjects", "share_subjects")
+        ):
             counted = count_answer(step, result, question)
             if counted is None:
                 steps["verbalise"] = time.perf_counter() - t

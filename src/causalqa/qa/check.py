@@ -31,6 +31,7 @@ from causalqa.qa.frame import (
     ON_PATH,
     QUANTILE,
     STD,
+    marked_cause_effect,
     numbers,
     read_conditions,
     slotted,
@@ -206,7 +207,9 @@ DEMANDS: list[Demand] = [
     Demand(
         "count",
         re.compile(
-            rf"\bhow\s+many\b(?!\s+percent)|\bnumber\s+of\b|^\s*count\b|\bcount\s+(?:the\s+)?{_SUBJ}"
+            # not "how many percent", "how many partners, as a share of the total"
+            rf"\bhow\s+many\b(?!\s+percent)(?![^?.!]*\bas\s+a\s+(?:share|fraction|percentage|proportion)\b)"
+            rf"|\bnumber\s+of\b|^\s*count\b|\bcount\s+(?:the\s+)?{_SUBJ}"
             rf"|(?:^|[\s(])#\s*(?:of\s+)?{_SUBJ}"
         ),
         _either(_uses("count_subjects"), _uses(*_LISTS)),
@@ -249,7 +252,8 @@ DEMANDS: list[Demand] = [
     Demand(
         "low",
         re.compile(rf"\b(?:{_LOW})\b(?<!at\sleast)"),
-        _is_low,
+        # "the minimal set that shields ⟦1⟧ from the rest" is the Markov blanket
+        _either(_is_low, _uses("markov_blanket")),
         "the lowest",
     ),  # fmt: skip
     Demand(
@@ -319,7 +323,11 @@ DEMANDS: list[Demand] = [
     ),  # fmt: skip
     Demand(
         "adjust",
-        re.compile(r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bback-?door\b|\bdeconfound\w*"),
+        # not "after adjusting for ⟦z⟧, are ⟦a⟧ and ⟦b⟧ d-separated": a conditioning set
+        re.compile(
+            r"(?<!\bafter\s)(?<!\bwhen\s)(?<!\bonce\s)\badjust\w*\s+for\b|\badjustment\s+sets?\b"
+            r"|\bback-?door\b|\bdeconfound\w*"
+        ),
         _uses("adjustment_set"),
         "an adjustment set",
     ),  # fmt: skip
@@ -542,7 +550,7 @@ def problems(
         if any(o.name in used and (o.start, o.end) == (m.start, m.end) for o in grounding.mentions):
             continue  # the same words named as another kind, and that one is used
         found.append(f"the plan does not use {m.name!r}, which the question names")
-    direction = stated_direction(text, slots)
+    direction = marked_cause_effect(text, slots)  # "⟦b⟧ is reached from ⟦a⟧" too
     if direction is not None:
         roles = _ROLES.get(_tool(plan))
         args = _args(plan)

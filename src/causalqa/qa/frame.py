@@ -257,7 +257,7 @@ STD = re.compile(
 )
 """Words for a standard deviation (shared with the check's demand)."""
 MEDIAN = re.compile(
-    r"\bmedian\b|\bmiddle\s+value\b"
+    r"\bmedians?\b|\bmiddle\s+value\b|\bvalue\s+(?:that\s+(?:sits|lies|falls)\s+)?(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
     r"|\bwhat\s+(?:value|number|figure|amount|effects?|uplift|impact|gain|lift)\s+(?:\w+\s+){0,2}?(?:sits?|lies|falls?|is|lands?)"
     r"\s+(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
     r"|\bhalf\b[^?.!;]*\b(?:more|above|higher)\s+than\s+what\b"
@@ -290,7 +290,7 @@ _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
     (
         "max",
         re.compile(
-            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best|argmax|max)\b"
+            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best|argmax|max|furthest|farthest)\b"
             # "the top individual effect"; not "the top 3", "top quartile", "top partners"
             r"|\btop\b(?!\s*-?\s*(?:\d|one|two|three|four|five|ten|few|k\b|n\b|quartile|decile|half))"
             r"(?!\s+(?:[\w-]+\s+){0,2}?(?:treatments?|partners?|subjects?|customers?|clients?|patients?"
@@ -298,7 +298,7 @@ _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:which|what)\s+(?:one\s+)?(?:is|comes|ranks|places|lands)\s+first\b"
         ),
     ),
-    ("mean", re.compile(r"\b(?:average|mean|on\s+average|typical)\b")),
+    ("mean", re.compile(r"\b(?:average|mean|on\s+average|typical|ates?)\b")),
 ]
 _QUANTILES = [
     (re.compile(r"\b(?:upper|third|top)\s+quartile\b"), 0.75),
@@ -330,7 +330,7 @@ _QUANTILES = [
 _COUNT = re.compile(
     rf"\bhow\s+many\s+(?:\w+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
     rf"(?:\w+\s+){{0,2}}?{_SUBJ}\b|\bcount\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
-    rf"|\bhow\s+many\b(?=.*\b(?:benefit|gain|profit|respond|are\s+hurt|lose|have|see|get)\b)"
+    rf"|\bhow\s+many\b(?=.*\b(?:benefit|gain|profit|respond|are\s+hurt|lose|have|see|get|favou?r|prefer)\b)"
 )
 _SHARE = re.compile(
     r"\b(?:what|which)\s+(?:\w+\s+)?(?:fraction|share|proportion|percentage|percent|part|portion"
@@ -348,7 +348,7 @@ _EACH = re.compile(
     rf"|\b(?:all|the)\s+individual\s+{_EFFECT}\b(?!.*\b(?:smallest|largest|lowest|highest|minimum|maximum)\b)"
     rf"|\blist\s+(?:the\s+)?{_EFFECT}\b"
     rf"|\b(?:all|every|each)\s+(?:the\s+)?{_SUBJ}\s+individually\b"
-    r"|\bone\s+by\s+one\b"
+    r"|\bone\s+by\s+one\b|\bone\s+(?:row|line|value|entry|number)\s+(?:each|per\s+\w+)\b"
 )
 
 # Comparisons between two treatments: "gain more from ⟦1⟧ than from ⟦2⟧".
@@ -388,7 +388,22 @@ _BETWEEN = [
         ),
         "<",
     ),  # fmt: skip
-    (re.compile(r"\bprefer\w*\s+⟦(\d+)⟧\s+(?:over|to)\s+⟦(\d+)⟧"), ">"),
+    (re.compile(r"\b(?:prefer\w*|favou?r\w*)\s+⟦(\d+)⟧\s+(?:over|to)\s+⟦(\d+)⟧"), ">"),
+    # "effect(⟦1⟧) > effect(⟦2⟧)"
+    (
+        re.compile(
+            r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*>=?\s*"
+            r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)"
+        ),
+        ">",
+    ),
+    (
+        re.compile(
+            r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*<=?\s*"
+            r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)"
+        ),
+        "<",
+    ),
     (
         re.compile(
             rf"\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|over|than\s+(?:of|from|for|with)?)\s*⟦(\d+)⟧"
@@ -427,18 +442,20 @@ _OPS = [
     (r"exactly|equal\s+to|equals|=", "=="),
 ]  # fmt: skip
 _OP_RE = "|".join(f"(?P<o{i}>{p})" for i, (p, _) in enumerate(_OPS))
+_BEFORE_NUMBER = r"(?:(?:an?|the)\s+(?:(?:\w+\s+){0,2}?of\s+)?)?"
+"""Words between a comparison and its number: "clear the 20 mark", "beat an uplift of 20"."""
 _THRESHOLD = [
     # "⟦1⟧ … above 10", "⟦1⟧'s effect is at least 5"
     re.compile(rf"⟦(?P<slot>\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,4}}?(?:{_OP_RE})\s*{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?"),
     # "above 10 from ⟦1⟧", "at least 5 points of uplift from ⟦1⟧"
-    re.compile(rf"(?:{_OP_RE})\s*{_NUM}\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to)\s+⟦(?P<slot>\d+)⟧"),
+    re.compile(rf"(?:{_OP_RE})\s*{_BEFORE_NUMBER}{_NUM}\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to|on)\s+⟦(?P<slot>\d+)⟧"),
     # "an uplift of 20 or more from ⟦1⟧"
     re.compile(rf"(?P<ormore>){_NUM}\s+or\s+(?:more|higher|greater|above|better)\s+(?:\w+\s+){{0,4}}?(?:from|with|of|by|under|for|to)\s+⟦(?P<slot>\d+)⟧"),
 ]  # fmt: skip
 # A comparison that names no treatment ("# of partners with effect > 20"), for a question
 # about one treatment only.
 _LOOSE_THRESHOLD = re.compile(
-    rf"(?:{_OP_RE})\s*{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?(?P<inclusive>\s*\(?inclusive\)?)?"
+    rf"(?:{_OP_RE})\s*{_BEFORE_NUMBER}{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?(?P<inclusive>\s*\(?inclusive\)?)?"
 )
 _LOOSE_OR_MORE = re.compile(
     rf"{_NUM}\s+(?:\(inclusive\)|or\s+(?:more|higher|greater|above|better))"
@@ -482,7 +499,7 @@ _DIFFERENCE = [
     (
         re.compile(
             rf"\bhow\s+much\s+{_MORE}\s+(?:[\w']+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
-            rf"(?:'s)?\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
+            rf"(?:'s)?\s+(?:\w+\s+){{0,3}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
         ),
         False,
     ),  # fmt: skip
@@ -552,7 +569,7 @@ _DIFFERENCE = [
     ),
     (
         re.compile(
-            r"\b(?:advantage|edge|lead|margin|gap|uplift|lift|gain|effect|impact|benefit)s?\s+"
+            r"\b(?:advantage|edge|lead|margin|gap|excess|surplus|uplift|lift|gain|effect|impact|benefit)s?\s+"
             rf"(?:of|for|from)\s+⟦(\d+)⟧(?:'s)?\s+(?:{_EFFECT}\s+)?over\s+⟦(\d+)⟧"
         ),
         False,
@@ -592,7 +609,7 @@ _DIFFERENCE = [
     # "how much more uplift does ⟦1⟧ deliver compared with ⟦2⟧"
     (
         re.compile(
-            rf"\bhow\s+much\s+{_MORE}\s+(?:\w+\s+){{0,5}}?⟦(\d+)⟧\s+(?:\w+\s+){{0,2}}?"
+            rf"\bhow\s+much\s+(?:{_MORE}|extra|additional|incremental)\s+(?:\w+\s+){{0,5}}?⟦(\d+)⟧\s+(?:\w+\s+){{0,2}}?"
             r"(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?)\s+(?:\w+\s+){0,2}?⟦(\d+)⟧"
         ),
         False,
@@ -616,6 +633,29 @@ _DIFFERENCE = [
         re.compile(
             r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:with|to|against|and|versus|vs\.?)\s+⟦(\d+)⟧\s*[:;,.-][^?]*"
             r"\b(?:difference|gap)\b"
+        ),
+        False,
+    ),
+    # "how does the effect of ⟦1⟧ compare to ⟦2⟧'s? give me the difference"
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?compares?\s+(?:to|with|against)\s+(?:that\s+of\s+|the\s+\w+\s+"
+            r"(?:of|from|for)\s+)?⟦(\d+)⟧.*\b(?:difference|gap)\b"
+        ),
+        False,
+    ),
+    # "the uplift from ⟦1⟧ furthest above the uplift from ⟦2⟧", "⟦1⟧ outperforms ⟦2⟧ the most"
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:furthest|farthest|most)\s+(?:above|ahead\s+of)\s+"
+            r"(?:that\s+of\s+|the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:outperforms?|beats?|exceeds?|outdoes|surpass\w*)\s+"
+            r"(?:that\s+of\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:the\s+)?(?:most|least)\b"
         ),
         False,
     ),
@@ -672,6 +712,7 @@ ON_PATH = re.compile(
     r"|\b(?:sit|sits|sitting|lie|lies|lying|located|placed|positioned)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     r"|\b(?:via|through|by\s+way\s+of|passing\s+through)\s+⟦\d+⟧"
     r"|\b(?:variables|nodes|factors|steps|links)\s+(?:through|via|by)\s+which\s+⟦\d+⟧"
+    r"|^\s*(?:is|are)\s+⟦\d+⟧\s+(?:\w+\s+)?between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     + "".join("|" + re.sub(r"\(\?P<\w+>", "(?:", r) for r in _THROUGH)
 )
 """Words for a third variable on a route between two others (shared with the check)."""
@@ -683,11 +724,16 @@ _MEDIATORS = re.compile(
     r"|\bthrough\s+which\s+(?:\w+\s+)?(?:variables|nodes|factors)\s+(?:does|do|did|can|could|would|will)\b"
     r"|\b(?:lie|lies|sit|sits|are|fall)\s+(?:on|along)\s+(?:the|any|a|every)\s+(?:(?:causal|directed)\s+){0,2}"
     r"(?:paths|routes|chains|pathways)\b|\b(?:sit|sits|lie|lies|are|is)\s+in\s+between\b"
+    r"|\bcarr(?:y|ies)\s+(?:the\s+|its\s+)?(?:effect|influence|impact)\b"
+    r"|\b(?:variables|nodes|factors)\s+(?:that\s+(?:lie|sit|are)\s+)?(?:on|along)\s+(?:the\s+|any\s+|all\s+)?"
+    r"(?:(?:causal|directed)\s+){0,2}(?:paths|routes|chains|pathways)\b"
+    r"|\b(?:via|through)\s+which\s+(?:variables|nodes|factors|intermediaries|steps)\b"
 )
 _DSEP = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
     r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependent\b|\bcorrelated\b"
     r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
+    r"|\btells?\s+(?:us\s+|you\s+|me\s+)?(?:nothing|anything)\s+(?:more\s+|new\s+|extra\s+|else\s+)?about\b"
 )
 _SEPARATES = re.compile(
     r"\b(?:does|do|can|would|will)\s+((?:⟦\d+⟧(?:\s*,\s*|\s+and\s+)?)+?)\s*"
@@ -702,7 +748,7 @@ _GIVEN = re.compile(
     r"|(?<=⟧)\s*\|(?=\s*⟦)"
     r"|\b(?:separated|blocked|screened\s+off)\s+(?:from\s+⟦\d+⟧\s+)?by\b"
     r"|^\s*(?:does|do|would|will|can)\s+(?:knowing|observing|conditioning\s+on|controlling\s+for"
-    r"|fixing|holding)\b"
+    r"|fixing|holding)\b|^\s*(?:knowing|observing)\b|\b(?:after|when|once)\s+adjusting\s+for\b"
 )
 ADJUST = re.compile(
     r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
@@ -713,11 +759,14 @@ ADJUST = re.compile(
     r"|\b(?:which|what)\s+(?:\w+\s+)?controls\s+(?:do|does|should|must|would|shall|will|are|to)\b"
     r"|\bcontrols\s+(?:\w+\s+){0,4}?(?:include|add|put\s+in|use)\b"
     r"|\b(?:include|add|use)\s+(?:\w+\s+){0,2}?as\s+controls\b"
+    r"|\bcontrols\s+(?:are\s+|would\s+be\s+)?(?:needed|required|necessary)\b"
 )
 """Words for an adjustment set (shared with the check)."""
 BLANKET = re.compile(
     r"\bmarkov\s+blanket\b|\bscreens?\s+off\s+⟦\d+⟧"
     r"|\bshield(?:s|ing)?\s+⟦\d+⟧\s+from\s+(?:the\s+rest|everything|all\s+(?:the\s+)?other)"
+    r"|\b(?:renders?|makes?|leaves?)\s+⟦\d+⟧\s+(?:conditionally\s+)?independent\s+of\s+(?:all|every|everything"
+    r"|the\s+rest)"
     # its definition spelled out: "the parents, children and the children's other parents"
     r"|\bparents\s*,\s*(?:its\s+|the\s+)?children\s*,?\s*(?:and\s+)?(?:the\s+|its\s+)?"
     r"(?:children'?s|childrens|children\s*’s)\s+(?:other\s+)?(?:parents|causes)\b"
@@ -980,7 +1029,10 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
             after = []
         if len(before) == 2 and (given_at or not after):
             dependent = bool(
-                re.search(r"\b(?<!in)dependent\b|\bd-?connect\w*|\bcorrelated\b", text)
+                re.search(
+                    r"\b(?<!in)dependent\b|\bd-?connect\w*|\bcorrelated\b|\btells?\s+(?:\w+\s+)?anything\b",
+                    text,
+                )
             )
             return Frame(
                 "d_connected" if dependent else "d_separated", variables=before, given=after
@@ -1034,6 +1086,9 @@ _DIRECTION = [
     # "does ⟦a⟧ act on ⟦b⟧ by way of ⟦m⟧?"
     r"(?:^|[,:;]\s*)(?:does|do|did|can|could|would|will)\s+⟦(\d+)⟧\s+(?:\w+\s+)?(?:act\s+on|affect|influence"
     r"|impact|drive|cause|change|reach|feed\s+into|lead\s+to|flow\s+into)\s+⟦(\d+)⟧",
+    r"\b(?:whether|if)\s+⟦(\d+)⟧\s+(?:acts\s+on|affects|influences|impacts|drives|causes|changes"
+    r"|reaches|feeds\s+into|leads\s+to|flows\s+into)\s+⟦(\d+)⟧",
+    r"\bfor\s+⟦(\d+)⟧\s+on\s+⟦(\d+)⟧\s*(?:[:;,?.-]|$)",
 ]
 
 
@@ -1057,7 +1112,9 @@ def marked_cause_effect(text: str, slots: list[Slot]) -> tuple[str, str] | None:
     if pair is not None:
         return pair
     m = re.search(
-        r"⟦(\d+)⟧\s+(?:\w+\s+){0,4}?(?:affected|influenced|caused|driven)\s+by\s+⟦(\d+)⟧", text
+        r"⟦(\d+)⟧\s+(?:\w+\s+){0,4}?(?:(?:affected|influenced|caused|driven)\s+by|reached\s+(?:from|by))"
+        r"\s+⟦(\d+)⟧",
+        text,
     )
     if m:
         a, b = _slot(slots, m.group(2)).variable, _slot(slots, m.group(1)).variable
@@ -1092,7 +1149,7 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     if asked == "variables" and (stats or q is not None) and not any(s.variable for s in slots):
         asked = None  # "what sits at the 10th percentile of ⟦1⟧'s effects": no variable named
     if asked in (None, "number", "treatment") and re.search(
-        rf"\b(?:which|who|whcih)\s+(?:\w+\s+)?{_SUBJ}\b|^\s*(?:[\w-]+\s+){{0,2}}?{_SUBJ}\s+(?:with|whose|that|who|where|for\s+which)\b"
+        rf"\b(?:which|who|whcih)\s+(?:\w+\s+)?{_SUBJ}\b|^\s*(?:[\w-]+\s+){{0,3}}?{_SUBJ}\s+(?:with|whose|that|who|where|for\s+which)\b"
         rf"|\b(?:max|maximum|top|best|highest|largest|biggest|min|minimum|lowest|smallest|worst)[-\s]+(?:\w+[-\s]+)?{_SUBJ}(?=\s*(?:[,.?;:!]|$))",
         text,
     ):

@@ -334,13 +334,20 @@ check's threshold demand, and not a subject id after them."""
 _COUNTING_BEFORE = re.compile(
     r"(?:\b(?:top|best|first|bottom|worst|last|lowest|highest|leading|k|n|number|no|over|under"
     r"|above|below|than|least|most|only|just|about|around|out\s+of|exceeds?|exceeding|beyond"
-    rf"|reaches|reach|equals?|to|by|exce\w*|meets?|{OUTDO_VERBS}|is\s+(?:at\s+)?(?:least|most)?)|[=#$€£<>~+*/.,≥≤-])\s*$"
+    rf"|reaches|reach|equals?|to|by|exce\w*|meets?|{OUTDO_VERBS}|is\s+(?:at\s+)?(?:least|most)?"
+    r"|percentile|quantile|decile|pct|hits?|clears?)|[=#$€£<>~+*/.,≥≤-])\s*$"
 )
+_THRESHOLD_OF_BEFORE = re.compile(
+    rf"\b(?:{OUTDO_VERBS}|above|over|exceed\w*|below|under|at\s+least|at\s+most|than|hits?|reach\w*)"
+    r"\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}?(?:of|at)\s*$"
+)
+"""A number after "beat an uplift of", "above an effect of": a threshold, not a subject."""
 _COUNTED_AFTER = re.compile(
-    r"^\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?|-?(?:th|st|nd|rd)\b"
+    r"^(?:\+|\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?|-?(?:th|st|nd|rd)\b"
+    r"|mark\b|threshold\b|bar\b|cut-?off\b"
     r"|or\s+(?:more|less|higher|lower|greater|above|below|better|worse)\b|\(?inclusive\b"
     r"|(?:best|top|most|worst|highest|lowest)\s+\w|\w*(?:partners?|subjects?|customers?|clients?|engagements?|treatments?|programs?"
-    r"|variables?|nodes?|paths?|units?|items?|ones|others|more|less|of\b))"
+    r"|variables?|nodes?|paths?|units?|items?|ones|others|more|less|of\b)))"
 )
 
 
@@ -355,6 +362,8 @@ def _find_bare_subjects(q: str, subjects: list[str], taken: list[tuple[int, int]
         if m.group(0) not in known or not _free(taken, s, e):
             continue
         if _COUNTING_BEFORE.search(q[max(0, s - 12) : s]) or _COUNTED_AFTER.match(q[e : e + 16]):
+            continue
+        if _THRESHOLD_OF_BEFORE.search(q[max(0, s - 50) : s]):
             continue
         found.append(Mention("subject", m.group(0), s, e, 90.0))
         taken.append((s, e))
@@ -532,17 +541,20 @@ def ground(question: str, model: CausalModel) -> Grounding:
     if model.effects is not None and not subjects:
         subjects = _find_bare_subjects(q, model.subjects, taken + treat_taken)
     found = subjects + treatments + variables
+
     # A name inside a longer one ("Loyalty Points" in "Loyalty Points Boost", "Discount" in
-    # "Discount (%)") is not mentioned on its own: the longest name wins across kinds.
+    # "Discount (%)") is not mentioned on its own: the longest name wins across kinds —
+    # unless the longer one is only a fuzzy match around an exact name ("Discount's" read
+    # as "Discount (%)" around the treatment "Discount"): then the exact name wins.
+    def inside(m: Mention, o: Mention) -> bool:
+        return o.start <= m.start and m.end <= o.end and (o.end - o.start) > (m.end - m.start)
+
+    def fuzzy_around_exact(o: Mention) -> bool:
+        return o.score < 100 and any(m.score >= 100 and inside(m, o) for m in found)
+
+    kept = [m for m in found if not fuzzy_around_exact(m)]
     mentions = sorted(
-        (
-            m
-            for m in found
-            if not any(
-                o.start <= m.start and m.end <= o.end and (o.end - o.start) > (m.end - m.start)
-                for o in found
-            )
-        ),
+        (m for m in kept if not any(inside(m, o) for o in kept)),
         key=lambda m: (m.start, m.kind),
     )
     all_spans = taken + treat_taken
