@@ -263,6 +263,14 @@ EXPECTED = [
     ("For which partner is the uplift from Discount furthest above the uplift from Tech Support?", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
     ("Show the Discount effect for all partners, one row each.", "subject_values", [{"arg": p, "value": v} for p, v in zip(TABLE["Partner ID"], TABLE["Discount"], strict=True)]),
     ("controls needed for Discount on Revenue?", "adjustment_set", ["Market Growth"]),
+    # a tenth writer's wordings (test10, read after its held-out measurement)
+    ("Does Discount have a direct arrow into Revenue, an indirect route, both, or no causal effect on Revenue at all?", "effect_kind", "indirect"),
+    ("Is Demand part of the mechanism by which Discount influences Revenue?", "on_path", True),
+    ("For each partner take the Tech Support effect minus the Discount effect, then average it: what do you get?", "summarize", 3.7),
+    ("by how much does Tech Support outperform Discount on average, partner by partner", "summarize", 3.7),
+    ("For the board deck, I need the mean difference in individual effects, Tech Support versus Discount, taken over all partners.", "summarize", 3.7),
+    ("Identify the partner where the effect of Discount exceeds the effect of Tech Support by the most.", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
+    ("For the board deck I need the mechanism: which variables carry Discount's influence through to Revenue?", "mediators", ["Demand"]),
 ]  # fmt: skip
 
 
@@ -382,6 +390,12 @@ MISMATCHED = [
      {"source": "Revenue", "target": "Discount"}, "the plan about"),
     ("After adjusting for Revenue, are Discount and Tech Support d-separated?", "adjustment_set",
      {"treatment": "Discount", "outcome": "Tech Support"}, "(in)dependence"),
+    # an effect kind asked as "a direct arrow, an indirect route, both, or none", run as a
+    # direct edge; an on-path question whose route is stated as "the mechanism by which"
+    ("Does Discount have a direct arrow into Revenue, an indirect route, both, or no causal effect on Revenue at all?",
+     "is_parent", {"parent": "Discount", "child": "Revenue"}, "direct, indirect or both"),
+    ("Is Demand part of the mechanism by which Discount influences Revenue?", "on_path",
+     {"variable": "Revenue", "source": "Demand", "target": "Discount"}, "route"),
     # "how many percent" asks a share, not a count
     ("how many percent of partners gain from Discount", "count_subjects",
      {"conditions": [{"value": D, "op": ">", "than": 0}]}, "a share of subjects"),

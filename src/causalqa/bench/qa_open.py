@@ -566,7 +566,7 @@ def wordings(name: str) -> dict[str, list[str]]:
     once held out (bench/README.md), then read: development. ``test9``
     (`causalqa.bench.qa_open_test9`, a ninth writer's) was measured once held out
     (bench/README.md), then read: development. ``test10`` (`causalqa.bench.qa_open_test10`,
-    a tenth writer's, added 2026-11-26) is held out: not read while developing the engine."""
+    a tenth writer's) was measured once held out (bench/README.md), then read: development."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:

@@ -1,6 +1,7 @@
 # ruff: noqa: E501  (data: one wording per line)
 """Held-out open-question wordings (test10), written independently of the
-engine by a tenth writer; never read while developing the engine."""
+engine by a tenth writer; measured once held out (2026-11-26), then read:
+development."""
 
 TEST10: dict[str, list[str]] = {
     "median": [

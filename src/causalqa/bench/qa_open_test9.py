@@ -1,6 +1,7 @@
 # ruff: noqa: E501  (data: one wording per line)
 """Held-out open-question wordings (test9), written independently of the
-engine by a ninth writer; never read while developing the engine."""
+engine by a ninth writer; measured once held out (2026-11-26), then read:
+development."""
 
 TEST9: dict[str, list[str]] = {
     "median": [

@@ -244,7 +244,7 @@ DEMANDS: list[Demand] = [
         "than",
         re.compile(
             r"\b(?:more|less|better|worse|higher|lower|larger|smaller|bigger"
-            r"|greater|stronger|weaker)\b[^?.!]*?\bthan\s+(?!-?\d)(?!what\b(?!\s+⟦))"
+            r"|greater|stronger|weaker)\b[^?.!]*?\bthan\s+(?!-?\d)(?!zero\b)(?!what\b(?!\s+⟦))"
         ),
         _either(_compares_two, _has_threshold),
         "a comparison of two treatments",
@@ -511,10 +511,14 @@ def problems(
             # "on average, how much more uplift per partner …", "the mean over partners of
             # each partner's …": a rate or an average of per-subject values, not a listing
             # (the "mean" demand, read just before, says whether an average is asked)
+            # "for each partner take T's effect minus U's, then average it": the mean of a
+            # difference is an average of per-subject values however it is said
+            difference = (_args(plan).get("value") or {}).get("difference")
             hits = [
                 m
                 for m in hits
-                if not re.match(r"per\b", m.group(0))
+                if not difference
+                and not re.match(r"per\b", m.group(0))
                 and not re.search(r"\bof\s+$", text[: m.start()])
             ]
         if hits and not demand.satisfied(plan):

@@ -655,7 +655,14 @@ _DIFFERENCE = [
     (
         re.compile(
             r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:outperforms?|beats?|exceeds?|outdoes|surpass\w*)\s+"
-            r"(?:that\s+of\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:the\s+)?(?:most|least)\b"
+            r"(?:that\s+of\s+|the\s+\w+\s+(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:the\s+)?(?:most|least)\b"
+        ),
+        False,
+    ),
+    # "the mean difference in individual effects, ⟦1⟧ versus ⟦2⟧"
+    (
+        re.compile(
+            r"\b(?:difference|gap)\b[^?.!;⟦]{0,40}?⟦(\d+)⟧\s+(?:versus|vs\.?|minus|against)\s+⟦(\d+)⟧"
         ),
         False,
     ),
@@ -711,7 +718,7 @@ ON_PATH = re.compile(
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
     r"|\b(?:sit|sits|sitting|lie|lies|lying|located|placed|positioned)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     r"|\b(?:via|through|by\s+way\s+of|passing\s+through)\s+⟦\d+⟧"
-    r"|\b(?:variables|nodes|factors|steps|links)\s+(?:through|via|by)\s+which\s+⟦\d+⟧"
+    r"|\b(?:variables|nodes|factors|steps|links|mechanism|process|chain|channel)\s+(?:through|via|by)\s+which\s+⟦\d+⟧"
     r"|^\s*(?:is|are)\s+⟦\d+⟧\s+(?:\w+\s+)?between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     + "".join("|" + re.sub(r"\(\?P<\w+>", "(?:", r) for r in _THROUGH)
 )
@@ -724,7 +731,7 @@ _MEDIATORS = re.compile(
     r"|\bthrough\s+which\s+(?:\w+\s+)?(?:variables|nodes|factors)\s+(?:does|do|did|can|could|would|will)\b"
     r"|\b(?:lie|lies|sit|sits|are|fall)\s+(?:on|along)\s+(?:the|any|a|every)\s+(?:(?:causal|directed)\s+){0,2}"
     r"(?:paths|routes|chains|pathways)\b|\b(?:sit|sits|lie|lies|are|is)\s+in\s+between\b"
-    r"|\bcarr(?:y|ies)\s+(?:the\s+|its\s+)?(?:effect|influence|impact)\b"
+    r"|\bcarr(?:y|ies)\s+(?:the\s+|its\s+|⟦\d+⟧(?:'s)?\s+)?(?:effect|influence|impact)\b"
     r"|\b(?:variables|nodes|factors)\s+(?:that\s+(?:lie|sit|are)\s+)?(?:on|along)\s+(?:the\s+|any\s+|all\s+)?"
     r"(?:(?:causal|directed)\s+){0,2}(?:paths|routes|chains|pathways)\b"
     r"|\b(?:via|through)\s+which\s+(?:variables|nodes|factors|intermediaries|steps)\b"
@@ -788,7 +795,9 @@ EFFECT_KIND = re.compile(
     # through mediators, or both", "directly, indirectly or through both channels"
     r"|\b(?:direct(?:ly)?|straight\s+(?:arrow|line|edge|link))\b[^?.!;]{0,60}?\b(?:indirect(?:ly)?|through|via)\b"
     r"[^?.!;]{0,60}?\bor\s+(?:\w+\s+){0,3}?both\b"
-    r"|\bdirect\w*\b[^?.!;]{0,60}?\bindirect\w*\b[^?.!;]{0,60}?\bboth\s*,?\s*or\s+(?:not\s+at\s+all|neither|none)\b"
+    # "a direct arrow into ⟦b⟧, an indirect route, both, or no causal effect at all"
+    r"|\bdirect\w*\b[^?.!;]{0,60}?\bindirect\w*\b[^?.!;]{0,60}?\bboth\b"
+    r"(?!\s+(?:count|counts|qualify|work|are\s+fine|are\s+ok|do))"
 )
 
 _SUPERLATIVE = re.compile(
@@ -797,7 +806,7 @@ _SUPERLATIVE = re.compile(
 )
 
 _WHICH_SUBJECTS = re.compile(
-    r"\b(?:which|what|list|show|name|identify|find|give)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,2}?"
+    r"\b(?:which|what|list|show|name|identify|find|give|want|need)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,3}?"
     r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
     r"|units|individuals|people|ones)\b|\bwho\s+(?:are|would|will|does|do|benefits?|gains?|is)\b"
 )
@@ -992,7 +1001,8 @@ def read_difference(text: str, slots: list[Slot]) -> list[str] | None:
 
 
 def _graph_variables(text: str, slots: list[Slot]) -> list[str]:
-    return [s.variable for s in slots if s.variable is not None]
+    """The variables named, each once ("… into ⟦b⟧, … or no effect on ⟦b⟧ at all")."""
+    return list(dict.fromkeys(s.variable for s in slots if s.variable is not None))
 
 
 def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | None:
@@ -1074,10 +1084,10 @@ _DIRECTION = [
     r"\b(?:effect|influence|impact)s?\s+(?:that\s+)?(?:of\s+)?⟦(\d+)⟧\s+(?:\w+\s+){0,2}?(?:on|upon|onto|to)\s+⟦(\d+)⟧",
     r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
     r"\bregress\w*\s+(?:of\s+)?⟦(?P<b>\d+)⟧\s+on\s+⟦(?P<a>\d+)⟧",
-    r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effects?|influences?|impacts?)\s+on\s+⟦(\d+)⟧",
+    r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effects?|influences?|impacts?)\s+(?:on|through\s+to)\s+⟦(\d+)⟧",
     *_THROUGH[:2],
     # "⟦m⟧ lies on a route by which ⟦a⟧ influences ⟦b⟧"
-    r"\b(?:route|path|way|chain|channel|pathway|variable|node|factor|step|link)s?\s+(?:by|through|via)\s+which\s+⟦(\d+)⟧\s+(?:\w+\s+)?"
+    r"\b(?:route|path|way|chain|channel|pathway|variable|node|factor|step|link|mechanism|process)s?\s+(?:by|through|via)\s+which\s+⟦(\d+)⟧\s+(?:\w+\s+)?"
     r"(?:influences?|affects?|reaches|drives?|impacts?|causes?|changes?|moves?|shapes?)\s+⟦(\d+)⟧",
     _THROUGH[2],
     # "⟦a⟧ on ⟦b⟧: direct or indirect?"
