@@ -396,6 +396,9 @@ MISMATCHED = [
      "is_parent", {"parent": "Discount", "child": "Revenue"}, "direct, indirect or both"),
     ("Is Demand part of the mechanism by which Discount influences Revenue?", "on_path",
      {"variable": "Revenue", "source": "Demand", "target": "Discount"}, "route"),
+    # an on-path plan about a variable the question never names
+    ("Is there something in between Discount and Revenue?", "on_path",
+     {"variable": "Demand", "source": "Discount", "target": "Revenue"}, "does not name"),
     # "how many percent" asks a share, not a count
     ("how many percent of partners gain from Discount", "count_subjects",
      {"conditions": [{"value": D, "op": ">", "than": 0}]}, "a share of subjects"),

@@ -571,7 +571,20 @@ def problems(
         found.append(f"the plan does not use the number(s) {shown} the question states")
     found += _invented_threshold_problems(written, plan)
     found += _unasked_share_problems(text, plan)
+    found += _unnamed_middle_problems(grounding, plan)
     return list(dict.fromkeys(found))
+
+
+def _unnamed_middle_problems(grounding: Grounding, plan: Plan) -> list[str]:
+    """An on-path plan about a variable the question does not name ("is there something
+    in between ⟦a⟧ and ⟦b⟧?" run as "does Demand lie between them"): its yes or no is
+    about a variable the planner picked, not the one asked about."""
+    if _tool(plan) != "on_path":
+        return []
+    middle = _args(plan).get("variable")
+    if middle is None or middle in grounding.names("variable"):
+        return []
+    return [f"the plan asks about {middle!r}, which the question does not name"]
 
 
 def _invented_threshold_problems(written: list[Any], plan: Plan) -> list[str]:
