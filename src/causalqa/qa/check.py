@@ -556,7 +556,7 @@ def problems(
         found.append(f"the plan does not use {m.name!r}, which the question names")
     direction = marked_cause_effect(text, slots)  # "⟦b⟧ is reached from ⟦a⟧" too
     if direction is not None:
-        roles = _ROLES.get(_tool(plan))
+        roles = ROLES.get(_tool(plan))
         args = _args(plan)
         if roles and (args.get(roles[0]), args.get(roles[1])) == (direction[1], direction[0]):
             found.append(
@@ -932,7 +932,7 @@ def _sign_filter_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
     ][:1]
 
 
-_ROLES = {
+ROLES = {
     "is_cause": ("cause", "effect"),
     "is_parent": ("parent", "child"),
     "paths_between": ("source", "target"),
@@ -941,7 +941,8 @@ _ROLES = {
     "adjustment_set": ("treatment", "outcome"),
     "effect_kind": ("cause", "effect"),
 }
-"""The (cause, effect) roles of the directional graph tools."""
+"""The (cause, effect) roles of the directional graph tools (the web page's highlight reads
+the routes between them too)."""
 
 _BOOL_TOOLS = {"is_cause", "is_parent", "on_path", "d_separated", "d_connected"}
 _ASKED = {

@@ -10,15 +10,14 @@ from typing import Any
 import networkx as nx
 
 from causalqa.causal_model import CausalModel
+from causalqa.qa.check import ROLES
 
 _PATH_TOOLS = {
-    "is_cause": ("cause", "effect"),
-    "paths_between": ("source", "target"),
-    "mediators": ("source", "target"),
-    "on_path": ("source", "target"),
-    "effect_kind": ("cause", "effect"),
+    tool: ROLES[tool]
+    for tool in ("is_cause", "paths_between", "mediators", "on_path", "effect_kind")
 }
-"""Tools whose answer is read off the directed paths from one argument to the other."""
+"""Tools whose answer is read off the directed paths from one argument to the other, with
+the (cause, effect) arguments the check reads too."""
 _TREATMENT_ARGS = ("treatment", "a", "b")
 _MAX_NAMES = 500
 
