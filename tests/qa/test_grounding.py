@@ -184,8 +184,21 @@ def test_bare_numbers_are_subject_ids_unless_they_count_or_measure():
         ("how many partners beat an uplift of 20 from Discount?", []),
         ("how many partners hit 30+ on Discount impact", []),
         ("30 + Discount: what's the effect?", ["30"]),
+        # a threshold named, then compared with ("higher than that", "meet or exceed it")
+        ("With a cutoff of 20, how many partners gain more than that from Discount?", []),
+        ("Taking 10 as the bar, what share of partners meet or exceed it with Discount?", []),
     ]:
         assert ground(q, m).names("subject") == subjects, q
+
+
+def test_a_short_id_is_a_subject_unless_it_reads_as_a_percentile():
+    graph = nx.DiGraph([("Price", "Revenue")])
+    table = pd.DataFrame({"Partner ID": ["P1", "P5"], "Discount": [1.0, 2.0]})
+    m = CausalModel.from_graph(graph, table)
+    assert ground("For P1, what does Discount do?", m).names("subject") == ["P1"]
+    assert ground("How much does Discount help P5?", m).names("subject") == ["P5"]
+    assert ground("what is the p5 of Discount effects?", m).names("subject") == []
+    assert ground("p5 effect of Discount?", m).names("subject") == []
 
 
 def test_an_exact_name_wins_over_a_fuzzy_match_around_it():

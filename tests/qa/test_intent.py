@@ -208,6 +208,19 @@ def test_a_plan_answering_the_likeliest_kind_passes_below_the_threshold(monkeypa
     assert intent_problems(text, _plan("ate", treatment="T"))
 
 
+def test_a_plan_whose_kinds_together_outweigh_every_other_reading_passes(monkeypatch):
+    model = default_model()
+    plan = _plan("best_subject", treatment="T")
+    # the plan's kinds together (0.27) outweigh the likeliest single other kind (0.25)
+    monkeypatch.setattr(model, "support", lambda text, plan: (0.27, "each", 0.25))
+    assert intent_problems("top partner for ⟦1⟧ by lift?", plan) == []
+    # … and not when they do not, or when they are a long shot themselves
+    monkeypatch.setattr(model, "support", lambda text, plan: (0.22, "each", 0.25))
+    assert intent_problems("top partner for ⟦1⟧ by lift?", plan)
+    monkeypatch.setattr(model, "support", lambda text, plan: (0.15, "each", 0.12))
+    assert intent_problems("top partner for ⟦1⟧ by lift?", plan)
+
+
 def test_a_tool_known_only_from_examples_is_refused_only_against_a_sure_open_kind(open_model):
     a, b = open_model.variables[:2]
 

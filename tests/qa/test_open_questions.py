@@ -271,6 +271,34 @@ EXPECTED = [
     ("For the board deck, I need the mean difference in individual effects, Tech Support versus Discount, taken over all partners.", "summarize", 3.7),
     ("Identify the partner where the effect of Discount exceeds the effect of Tech Support by the most.", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
     ("For the board deck I need the mechanism: which variables carry Discount's influence through to Revenue?", "mediators", ["Demand"]),
+    # a sixth writer's wordings (test6, read after three held-out measurements) and the rest
+    # of the tenth's
+    ("Does Discount affect Revenue directly or indirectly?", "effect_kind", "indirect"),
+    ("MB of Demand pls", "markov_blanket", ["Market Growth", "Discount", "Revenue", "Satisfaction"]),
+    ("best case: how big does the Tech Support effect get for the partner who responds most?", "summarize", 30.0),
+    ("If you lined up every partner by how much Tech Support moves them, what would the one in the middle get?", "summarize", 10.0),
+    ("% of partners where the Discount effect is 10+", "share_subjects", 0.4),
+    ("For the account review of partner P1, how does the uplift from Tech Support compare with that from Discount? Give me the difference.", "subject_value", 5.0),
+    ("How does Tech Support stack up against Discount on average - what's the mean gap in effect?", "summarize", 3.7),
+    ("partner with max (Tech Support - Discount) effect gap", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("Where does Discount have its biggest edge over Tech Support? Which partner?", "rank_subjects", [{"arg": "P2", "value": 20.0}]),
+    ("best treatmnet for Revenue on avg?", "best_treatment", {"arg": "Tech Support", "value": 11.1}),
+    ("Of everything we could do, what moves Revenue the most on average?", "best_treatment", {"arg": "Tech Support", "value": 11.1}),
+    ("Through what does Discount affect Revenue?", "mediators", ["Demand"]),
+    ("what sits between Discount and Revenue on the causal paths?", "mediators", ["Demand"]),
+    ("How does Discount end up changing Revenue? Name the variables in between.", "mediators", ["Demand"]),
+    ("Once Market Growth is held fixed, do Discount and Satisfaction become independent?", "d_separated", True),
+    ("For the causal diagram review: is the influence of Discount on Revenue direct, mediated, or a mix of the two?", "effect_kind", "indirect"),
+    ("For the dashboard, which metrics get moved by both Discount and Satisfaction?", "common_effects", ["Revenue"]),
+    ("Of all the per-partner effects from Discount, which value is the smallest?", "summarize", -10.0),
+    ("Tally the rows in the effects table where the Discount column is over 10 (strictly).", "count_subjects", 2),
+    ("With a cutoff of 10, how many partners have individual effects of Discount that are higher than that?", "count_subjects", 2),
+    ("Share benefiting from Discount, across all partners: what is it?", "share_subjects", 0.8),
+    ("Taking 15 as the bar, what percent of partners meet or exceed it with Discount?", "share_subjects", 0.4),
+    ("I want the IDs of all partners whose individual treatment effect of Discount is less than zero.", "list_subjects", ["P3"]),
+    # "P1" is the table's id here, not "p1" (the first percentile)
+    ("For P1, subtract the individual effect of Discount from the individual effect of Tech Support.", "subject_value", 5.0),
+    ("what is the p5 of Discount effects?", "summarize", -7.6),
 ]  # fmt: skip
 
 
@@ -404,6 +432,15 @@ MISMATCHED = [
      {"conditions": [{"value": D, "op": ">", "than": 0}]}, "a share of subjects"),
     # the top of one treatment's effects is a number, not who has it
     ("What is the top individual effect of Discount?", "best_subject", D, "a number"),
+    ("best case: how big does the Tech Support effect get for the partner who responds most?",
+     "best_subject", T, "a number"),
+    # "does A affect B directly or indirectly?" asks which; "MB" is the Markov blanket
+    ("Does Discount affect Revenue directly or indirectly?", "is_cause",
+     {"cause": "Discount", "effect": "Revenue"}, "direct, indirect or both"),
+    ("MB of Demand pls", "children", {"variable": "Demand"}, "Markov blanket"),
+    # a threshold named first and compared with later ("higher than that")
+    ("With a cutoff of 10, how many partners have individual effects of Discount that are higher than that?",
+     "count_subjects", {"conditions": [{"value": D, "op": ">", "than": 0}]}, "number(s) 10"),
 ]  # fmt: skip
 
 
@@ -570,6 +607,31 @@ def test_a_graph_frame_is_not_overruled_by_the_learned_check(model, monkeypatch)
     answer = Assistant(model, ScriptedLLM([])).ask(question)
     assert not answer.answered, answer.answer
     assert "common effects" in answer.answer
+
+
+def test_directly_or_indirectly_asks_which_unless_set_off_by_a_comma(model):
+    # "does A affect B directly or indirectly?" asks which; "does A affect B, directly or
+    # indirectly?" asks whether at all (the paper's yes/no question, planned as before)
+    q = "Does Discount affect Revenue directly or indirectly?"
+    assert read_frame(q, ground(q, model), model).kind == "effect_kind"
+    q = "Does Discount impact Revenue, directly or indirectly?"
+    assert read_frame(q, ground(q, model), model) is None
+    answer = Assistant(model, ScriptedLLM(['{"tool": "is_cause"}'])).ask(q)
+    assert answer.plan["steps"][0]["tool"] == "is_cause" and answer.result is True
+
+
+@pytest.mark.parametrize(
+    ("question", "passes"),
+    [
+        ("Would Revenue react to an intervention on Discount?", True),
+        ("what happens to Revenue if we tweak Discount? does it budge?", True),
+        ("Would Revenue double if we doubled Discount?", False),
+        ("If we set Discount to 10, would Revenue go up?", False),
+    ],
+)
+def test_whether_a_variable_responds_is_not_the_level_it_reaches(model, question, passes):
+    plan = {"steps": [{"tool": "is_cause", "args": {"cause": "Discount", "effect": "Revenue"}}]}
+    assert (problems(question, plan, ground(question, model), model) == []) is passes
 
 
 def test_the_mean_demand_is_read_before_the_each_demand():

@@ -25,7 +25,10 @@ from causalqa.qa.frame import (
     ADJUST,
     BLANKET,
     CAUSES_OF_BOTH,
+    COMMON_EFFECT,
+    COUNT,
     EFFECT_KIND,
+    HOW_BIG,
     HOW_MUCH_GAIN,
     MEDIAN,
     ON_PATH,
@@ -643,15 +646,25 @@ def _demand_pattern(name: str) -> re.Pattern[str]:
     return next(d.pattern for d in DEMANDS if d.name == name)
 
 
+_LISTED = re.compile(
+    r"\b(?:ids?|identifiers|numbers|list)\s+of\s+(?:all\s+|every\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
+    r"|customers|clients|patients|accounts|users|members|firms|units)\b"
+)
+"""A list of subjects asked in so many words ("the IDs of all partners whose …")."""
+
 _NAMED_BY_WORDS: dict[str, re.Pattern[str]] = {
     "common_causes": _demand_pattern("confound"),
-    "common_effects": _demand_pattern("common effect"),
+    "common_effects": COMMON_EFFECT,
+    "count_subjects": COUNT,
     "markov_blanket": BLANKET,
     "effect_kind": EFFECT_KIND,
     "adjustment_set": ADJUST,
     "on_path": ON_PATH,
     "median": MEDIAN,
     "std": STD,
+    "list_subjects": _LISTED,
+    "max": HOW_BIG,
+    "min": HOW_BIG,
 }
 """A tool (or a summary statistic) and the lexicon's words that name exactly it (not a
 quantile: "the first and third quartile" name two, and the learned check knows the
@@ -694,6 +707,16 @@ def intent_problems(text: str, plan: Plan, *, words: str | None = None) -> list[
     if p >= LIKELIEST_FLOOR and answers(kind, plan):
         return []  # the plan answers the likeliest reading, itself not a long shot
     if (
+        kind == "intervention_level"
+        and words is not None
+        and _tool(plan) == "is_cause"
+        and answer_type(text) == "bool"
+        and not _LEVEL_WORDS.search(words)
+    ):
+        return []  # "would ⟦b⟧ react to an intervention on ⟦a⟧?": whether, not to what level
+    if support >= LIKELIEST_FLOOR and support > p:
+        return []  # the kinds the plan answers, together, outweigh every other reading
+    if (
         words is not None
         and kind in _STATISTIC_WORDS
         and not _STATISTIC_WORDS[kind].search(words)
@@ -705,6 +728,16 @@ def intent_problems(text: str, plan: Plan, *, words: str | None = None) -> list[
         f"the question reads as asking for {says(kind)} (probability {p:.2f}; the plan's "
         f"kind {support:.2f}), which the plan does not compute"
     ]
+
+
+_LEVEL_WORDS = re.compile(
+    r"(?<!⟦)\d|\b(?:doubl\w*|tripl\w*|halv\w*|half|twice|percent|much|level|value|amount|reach|be"
+    r"|become|ris\w*|rose|fall\w*|fell|increas\w*|decreas\w*|up|down|grow\w*|drop\w*|higher|lower"
+    r"|more|less|improv\w*|worsen\w*|by)\b"
+)
+"""Words of a level, an amount or a direction: a yes/no question with none of them asks
+whether a variable responds to an intervention ("would ⟦b⟧ react to an intervention on
+⟦a⟧?"), not the level it would reach."""
 
 
 UNJUDGED_CONFIDENCE = 0.9
@@ -758,7 +791,8 @@ def _shape_problems(text: str, plan: Plan) -> list[str]:
     )
     if _ASKS_SUBJECTS.search(text) and not superlative:
         return ["the question asks for the subjects that match, but the plan picks one"]
-    if not _ASKS_ONE_SUBJECT.search(text):
+    if not _ASKS_ONE_SUBJECT.search(text) or HOW_BIG.search(text):
+        # "how big does it get for the partner who responds most": a size, not who
         return ["the question asks for a number, but the plan answers which subject"]
     return []
 

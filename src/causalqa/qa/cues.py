@@ -315,7 +315,7 @@ _COUNT_NOUNS = (
 _COUNT_QUESTION = re.compile(
     rf"\bhow\s+many\s+(?!percent\b)(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"  # not a share
     rf"|\b(?:the\s+)?(?:number|count|total)\s+of\s+(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"
-    rf"|^\s*count\s+(?:the\s+)?(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"
+    rf"|^\s*(?:count|tally)\s+(?:up\s+)?(?:the\s+)?(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"
 )
 
 

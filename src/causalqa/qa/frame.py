@@ -261,6 +261,9 @@ MEDIAN = re.compile(
     r"|\bwhat\s+(?:value|number|figure|amount|effects?|uplift|impact|gain|lift)\s+(?:\w+\s+){0,2}?(?:sits?|lies|falls?|is|lands?)"
     r"\s+(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
     r"|\bhalf\b[^?.!;]*\b(?:more|above|higher)\s+than\s+what\b"
+    # "if you lined up every partner by …, what would the one in the middle get?"
+    r"|\b(?:line[sd]?\s+up|lined\s+up|lining\s+up|sort\w*|rank\w*|order\w*)\b[^?!;]*\b(?:one|partner|subject|person|value)"
+    r"\s+(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
 )
 """Words for a median, said or described ("what value sits in the middle", "half get more
 than what"; not a variable "in the middle" of a path). Shared with the check's demand."""
@@ -296,6 +299,11 @@ _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
             r"(?!\s+(?:[\w-]+\s+){0,2}?(?:treatments?|partners?|subjects?|customers?|clients?|patients?"
             r"|accounts?|users?|firms?|companies|company|members?|units?)\b)"
             r"|\b(?:which|what)\s+(?:one\s+)?(?:is|comes|ranks|places|lands)\s+first\b"
+            # "for the partner who responds most", "the single most responsive partner"
+            r"|\bmost\s+responsive\b|\bresponds?\s+(?:the\s+)?most\b"
+            # "what moves ⟦1⟧ the most on average"
+            r"|\b(?:what|which)\s+(?:\w+\s+)?(?:moves|raises|lifts|boosts|increases|improves|grows|pushes)\s+⟦\d+⟧"
+            r"\s+(?:the\s+)?most\b"
         ),
     ),
     ("mean", re.compile(r"\b(?:average|mean|on\s+average|typical|ates?)\b")),
@@ -327,17 +335,22 @@ _QUANTILES = [
     ),  # fmt: skip
 ]
 
-_COUNT = re.compile(
+COUNT = re.compile(
     rf"\bhow\s+many\s+(?:\w+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
     rf"(?:\w+\s+){{0,2}}?{_SUBJ}\b|\bcount\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
     rf"|\bhow\s+many\b(?=.*\b(?:benefit|gain|profit|respond|are\s+hurt|lose|have|see|get|favou?r|prefer)\b)"
+    rf"|\btally\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?(?:{_SUBJ}|rows?)\b"
 )
+"""Words for a count of subjects (shared with the check)."""
 _SHARE = re.compile(
     r"\b(?:what|which)\s+(?:\w+\s+)?(?:fraction|share|proportion|percentage|percent|part|portion"
     r"|ratio)\b|\bwhat\s+%|\bhow\s+many\s+percent\b|\b(?:the\s+)?(?:fraction|share|proportion"
     rf"|percentage|portion)\s+of\s+(?:(?:all|the)\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
     r"|\bpercentage\b|\bfraction\b|\bproportion\b|\bpercent\s+of\b|%\s*of\b"
     r"|\bas\s+a\s+(?:share|fraction|proportion|percentage|ratio)\b"
+    # "share benefiting from ⟦1⟧, across all partners"
+    r"|^\s*(?:the\s+)?(?:share|fraction|proportion|percentage)\s+(?:benefit\w*|gain\w*|profit\w*|hurt|harmed"
+    r"|helped|with|who|that|where|whose|above|below|over|under|at\s+least)\b"
 )
 _ALL_OF = r"(?<!\bover\s)(?<!\bacross\s)(?<!\bamong\s)(?<!\btaking\s)(?<!\bconsidering\s)(?<!\bof\s)(?<!\band\s)"
 _EACH = re.compile(
@@ -433,7 +446,7 @@ _BETWEEN = [
 _OPS = [
     (r"at\s+least|no\s+(?:less|smaller|lower|fewer)\s+than|not\s+(?:less|smaller|lower|fewer)\s+than"
      r"|not\s+(?:below|under)|greater\s+than\s+or\s+equal\s+to|>=|≥|or\s+more"
-     r"|reach(?:es|ing)?|hits?|meets?(?:\s+or\s+beats?)?", ">="),
+     r"|reach(?:es|ing)?|hits?|meets?(?:\s+or\s+(?:beats?|exceeds?|surpass\w*))?", ">="),
     (r"at\s+most|no\s+(?:more|greater|larger|higher|bigger)\s+than"
      r"|not\s+(?:more|greater|larger|higher|bigger)\s+than|not\s+(?:above|over|exceeding)|up\s+to|less\s+than\s+or\s+equal\s+to|<=|≤|or\s+less", "<="),
     (r"more\s+than|greater\s+than|higher\s+than|larger\s+than|bigger\s+than|above|over|exceed\w*"
@@ -458,7 +471,7 @@ _LOOSE_THRESHOLD = re.compile(
     rf"(?:{_OP_RE})\s*{_BEFORE_NUMBER}{_NUM}(?P<trail>\s+or\s+(?:more|less|higher|lower|greater|above|below))?(?P<inclusive>\s*\(?inclusive\)?)?"
 )
 _LOOSE_OR_MORE = re.compile(
-    rf"{_NUM}\s+(?:\(inclusive\)|or\s+(?:more|higher|greater|above|better))"
+    rf"{_NUM}(?:\s+(?:\(inclusive\)|or\s+(?:more|higher|greater|above|better))|\+(?!\s*[\d⟦]))"
 )
 _LOOSE_SIGN = re.compile(
     rf"\b(?:positive|negative)\s+(?:\w+\s+)?{_EFFECT}\b(?!\s+(?:of|from|for)\s+⟦)"
@@ -556,8 +569,8 @@ _DIFFERENCE = [
     # "subtract the effect of ⟦2⟧ from that of ⟦1⟧"
     (
         re.compile(
-            r"\bsubtract\w*\s+(?:the\s+)?(?:\w+\s+(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?"
-            r"from\s+(?:that\s+of\s+|those\s+of\s+|the\s+\w+\s+(?:of|from|for)\s+)?⟦(\d+)⟧"
+            r"\bsubtract\w*\s+(?:the\s+)?(?:(?:\w+\s+){1,2}?(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?"
+            r"from\s+(?:that\s+of\s+|those\s+of\s+|the\s+(?:\w+\s+){1,2}?(?:of|from|for)\s+)?⟦(\d+)⟧"
         ),
         True,
     ),  # fmt: skip
@@ -571,6 +584,26 @@ _DIFFERENCE = [
         re.compile(
             r"\b(?:advantage|edge|lead|margin|gap|excess|surplus|uplift|lift|gain|effect|impact|benefit)s?\s+"
             rf"(?:of|for|from)\s+⟦(\d+)⟧(?:'s)?\s+(?:{_EFFECT}\s+)?over\s+⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    # "partner with max (⟦1⟧ - ⟦2⟧) effect gap"
+    (re.compile(r"\(\s*⟦(\d+)⟧\s*[-−–]\s*⟦(\d+)⟧\s*\)"), False),
+    # "where does ⟦1⟧ have its biggest edge over ⟦2⟧"
+    (
+        re.compile(
+            r"⟦(\d+)⟧\s+(?:have|has|had|hold|holds|get|gets|enjoy|enjoys)\s+(?:its|the|a|their|an)\s+"
+            r"(?:\w+\s+)?(?:advantage|edge|lead|margin)\s+over\s+⟦(\d+)⟧"
+        ),
+        False,
+    ),
+    # "how does ⟦1⟧ stack up against ⟦2⟧ … the mean gap", "how does the uplift from ⟦1⟧
+    # compare with that from ⟦2⟧? Give me the difference."
+    (
+        re.compile(
+            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?(?:stacks?\s+up|compares?|fares?|measures?\s+up)\s+"
+            r"(?:against|to|with|versus|vs\.?)\s+(?:that\s+|those\s+|the\s+one\s+)?(?:\w+\s+){0,2}?⟦(\d+)⟧"
+            r"(?=.*\b(?:difference|gap|minus)\b)"
         ),
         False,
     ),
@@ -691,15 +724,16 @@ _CONFOUND = re.compile(
     r"|\bcommon\s+(?:parents?|ancestors?)\b|\b(?:causes?|influences?|drives?|affects?)\s+both\b"
     rf"|\bback-?door\s+paths?\b|{CAUSES_OF_BOTH}"
 )
-_COMMON_EFFECT = re.compile(
+COMMON_EFFECT = re.compile(
     r"\bcommon\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b|\bcollider\w*"
     r"|\bshared\s+(?:downstream\s+)?(?:effects?|consequences?|descendants?|children|outcomes?)\b"
-    r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+both\b"
+    r"|\b(?:affected|influenced|caused|driven|impacted|moved|changed|shaped|pushed|touched)\s+by\s+both\b"
     r"|\bboth\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+(?:\w+\s+)?(?:affect|influence|cause|lead\s+to|drive|change"
     r"|impact|feed\s+into|point\s+to)\b|\bdownstream\s+of\s+both\b"
     r"|\bhave\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+as\s+(?:causes|parents|ancestors|inputs|drivers)\b"
     r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+⟦\d+⟧\s+(?:as\s+well\s+as|and(?:\s+also)?)\s+(?:by\s+)?⟦\d+⟧"
 )
+"""Words for the common effects of two variables (shared with the check)."""
 _THROUGH = (
     # "is ⟦m⟧ downstream of ⟦a⟧ and upstream of ⟦b⟧", either way round
     r"\bdownstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧\s+(?:\w+\s+){0,3}?upstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧",
@@ -735,6 +769,11 @@ _MEDIATORS = re.compile(
     r"|\b(?:variables|nodes|factors)\s+(?:that\s+(?:lie|sit|are)\s+)?(?:on|along)\s+(?:the\s+|any\s+|all\s+)?"
     r"(?:(?:causal|directed)\s+){0,2}(?:paths|routes|chains|pathways)\b"
     r"|\b(?:via|through)\s+which\s+(?:variables|nodes|factors|intermediaries|steps)\b"
+    # "through what does ⟦a⟧ affect ⟦b⟧?", "what sits between ⟦a⟧ and ⟦b⟧ on the causal
+    # paths?", "name the variables in between"
+    r"|^\s*(?:through|via|by\s+way\s+of)\s+(?:what|which)\b"
+    r"|\b(?:what|which\s+\w+)\s+(?:sits?|lies?|stands?)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
+    r"|\b(?:variables|nodes|factors|steps|links)\s+(?:that\s+(?:are|sit|lie)\s+)?in\s+between\b"
 )
 _DSEP = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
@@ -757,6 +796,12 @@ _GIVEN = re.compile(
     r"|^\s*(?:does|do|would|will|can)\s+(?:knowing|observing|conditioning\s+on|controlling\s+for"
     r"|fixing|holding)\b|^\s*(?:knowing|observing)\b|\b(?:after|when|once)\s+adjusting\s+for\b"
 )
+_GIVEN_FIRST = re.compile(
+    r"^\s*(?:once|if|when|after|with)\s+((?:⟦\d+⟧(?:\s*,\s*|\s*,?\s+and\s+)?)+)\s+"
+    r"(?:is|are|gets?|has\s+been|have\s+been)\s+(?:held\s+(?:fixed|constant)|fixed|known|observed"
+    r"|controlled\s+for|conditioned\s+on|given|measured)\b"
+)
+"""A conditioning set stated first: "once ⟦z⟧ is held fixed, …"."""
 ADJUST = re.compile(
     r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
     r"|\bdeconfound\w*|\bcondition\s+on\b|\bcovariates?\b|\bunbiased\s+estimate\b"
@@ -771,6 +816,7 @@ ADJUST = re.compile(
 """Words for an adjustment set (shared with the check)."""
 BLANKET = re.compile(
     r"\bmarkov\s+blanket\b|\bscreens?\s+off\s+⟦\d+⟧"
+    r"|\bmb\s+(?:of|for)\s+⟦\d+⟧|⟦\d+⟧\s*(?:'s|’s)?\s+mb\b"
     r"|\bshield(?:s|ing)?\s+⟦\d+⟧\s+from\s+(?:the\s+rest|everything|all\s+(?:the\s+)?other)"
     r"|\b(?:renders?|makes?|leaves?)\s+⟦\d+⟧\s+(?:conditionally\s+)?independent\s+of\s+(?:all|every|everything"
     r"|the\s+rest)"
@@ -788,6 +834,7 @@ EFFECT_KIND = re.compile(
     r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effects?|links?|influences?|relationships?)\b"
     r"(?=[^.?!]*\b(?:direct|indirect))"
     r"|\bdirect(?:ly)?\s*,\s*indirect(?:ly)?\s*,"
+    r"|\bdirect(?:ly)?\s*,\s*(?:indirect(?:ly)?|mediated)\s*,?\s*or\s+(?:\w+\s+){0,2}?(?:both|mix|combination|blend)\b"
     r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to|on)\s*⟦\d+⟧\s*:\s*(?:an?\s+)?direct\s+or\s+(?:an?\s+)?indirect\b"
     r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
     r"|\bdirect(?:ly)?(?:\s+(?:edge|link|arrow|path|route|effect|connection))?\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
@@ -795,6 +842,9 @@ EFFECT_KIND = re.compile(
     # through mediators, or both", "directly, indirectly or through both channels"
     r"|\b(?:direct(?:ly)?|straight\s+(?:arrow|line|edge|link))\b[^?.!;]{0,60}?\b(?:indirect(?:ly)?|through|via)\b"
     r"[^?.!;]{0,60}?\bor\s+(?:\w+\s+){0,3}?both\b"
+    # "does ⟦a⟧ affect ⟦b⟧ directly or indirectly?" asks which (with a comma, "…, directly
+    # or indirectly?" is "in any way", a yes/no question)
+    r"|^\s*(?:does|do|is|will)\s+⟦\d+⟧\s+(?:\w+\s+){1,2}?⟦\d+⟧\s+direct(?:ly)?\s+or\s+indirect(?:ly)?\s*\?\s*$"
     # "a direct arrow into ⟦b⟧, an indirect route, both, or no causal effect at all"
     r"|\bdirect\w*\b[^?.!;]{0,60}?\bindirect\w*\b[^?.!;]{0,60}?\bboth\b"
     r"(?!\s+(?:count|counts|qualify|work|are\s+fine|are\s+ok|do))"
@@ -804,6 +854,11 @@ _SUPERLATIVE = re.compile(
     r"\b(?:most|least|best|worst|top|bottom|highest|lowest|largest|smallest|greatest|biggest"
     r"|strongest|weakest|maximum|minimum|maximal|minimal)\b(?<!at\sleast)"
 )
+
+HOW_BIG = re.compile(
+    r"\bhow\s+(?:big|high|large|low|small|far|strong|weak)\s+(?:does|do|can|could|will|would)\b"
+)
+"""A size asked ("how high does it get"): a value, not who has it (shared with the check)."""
 
 _WHICH_SUBJECTS = re.compile(
     r"\b(?:which|what|list|show|name|identify|find|give|want|need)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,3}?"
@@ -952,10 +1007,28 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
     return found, used
 
 
+_NAMED_THRESHOLD = re.compile(
+    rf"\b(?:cutoff|cut-off|threshold|bar|benchmark|mark|line)\s+(?:of\s+|at\s+)?{_NUM}(?![\w.])"
+    rf"|\b(?:taking|using|with|take|use|set|setting)\s+{_NUM}\s+as\s+(?:the|a|our|your)\s+"
+    r"(?:bar|cutoff|cut-off|threshold|benchmark|mark|line)\b"
+)
+"""A threshold named first ("with a cutoff of 20, …", "taking 100 as the bar, …")."""
+_BACK_TO_THRESHOLD = re.compile(
+    rf"(?:{_OP_RE})\s*(?:than\s+)?(?:that|it|this|the\s+(?:bar|cutoff|cut-off|threshold|benchmark|mark|line))\b"
+)
+"""The comparison with it, said later: "higher than that", "meet or exceed it"."""
+
+
 def _loose_conditions(text: str, treatment: str) -> tuple[list[dict[str, Any]], list[float]]:
     """Conditions a question about one treatment states without naming it again ("⟦1⟧:
-    number of partners with a positive effect", "… effect > 20", "100 (inclusive)")."""
+    number of partners with a positive effect", "… effect > 20", "100 (inclusive)", "with
+    a cutoff of 20, … higher than that")."""
     value = {"treatment": treatment}
+    named = _NAMED_THRESHOLD.search(text)
+    back = _BACK_TO_THRESHOLD.search(text, named.end()) if named else None
+    if named and back:
+        number = _number(next(g for g in named.groups() if g is not None))
+        return [{"value": value, "op": _op_of(back), "than": number}], [number]
     m = _LOOSE_THRESHOLD.search(text)
     if m and not re.match(r"\s*(?:th|st|nd|rd)\b|-?th\b", text[m.end() :]):
         number_text = _number_text(m)
@@ -1019,6 +1092,16 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
         pair = [_slot(slots, m.group(2)).variable, _slot(slots, m.group(3)).variable]
         if None not in given + pair and len(set(given + pair)) == len(given) + 2:
             return Frame("d_separated", variables=pair, given=given)
+    first = _GIVEN_FIRST.search(text) if dsep else None
+    if first:
+        # "once ⟦z⟧ is held fixed, do ⟦a⟧ and ⟦b⟧ become independent?"
+        given = [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", first.group(1))]
+        pair = [n for n in names if n not in given]
+        if None not in given and len(pair) == 2:
+            dependent = bool(
+                re.search(r"\b(?<!in)dependent\b|\bd-?connect\w*|\bcorrelated\b", text)
+            )
+            return Frame("d_connected" if dependent else "d_separated", variables=pair, given=given)
     if dsep and len(names) >= 2:
         given_at = _GIVEN.search(text)
         if given_at:
@@ -1058,7 +1141,7 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
             return None
     if _CONFOUND.search(text) and len(names) == 2:
         return Frame("common_causes", variables=names)
-    if _COMMON_EFFECT.search(text) and len(names) == 2:
+    if COMMON_EFFECT.search(text) and len(names) == 2:
         return Frame("common_effects", variables=names)
     if len(names) == 3 and (ON_PATH.search(text) or _MEDIATORS.search(text)):
         # "Does ⟦1⟧ lie on a path from ⟦2⟧ to ⟦3⟧?", "Is ⟦1⟧ a mediator between ⟦2⟧ and ⟦3⟧?"
@@ -1144,7 +1227,7 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     """The open operation `question` asks for, or None when it asks none of them (the
     paper's kinds: parents, paths, an average effect, a best treatment …)."""
     text, slots = slotted(question, grounding)
-    asked = answer_type(grounding.masked(question))
+    asked = answer_type(spell_out(grounding.masked(question).casefold()))  # "best treatmnet"
     graph = _graph_frame(text, slots, asked)
     if graph is not None:
         return graph
@@ -1158,20 +1241,31 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     q = read_quantile(text)
     if asked == "variables" and (stats or q is not None) and not any(s.variable for s in slots):
         asked = None  # "what sits at the 10th percentile of ⟦1⟧'s effects": no variable named
-    if asked in (None, "number", "treatment") and re.search(
-        rf"\b(?:which|who|whcih)\s+(?:\w+\s+)?{_SUBJ}\b|^\s*(?:[\w-]+\s+){{0,3}}?{_SUBJ}\s+(?:with|whose|that|who|where|for\s+which)\b"
-        rf"|\b(?:max|maximum|top|best|highest|largest|biggest|min|minimum|lowest|smallest|worst)[-\s]+(?:\w+[-\s]+)?{_SUBJ}(?=\s*(?:[,.?;:!]|$))",
-        text,
+    # "how big does ⟦1⟧'s effect get for the partner who responds most": a size asked,
+    # whatever the relative clause names
+    sized = bool(HOW_BIG.search(text))
+    if sized:
+        asked = "number"
+    if (
+        not sized
+        and asked in (None, "number", "treatment")
+        and re.search(
+            rf"\b(?:which|who|whcih)\s+(?:\w+\s+)?{_SUBJ}\b|^\s*(?:[\w-]+\s+){{0,3}}?{_SUBJ}\s+(?:with|whose|that|who|where|for\s+which)\b"
+            rf"|\b(?:max|maximum|top|best|highest|largest|biggest|min|minimum|lowest|smallest|worst)[-\s]+(?:\w+[-\s]+)?{_SUBJ}(?=\s*(?:[,.?;:!]|$))",
+            text,
+        )
     ):
         asked = "subject"  # "which partner gains the most …" ("partner gains" reads as a noun)
     if asked is None and re.search(
         r"^\s*(?:the\s+)?(?:treatment|intervention|option)\s+(?:with|that|which|whose)\b"
-        r"|\brank\s+(?:the\s+|all\s+)?(?:treatments|interventions|options)\b",
+        r"|\brank\s+(?:the\s+|all\s+)?(?:treatments|interventions|options)\b"
+        r"|^\s*of\s+(?:everything|all\s+(?:the\s+)?(?:things|options|levers))\s+(?:that\s+)?(?:we|you|i)\s+(?:could|can|might)"
+        r"\s+(?:do|try|use|pull)\b",
         text,
     ):
         asked = "treatment"  # "treatment with the highest mean effect?", "rank the treatments …"
     share = bool(_SHARE.search(text)) and q is None  # "the value 10 percent of … fall below"
-    count = bool(_COUNT.search(text))
+    count = bool(COUNT.search(text))
     each = bool(_EACH.search(text))
     conditioned = {c["value"]["treatment"] for c in conditions} | {
         c["than"]["treatment"] for c in conditions if isinstance(c["than"], dict)
@@ -1245,7 +1339,9 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         if named:
             return Frame("summarize", stat=named[0], q=q, value=value, **where_frame)
         if ("min" in stats) != ("max" in stats) and "mean" not in stats:
-            if not re.search(r"\b(?:which|who|whom|whose)\b", text):
+            if sized or not re.search(
+                r"\b(?:which|who|whom|whose)\b(?!\s+(?:value|number|figure|amount|effect)\b)", text
+            ):
                 # the extreme of one treatment's effect is over the subjects
                 return Frame(
                     "summarize", stat="min" if lowest else "max", value=value, **where_frame

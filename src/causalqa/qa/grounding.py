@@ -316,11 +316,19 @@ def _find_subjects(
                 taken.append((m.start(1), m.end(1)))
             elif unknown is not None:
                 unknown.append(sid)
-    # Non-numeric ids (e.g. "ACME-42") count anywhere; bare numbers only after a noun above.
+    # Non-numeric ids (e.g. "ACME-42", "P1") count anywhere; bare numbers only after a noun
+    # above. A letter and a digit is an id when the table has it ("for P1, …"), except where
+    # it reads as a percentile ("the p5 of …", "p5 effect").
     for key, sid in known.items():
-        if key.isdigit() or len(key) < 3:
+        short = bool(re.fullmatch(r"[a-z]\d", key))
+        if key.isdigit() or (len(key) < 3 and not short):
             continue
         for s, e in _exact_spans(q, sid):
+            if short and (
+                re.search(r"\b(?:the|a|its|their)\s+$", q[max(0, s - 8) : s])
+                or re.match(r"\s+(?:of|effect|value|uplift|impact)\b", q[e : e + 10])
+            ):
+                continue
             if _free(taken, s, e):
                 found.append(Mention("subject", sid, s, e, 100.0))
                 taken.append((s, e))
@@ -340,11 +348,12 @@ _COUNTING_BEFORE = re.compile(
 _THRESHOLD_OF_BEFORE = re.compile(
     rf"\b(?:{OUTDO_VERBS}|above|over|exceed\w*|below|under|at\s+least|at\s+most|than|hits?|reach\w*)"
     r"\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}?(?:of|at)\s*$"
+    r"|\b(?:cutoff|cut-off|threshold|bar|benchmark|mark|line)\s+(?:of\s+|at\s+)?$"
 )
 """A number after "beat an uplift of", "above an effect of": a threshold, not a subject."""
 _COUNTED_AFTER = re.compile(
     r"^(?:\+|\s*(?:[%.,]\d|%|percent|per\s*cent|points?|pp\b|x\b|times|hops?|steps?|-?(?:th|st|nd|rd)\b"
-    r"|mark\b|threshold\b|bar\b|cut-?off\b"
+    r"|mark\b|threshold\b|bar\b|cut-?off\b|as\s+(?:the|a|our|your)\s+(?:bar|cut-?off|threshold|benchmark|mark|line)\b"
     r"|or\s+(?:more|less|higher|lower|greater|above|below|better|worse)\b|\(?inclusive\b"
     r"|(?:best|top|most|worst|highest|lowest)\s+\w|\w*(?:partners?|subjects?|customers?|clients?|engagements?|treatments?|programs?"
     r"|variables?|nodes?|paths?|units?|items?|ones|others|more|less|of\b)))"

@@ -286,7 +286,7 @@ def _rank(a: dict[str, Any], result: list[dict[str, Any]], what: str) -> str:
 
 def _rank_subjects(a: dict[str, Any], result: list[dict[str, Any]]) -> str:
     return _rank(a, result, "subject" if len(result) == 1 else "subjects").replace(
-        "{by}", value_text(a["value"])
+        "{by}", value_text(a["value"]).removeprefix("the ")
     )
 
 
