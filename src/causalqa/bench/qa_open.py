@@ -545,6 +545,7 @@ _SETS_IN_MODULES = {
     "test8": ("qa_open_test8", "TEST8"),
     "test9": ("qa_open_test9", "TEST9"),
     "test10": ("qa_open_test10", "TEST10"),
+    "test11": ("qa_open_test11", "TEST11"),
 }
 """Wording sets in modules of their own (module, variable), imported when asked for."""
 
@@ -559,14 +560,16 @@ def wordings(name: str) -> dict[str, list[str]]:
     after its two held-out measurements. ``test5`` (`causalqa.bench.qa_open_test5`, a fifth
     writer's) was measured twice held out, then read (bench/README.md) and joined the
     check's training rows. ``test6`` (`causalqa.bench.qa_open_test6`, a sixth
-    writer's) was measured three times held out and stays unread; ``test7``
+    writer's) was measured three times held out, then read (2026-11-26): development; ``test7``
     (`causalqa.bench.qa_open_test7`, a seventh writer's) was measured once held out
     (2026-11-26, bench/README.md), then read: development. ``test8``
     (`causalqa.bench.qa_open_test8`, an eighth writer's, added 2026-11-26) was measured
     once held out (bench/README.md), then read: development. ``test9``
     (`causalqa.bench.qa_open_test9`, a ninth writer's) was measured once held out
     (bench/README.md), then read: development. ``test10`` (`causalqa.bench.qa_open_test10`,
-    a tenth writer's) was measured once held out (bench/README.md), then read: development."""
+    a tenth writer's) was measured once held out (bench/README.md), then read: development.
+    ``test11`` (`causalqa.bench.qa_open_test11`, an eleventh writer's, added 2026-11-26) is
+    held out: measured once, not read."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:

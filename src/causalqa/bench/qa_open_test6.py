@@ -1,6 +1,7 @@
 # ruff: noqa: E501  (data: one wording per line)
 """Held-out open-question wordings (test6), written independently of the
-engine by a sixth writer; never read while developing the engine."""
+engine by a sixth writer; measured three times held out (2026-11-25/26), then read:
+development."""
 
 TEST6: dict[str, list[str]] = {
     # ---------------------------------------------------------------- table kinds
