@@ -26,7 +26,6 @@ from causalqa.qa.frame import (
     BLANKET,
     CAUSES_OF_BOTH,
     COMMON_EFFECT,
-    COUNT,
     EFFECT_KIND,
     HOW_BIG,
     HOW_MUCH_GAIN,
@@ -651,11 +650,16 @@ _LISTED = re.compile(
     r"|customers|clients|patients|accounts|users|members|firms|units)\b"
 )
 """A list of subjects asked in so many words ("the IDs of all partners whose …")."""
+_COUNTED = re.compile(
+    r"\b(?:how\s+many|number\s+of|count|tally)\s+(?:up\s+)?(?:\w+\s+){0,3}?(?:partners|subjects|customers"
+    r"|clients|patients|accounts|users|members|firms|units|rows)\b"
+)
+"""A count of subjects asked in so many words ("tally the rows where …")."""
 
 _NAMED_BY_WORDS: dict[str, re.Pattern[str]] = {
     "common_causes": _demand_pattern("confound"),
     "common_effects": COMMON_EFFECT,
-    "count_subjects": COUNT,
+    "count_subjects": _COUNTED,
     "markov_blanket": BLANKET,
     "effect_kind": EFFECT_KIND,
     "adjustment_set": ADJUST,

@@ -335,13 +335,12 @@ _QUANTILES = [
     ),  # fmt: skip
 ]
 
-COUNT = re.compile(
+_COUNT = re.compile(
     rf"\bhow\s+many\s+(?:\w+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
     rf"(?:\w+\s+){{0,2}}?{_SUBJ}\b|\bcount\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
     rf"|\bhow\s+many\b(?=.*\b(?:benefit|gain|profit|respond|are\s+hurt|lose|have|see|get|favou?r|prefer)\b)"
     rf"|\btally\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?(?:{_SUBJ}|rows?)\b"
 )
-"""Words for a count of subjects (shared with the check)."""
 _SHARE = re.compile(
     r"\b(?:what|which)\s+(?:\w+\s+)?(?:fraction|share|proportion|percentage|percent|part|portion"
     r"|ratio)\b|\bwhat\s+%|\bhow\s+many\s+percent\b|\b(?:the\s+)?(?:fraction|share|proportion"
@@ -1265,7 +1264,7 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     ):
         asked = "treatment"  # "treatment with the highest mean effect?", "rank the treatments …"
     share = bool(_SHARE.search(text)) and q is None  # "the value 10 percent of … fall below"
-    count = bool(COUNT.search(text))
+    count = bool(_COUNT.search(text))
     each = bool(_EACH.search(text))
     conditioned = {c["value"]["treatment"] for c in conditions} | {
         c["than"]["treatment"] for c in conditions if isinstance(c["than"], dict)
