@@ -299,6 +299,8 @@ EXPECTED = [
     # "P1" is the table's id here, not "p1" (the first percentile)
     ("For P1, subtract the individual effect of Discount from the individual effect of Tech Support.", "subject_value", 5.0),
     ("what is the p5 of Discount effects?", "summarize", -7.6),
+    # the conditioning clause ends at "d-separate" (it ran on and took the pair with it)
+    ("does conditioning on Market Growth d-separate Discount and Satisfaction in the graph", "d_separated", True),
 ]  # fmt: skip
 
 
@@ -438,6 +440,12 @@ MISMATCHED = [
     ("Does Discount affect Revenue directly or indirectly?", "is_cause",
      {"cause": "Discount", "effect": "Revenue"}, "direct, indirect or both"),
     ("MB of Demand pls", "children", {"variable": "Demand"}, "Markov blanket"),
+    # a d-separation plan must condition on what the wording conditions on
+    ("Once Market Growth is held fixed, do Discount and Satisfaction become independent?",
+     "d_separated", {"a": "Discount", "b": "Market Growth", "given": ["Satisfaction"]},
+     "conditions on other variables"),
+    ("Are Discount and Tech Support independent given Revenue?", "d_separated",
+     {"a": "Discount", "b": "Tech Support", "given": []}, "conditions on other variables"),
     # a threshold named first and compared with later ("higher than that")
     ("With a cutoff of 10, how many partners have individual effects of Discount that are higher than that?",
      "count_subjects", {"conditions": [{"value": D, "op": ">", "than": 0}]}, "number(s) 10"),

@@ -33,6 +33,7 @@ from causalqa.qa.frame import (
     ON_PATH,
     QUANTILE,
     STD,
+    conditioned_on,
     marked_cause_effect,
     numbers,
     read_conditions,
@@ -534,6 +535,7 @@ def problems(
     found += _sign_filter_problems(text, slots, plan)
     found += _unasked_lowest_problems(text, plan)
     found += _unsigned_question_problems(text, slots, plan)
+    found += _conditioning_problems(text, slots, plan)
     found += intent_problems(
         masked_question(*kind_of) if kind_of is not None else intent_text(text, slots),
         plan,
@@ -781,6 +783,22 @@ _ASKS_ONE_SUBJECT = re.compile(
     r"|(?<!\bacross\s)(?<!\bover\s)(?<!\bamong\s)(?<!\ball\s)(?<!\bper\s)(?<!\bany\s)"
     rf"\b{_ONE_SUBJ}\b(?!\s+table)"
 )
+
+
+def _conditioning_problems(text: str, slots: list, plan: Plan) -> list[str]:
+    """A d-separation plan that conditions on other variables than the wording states
+    ("once ⟦z⟧ is held fixed, are ⟦a⟧ and ⟦b⟧ independent?" run as ⟦a⟧ and ⟦z⟧ given ⟦b⟧)."""
+    if _tool(plan) not in ("d_separated", "d_connected"):
+        return []
+    stated = conditioned_on(text, slots)
+    if stated is None:
+        return []
+    args = _args(plan)
+    given = set(args.get("given") or [])
+    if None in stated or set(stated) != given or {args.get("a"), args.get("b")} & given:
+        said = ", ".join(repr(v) for v in stated if v) or "nothing the model names"
+        return [f"the plan conditions on other variables than the question does ({said})"]
+    return []
 
 
 def _shape_problems(text: str, plan: Plan) -> list[str]:

@@ -1077,6 +1077,28 @@ def _graph_variables(text: str, slots: list[Slot]) -> list[str]:
     return list(dict.fromkeys(s.variable for s in slots if s.variable is not None))
 
 
+def _given_clause(text: str, slots: list[Slot], given_at: re.Match[str]) -> list[str]:
+    """The conditioning set: the names right after "given" (up to the next clause)."""
+    rest = text[given_at.end() :]
+    stop = re.search(
+        r"[;?|]|,(?!\s*(?:and\s+)?⟦)|\b(?:are|is|do|does|will|would|can|then|so|make|makes"
+        r"|render|renders|leave|leaves|d-?separat\w*|separat\w*|block\w*|screens?|screening)\b",
+        rest,
+    )
+    clause_end = given_at.end() + (stop.start() if stop else len(rest))
+    return [s.variable for s in slots if s.variable and given_at.end() <= s.start < clause_end]
+
+
+def conditioned_on(text: str, slots: list[Slot]) -> list[str | None] | None:
+    """The variables the wording conditions on ("given ⟦z⟧", "once ⟦z⟧ is held fixed", "does
+    ⟦z⟧ d-separate …"), None when it states no conditioning set (shared with the check)."""
+    m = _SEPARATES.search(text) or _GIVEN_FIRST.search(text)
+    if m:
+        return [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", m.group(1))]
+    given_at = _GIVEN.search(text)
+    return _given_clause(text, slots, given_at) if given_at else None
+
+
 def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | None:
     names = _graph_variables(text, slots)
     if BLANKET.search(text) and len(names) == 1:
@@ -1104,17 +1126,7 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
     if dsep and len(names) >= 2:
         given_at = _GIVEN.search(text)
         if given_at:
-            # the conditioning set: the names right after "given" (up to the next clause)
-            rest = text[given_at.end() :]
-            stop = re.search(
-                r"[;?|]|,(?!\s*(?:and\s+)?⟦)|\b(?:are|is|do|does|will|would|can|then|so|make|makes"
-                r"|render|renders|leave|leaves)\b",
-                rest,
-            )
-            clause_end = given_at.end() + (stop.start() if stop else len(rest))
-            after = [
-                s.variable for s in slots if s.variable and given_at.end() <= s.start < clause_end
-            ]
+            after = _given_clause(text, slots, given_at)
             before = [s.variable for s in slots if s.variable and s.variable not in after]
         else:
             before = [s.variable for s in slots if s.variable]
