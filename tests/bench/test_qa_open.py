@@ -79,6 +79,11 @@ def test_grading():
     assert qa_open.grade_open(median, True, median.expected, m) == "right"
     assert qa_open.grade_open(median, True, median.expected + 0.5, m) == "wrong"
     assert qa_open.grade_open(median, False, None, m) == "refused"
+    # "is there any remaining dependence …?" answered by d_connected: True means dependent
+    dsep = items["independence"]
+    assert qa_open.grade_open(dsep, True, dsep.expected, m, "d_separated") == "right"
+    assert qa_open.grade_open(dsep, True, not dsep.expected, m, "d_connected") == "right"
+    assert qa_open.grade_open(dsep, True, dsep.expected, m, "d_connected") == "wrong"
     mode = items["mode"]
     assert qa_open.grade_open(mode, False, None, m) == "right"
     assert qa_open.grade_open(mode, True, 3.0, m) == "wrong"

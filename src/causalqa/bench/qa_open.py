@@ -568,8 +568,8 @@ def wordings(name: str) -> dict[str, list[str]]:
     (`causalqa.bench.qa_open_test9`, a ninth writer's) was measured once held out
     (bench/README.md), then read: development. ``test10`` (`causalqa.bench.qa_open_test10`,
     a tenth writer's) was measured once held out (bench/README.md), then read: development.
-    ``test11`` (`causalqa.bench.qa_open_test11`, an eleventh writer's, added 2026-11-26) is
-    held out: measured once, not read."""
+    ``test11`` (`causalqa.bench.qa_open_test11`, an eleventh writer's, added 2026-11-26) was
+    measured once held out (bench/README.md), then read: development."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:
@@ -633,14 +633,25 @@ def generate_open_questions(
     return items
 
 
-def grade_open(item: OpenItem, answered: bool, result: Any, model: CausalModel) -> str:
+def grade_open(
+    item: OpenItem, answered: bool, result: Any, model: CausalModel, tool: str | None = None
+) -> str:
     """``right``, ``refused`` or ``wrong``: an unsupported kind is right only when refused;
-    any other refusal is counted as refused, any other answer compared with the truth."""
+    any other refusal is counted as refused, any other answer compared with the truth.
+    `tool`: the answer's last tool; `d_connected` answers the independence question the
+    other way round ("is there any remaining dependence …?": True means not independent)."""
     if item.family == "unsupported":
         return "right" if not answered else "wrong"
     if not answered:
         return "refused"
+    if tool == "d_connected" and item.kind == "independence" and isinstance(result, bool):
+        result = not result
     return "right" if _matches(item, result, model) else "wrong"
+
+
+def _last_tool(plan: dict[str, Any] | None) -> str | None:
+    steps = (plan or {}).get("steps") or []
+    return steps[-1].get("tool") if steps else None
 
 
 def _matches(item: OpenItem, result: Any, model: CausalModel) -> bool:
@@ -776,7 +787,8 @@ def _open_outcome(
             valid = False
     return {
         "size": size, "seed": seed, "kind": item.kind, "family": item.family,
-        "question": item.question, "grade": grade_open(item, answer.answered, answer.result, model),
+        "question": item.question,
+        "grade": grade_open(item, answer.answered, answer.result, model, _last_tool(answer.plan)),
         "answer": answer.answer, "plan": answer.plan, "plan_valid": valid,
         "llm_called": bool(answer.usage.get("total_tokens")),
         "seconds": round(seconds, 3), "cached": answer.cached,

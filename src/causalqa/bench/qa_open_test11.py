@@ -1,6 +1,7 @@
 # ruff: noqa: E501  (data: one wording per line)
 """Held-out open-question wordings (test11), written independently of the
-engine by an eleventh writer."""
+engine by an eleventh writer; measured once held out (2026-11-26), then read:
+development."""
 
 TEST11: dict[str, list[str]] = {
     "median": [

@@ -277,7 +277,7 @@ DEMANDS: list[Demand] = [
         "independent",
         re.compile(
             r"\bindependen\w*|\bd-?separat\w*|\bd-?connect\w*"
-            r"|\b(?<!in)dependent\b|\bcorrelat\w*|\bunrelated\b"
+            r"|\b(?<!in)dependen(?:t|ce)\b|\bcorrelat\w*|\bunrelated\b"
         ),
         # a Markov blanket is defined by what it renders independent
         _uses("d_separated", "d_connected", "markov_blanket"),

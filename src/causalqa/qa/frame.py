@@ -776,7 +776,7 @@ _MEDIATORS = re.compile(
 )
 _DSEP = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
-    r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependent\b|\bcorrelated\b"
+    r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependen(?:t|ce)\b|\bcorrelated\b"
     r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
     r"|\btells?\s+(?:us\s+|you\s+|me\s+)?(?:nothing|anything)\s+(?:more\s+|new\s+|extra\s+|else\s+)?about\b"
 )
@@ -1077,6 +1077,18 @@ def _graph_variables(text: str, slots: list[Slot]) -> list[str]:
     return list(dict.fromkeys(s.variable for s in slots if s.variable is not None))
 
 
+def _asks_dependence(text: str) -> bool:
+    """Whether a d-separation question asks about dependence ("are they still dependent",
+    "any remaining dependence") rather than independence ("is there no dependence")."""
+    m = re.search(
+        r"\b(?<!in)dependen(?:t|ce)\b|\bd-?connect\w*|\bcorrelated\b|\btells?\s+(?:\w+\s+)?anything\b",
+        text,
+    )
+    return bool(m) and not re.search(
+        r"\b(?:no|not|n't|never|without)\s+(?:\w+\s+)?$", text[: m.start()]
+    )
+
+
 def _given_clause(text: str, slots: list[Slot], given_at: re.Match[str]) -> list[str]:
     """The conditioning set: the names right after "given" (up to the next clause)."""
     rest = text[given_at.end() :]
@@ -1119,9 +1131,7 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
         given = [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", first.group(1))]
         pair = [n for n in names if n not in given]
         if None not in given and len(pair) == 2:
-            dependent = bool(
-                re.search(r"\b(?<!in)dependent\b|\bd-?connect\w*|\bcorrelated\b", text)
-            )
+            dependent = _asks_dependence(text)
             return Frame("d_connected" if dependent else "d_separated", variables=pair, given=given)
     if dsep and len(names) >= 2:
         given_at = _GIVEN.search(text)
@@ -1132,12 +1142,7 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
             before = [s.variable for s in slots if s.variable]
             after = []
         if len(before) == 2 and (given_at or not after):
-            dependent = bool(
-                re.search(
-                    r"\b(?<!in)dependent\b|\bd-?connect\w*|\bcorrelated\b|\btells?\s+(?:\w+\s+)?anything\b",
-                    text,
-                )
-            )
+            dependent = _asks_dependence(text)
             return Frame(
                 "d_connected" if dependent else "d_separated", variables=before, given=after
             )
