@@ -4,6 +4,7 @@ of a GGML_BACKEND_DL build) over the small embedded model, started on 127.0.0.1.
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -120,18 +121,27 @@ def test_cli_against_the_server(server, tmp_path):
     assert out["backend"] == "openai" and out["seconds"] > 0
 
 
-def test_concurrent_calls_give_the_same_answers_in_input_order(server):
+def test_concurrent_calls_keep_input_order(server):
     """Through `run_ordered` at concurrency 4 (this server takes one at a time, the rest
-    wait in its queue): the same texts, in the same order, as one at a time."""
+    wait in its queue), each answer comes back at its own prompt's position.
+
+    The texts are not compared with a one-at-a-time run: llama.cpp reuses the longest
+    cached prompt prefix, so the queue's order changes how much of a prompt is re-evaluated
+    and, through floating point, a greedy token now and then ('123' once, '1, 2, 3' in
+    another run). Each answer is checked against its own prompt instead."""
     from causalqa.llm.concurrent import run_ordered
 
     llm = get_llm(f"openai:{server}#{NAME}", cache=False, timeout=300)
-    prompts = [f"Name one cause of {x}. One short sentence." for x in ("rust", "fog", "acne")]
-    prompts += [f"Count from 1 to {n}, digits only." for n in (3, 4, 5)]
+    counts = (3, 4, 5, 6)
+    # counts interleaved with open prompts: a count answer at the wrong place shows
+    prompts = []
+    for n, subject in zip(counts, ("rust", "fog", "acne", "hail")):
+        prompts += [f"Count from 1 to {n}, digits only.", f"Name one cause of {subject}."]
 
     def ask(p):
         return llm.complete(p, max_tokens=16).text
 
-    one_at_a_time = run_ordered(ask, prompts, concurrency=1)
-    assert run_ordered(ask, prompts, concurrency=4) == one_at_a_time
-    assert all(one_at_a_time)
+    answers = run_ordered(ask, prompts, concurrency=4)
+    assert len(answers) == len(prompts) and all(a.strip() for a in answers)
+    for n, text in zip(counts, answers[::2]):
+        assert "".join(re.findall(r"\d", text)) == "".join(map(str, range(1, n + 1))), (n, text)
