@@ -546,6 +546,7 @@ _SETS_IN_MODULES = {
     "test9": ("qa_open_test9", "TEST9"),
     "test10": ("qa_open_test10", "TEST10"),
     "test11": ("qa_open_test11", "TEST11"),
+    "test12": ("qa_open_test12", "TEST12"),
 }
 """Wording sets in modules of their own (module, variable), imported when asked for."""
 
@@ -569,7 +570,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     (bench/README.md), then read: development. ``test10`` (`causalqa.bench.qa_open_test10`,
     a tenth writer's) was measured once held out (bench/README.md), then read: development.
     ``test11`` (`causalqa.bench.qa_open_test11`, an eleventh writer's, added 2026-11-26) was
-    measured once held out (bench/README.md), then read: development."""
+    measured once held out (bench/README.md), then read: development. ``test12``
+    (`causalqa.bench.qa_open_test12`, a twelfth writer's, added 2026-11-27) is held out:
+    not read until measured."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:
