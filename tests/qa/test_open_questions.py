@@ -452,6 +452,13 @@ MISMATCHED = [
     ("Given Market Growth, is there any remaining dependence between Discount and Satisfaction?",
      "on_path", {"variable": "Market Growth", "source": "Discount", "target": "Satisfaction"},
      "(in)dependence"),
+    # a path or d-separation test the wording never asks for (an LLM plan for a wording
+    # no frame reads): refused, whatever its answer would be
+    ("Given Market Growth, would a change in Discount still show up in Satisfaction?",
+     "on_path", {"variable": "Market Growth", "source": "Discount", "target": "Satisfaction"},
+     "lies on a causal path"),
+    ("Does Demand matter for how Discount works on Revenue?", "d_separated",
+     {"a": "Discount", "b": "Revenue", "given": ["Demand"]}, "(in)dependence given a set"),
     # a threshold named first and compared with later ("higher than that")
     ("With a cutoff of 10, how many partners have individual effects of Discount that are higher than that?",
      "count_subjects", {"conditions": [{"value": D, "op": ">", "than": 0}]}, "number(s) 10"),

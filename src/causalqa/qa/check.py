@@ -26,10 +26,12 @@ from causalqa.qa.frame import (
     BLANKET,
     CAUSES_OF_BOTH,
     COMMON_EFFECT,
+    DEPENDENCE_WORDS,
     EFFECT_KIND,
     HOW_BIG,
     HOW_MUCH_GAIN,
     MEDIAN,
+    MEDIATOR_WORDS,
     ON_PATH,
     QUANTILE,
     STD,
@@ -536,6 +538,7 @@ def problems(
     found += _unasked_lowest_problems(text, plan)
     found += _unsigned_question_problems(text, slots, plan)
     found += _conditioning_problems(text, slots, plan)
+    found += _unasked_test_problems(text, plan)
     found += intent_problems(
         masked_question(*kind_of) if kind_of is not None else intent_text(text, slots),
         plan,
@@ -783,6 +786,35 @@ _ASKS_ONE_SUBJECT = re.compile(
     r"|(?<!\bacross\s)(?<!\bover\s)(?<!\bamong\s)(?<!\ball\s)(?<!\bper\s)(?<!\bany\s)"
     rf"\b{_ONE_SUBJ}\b(?!\s+table)"
 )
+
+
+_ROUTE_WORDS = re.compile(
+    r"\b(?:path|paths|route|routes|chain|chains|pathway|mechanism|steps?|(?:up|down)stream)\b"
+)
+_SEPARATION_WORDS = re.compile(r"\bd-?sep\w*|\bseparat\w*|\bblock\w*|\bscreen\w*\s+off\b")
+_ASKS_TEST: dict[str, tuple[re.Pattern[str], ...]] = {
+    "on_path": (ON_PATH, MEDIATOR_WORDS, _demand_pattern("via"), _ROUTE_WORDS),
+    "d_separated": (DEPENDENCE_WORDS, _demand_pattern("independent"), _SEPARATION_WORDS),
+    "d_connected": (DEPENDENCE_WORDS, _demand_pattern("independent"), _SEPARATION_WORDS),
+}
+"""The graph's yes/no tests beyond the paper's, and the words without which a question
+does not ask for them."""
+
+
+def _unasked_test_problems(text: str, plan: Plan) -> list[str]:
+    """A path or d-separation test the question does not ask for in words: the wrong
+    answers on new writers' sets were such plans, by the LLM, for a wording no frame reads
+    ("any remaining dependence" run as an on-path test), and a yes/no that reads like an
+    answer is the worst kind of wrong."""
+    patterns = _ASKS_TEST.get(_tool(plan) or "")
+    if patterns is None or any(p.search(text) for p in patterns):
+        return []
+    tested = (
+        "whether a variable lies on a causal path"
+        if _tool(plan) == "on_path"
+        else "(in)dependence given a set"
+    )
+    return [f"the plan tests {tested}, which the question does not ask about"]
 
 
 def _conditioning_problems(text: str, slots: list, plan: Plan) -> list[str]:

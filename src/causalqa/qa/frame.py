@@ -756,7 +756,7 @@ ON_PATH = re.compile(
     + "".join("|" + re.sub(r"\(\?P<\w+>", "(?:", r) for r in _THROUGH)
 )
 """Words for a third variable on a route between two others (shared with the check)."""
-_MEDIATORS = re.compile(
+MEDIATOR_WORDS = re.compile(
     r"\bmediat\w*|\bintermediar\w*|\bintermediate\s+(?:variables|nodes|factors|steps)\b"
     r"|\b(?:go|goes|going|went|pass\w*|run|runs|route[sd]?|lead|leads)\s+(?:through|via)\b"
     r"|\bby\s+way\s+of\b"
@@ -774,12 +774,14 @@ _MEDIATORS = re.compile(
     r"|\b(?:what|which\s+\w+)\s+(?:sits?|lies?|stands?)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     r"|\b(?:variables|nodes|factors|steps|links)\s+(?:that\s+(?:are|sit|lie)\s+)?in\s+between\b"
 )
-_DSEP = re.compile(
+DEPENDENCE_WORDS = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
     r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependen(?:t|ce)\b|\bcorrelated\b"
     r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
     r"|\btells?\s+(?:us\s+|you\s+|me\s+)?(?:nothing|anything)\s+(?:more\s+|new\s+|extra\s+|else\s+)?about\b"
 )
+"""Words of (in)dependence or d-separation: a graph question with them may be a
+d-separation question (shared with the check)."""
 _SEPARATES = re.compile(
     r"\b(?:does|do|can|would|will)\s+((?:⟦\d+⟧(?:\s*,\s*|\s+and\s+)?)+?)\s*"
     r"(?:d-?separat\w*|block\w*\s+(?:every|all)\s+paths\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
@@ -1117,7 +1119,7 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
         return Frame("markov_blanket", variables=names)
     if EFFECT_KIND.search(text) and len(names) == 2:
         return Frame("effect_kind", variables=_cause_effect(text, slots, names))
-    dsep = _DSEP.search(text)
+    dsep = DEPENDENCE_WORDS.search(text)
     m = _SEPARATES.search(text)
     if m and len(names) >= 3:
         # "does ⟦z⟧ d-separate ⟦a⟧ and ⟦b⟧?": the conditioning set is the subject
@@ -1152,14 +1154,14 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
     if asked == "bool":
         # Yes/no questions about two variables are the paper's (is_cause, is_parent); the
         # three-variable ones below (on a path?) stay.
-        names3 = len(names) == 3 and (ON_PATH.search(text) or _MEDIATORS.search(text))
+        names3 = len(names) == 3 and (ON_PATH.search(text) or MEDIATOR_WORDS.search(text))
         if not names3:
             return None
     if _CONFOUND.search(text) and len(names) == 2:
         return Frame("common_causes", variables=names)
     if COMMON_EFFECT.search(text) and len(names) == 2:
         return Frame("common_effects", variables=names)
-    if len(names) == 3 and (ON_PATH.search(text) or _MEDIATORS.search(text)):
+    if len(names) == 3 and (ON_PATH.search(text) or MEDIATOR_WORDS.search(text)):
         # "Does ⟦1⟧ lie on a path from ⟦2⟧ to ⟦3⟧?", "Is ⟦1⟧ a mediator between ⟦2⟧ and ⟦3⟧?"
         pair = stated_direction(text, slots)
         if pair is None:
@@ -1173,7 +1175,7 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
             return None  # which is the middle one is not said: no guess
         middle = next((n for n in names if n not in pair), None)
         return Frame("on_path", variables=[middle, *pair]) if middle else None
-    if _MEDIATORS.search(text) and len(names) == 2 and not re.search(r"\bhow\s+many\b", text):
+    if MEDIATOR_WORDS.search(text) and len(names) == 2 and not re.search(r"\bhow\s+many\b", text):
         return Frame("mediators", variables=_cause_effect(text, slots, names))
     return None
 
