@@ -116,6 +116,18 @@ def test_name_vectors_are_cached(tmp_path):
     assert second._embedder.calls == 1  # only the query was encoded
 
 
+def test_name_vectors_are_cached_whatever_order_the_store_returns(tmp_path):
+    """A store returns its nodes in no fixed order: the cache is found all the same, and
+    one file is written, not one per process."""
+    Linker(NODES, embedder=FakeEmbedder(), cache_dir=tmp_path).link("aspirin")
+    shuffled = NODES.sample(frac=1.0, random_state=3)
+    assert list(shuffled["id"]) != list(NODES["id"])
+    again = Linker(shuffled, embedder=FakeEmbedder(), cache_dir=tmp_path)
+    assert again.link("aspirin").best.node.name == "Acetylsalicylic acid"
+    assert again._embedder.calls == 1
+    assert len(list(tmp_path.glob("name-vectors-*.npy"))) == 1
+
+
 def test_resolve_on_graph(tmp_path, hetionet_dir):
     with load_hetionet(hetionet_dir, tmp_path / "s") as kg:
         assert kg.resolve("Gene::2064").name == "ERBB2"

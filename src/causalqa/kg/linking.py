@@ -106,7 +106,9 @@ class Linker:
         embedder=None,
         cache_dir: str | Path | None = None,
     ) -> None:
-        self.nodes = nodes.reset_index(drop=True)
+        # sorted by id: a store returns its nodes in no fixed order, and the cached name
+        # vectors are keyed by the names in this order (one 70 MB file per process else)
+        self.nodes = nodes.sort_values("id", kind="stable").reset_index(drop=True)
         self._ids = self.nodes["id"].astype(str).tolist()
         self._names = self.nodes["name"].astype(str).tolist()
         self._kinds = self.nodes["kind"].astype(str).tolist()

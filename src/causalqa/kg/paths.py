@@ -124,13 +124,14 @@ class PathIndex:
         self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.n_nodes = n
         self.n_edges = m
-        self._position = pd.Index(self.ids)
 
     def index_of(self, node_id: str) -> int:
-        i = self._position.get_indexer([node_id])[0]
-        if i < 0:
+        # ids are sorted (both constructors sort them): a binary search, ~2 µs, where a
+        # pandas lookup took ~0.4 ms, thousands of times for a pair with many paths
+        i = int(np.searchsorted(self.ids, node_id))
+        if i >= len(self.ids) or self.ids[i] != node_id:
             raise KGError(f"no node with id {node_id!r}")
-        return int(i)
+        return i
 
     def node(self, i: int) -> Node:
         return Node(str(self.ids[i]), str(self.names[i]), str(self.kind_values[self.kind_codes[i]]))
