@@ -118,8 +118,12 @@ def test_name_vectors_are_cached(tmp_path):
 
 def test_name_vectors_are_cached_whatever_order_the_store_returns(tmp_path):
     """A store returns its nodes in no fixed order: the cache is found all the same, and
-    one file is written, not one per process."""
+    one file is kept, not one per process (an older cache of the store is removed)."""
+    stale = tmp_path / "name-vectors-0123456789abcdef.npy"
+    np.save(stale, np.zeros((2, 4), dtype=np.float32))
+    (tmp_path / "graph.lbug").write_text("the store's own file")
     Linker(NODES, embedder=FakeEmbedder(), cache_dir=tmp_path).link("aspirin")
+    assert not stale.exists() and (tmp_path / "graph.lbug").exists()
     shuffled = NODES.sample(frac=1.0, random_state=3)
     assert list(shuffled["id"]) != list(NODES["id"])
     again = Linker(shuffled, embedder=FakeEmbedder(), cache_dir=tmp_path)

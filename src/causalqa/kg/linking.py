@@ -258,6 +258,11 @@ class Linker:
         if cache is not None:
             try:
                 np.save(cache, vectors)
+                # earlier caches of this store are stale (its nodes changed), or were
+                # written under an order-dependent key: 70 MB each for Hetionet
+                for stale in self._cache_dir.glob("name-vectors-*.npy"):
+                    if stale != cache:
+                        stale.unlink(missing_ok=True)
             except OSError:
                 pass  # a read-only store still links, it just re-encodes next time
         self._vectors = vectors
