@@ -459,6 +459,15 @@ MISMATCHED = [
      "lies on a causal path"),
     ("Does Demand matter for how Discount works on Revenue?", "d_separated",
      {"a": "Discount", "b": "Revenue", "given": ["Demand"]}, "(in)dependence given a set"),
+    # test12's wrong answers: an effect kind offered as "a direct link, only through
+    # intermediate variables, through both routes, or no effect" (read as the mediators),
+    # and a share of gainers run over the losers
+    ("I'm trying to understand how Discount influences Revenue. Is it via a direct link, only through intermediate variables, through both routes, or is there no effect?",
+     "mediators", {"source": "Discount", "target": "Revenue"}, "direct, indirect or both"),
+    ("Please report the share of partners whose individual treatment effect of Discount is strictly positive.",
+     "share_subjects", {"conditions": [{"value": D, "op": "<", "than": 0}]}, "the opposite"),
+    ("How many partners are hurt by Discount?", "count_subjects",
+     {"conditions": [{"value": D, "op": ">", "than": 0}]}, "the opposite"),
     # a threshold named first and compared with later ("higher than that")
     ("With a cutoff of 10, how many partners have individual effects of Discount that are higher than that?",
      "count_subjects", {"conditions": [{"value": D, "op": ">", "than": 0}]}, "number(s) 10"),

@@ -571,8 +571,8 @@ def wordings(name: str) -> dict[str, list[str]]:
     a tenth writer's) was measured once held out (bench/README.md), then read: development.
     ``test11`` (`causalqa.bench.qa_open_test11`, an eleventh writer's, added 2026-11-26) was
     measured once held out (bench/README.md), then read: development. ``test12``
-    (`causalqa.bench.qa_open_test12`, a twelfth writer's, added 2026-11-27) is held out:
-    not read until measured."""
+    (`causalqa.bench.qa_open_test12`, a twelfth writer's, added 2026-11-27) was measured
+    once held out (bench/README.md), then read: development."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:

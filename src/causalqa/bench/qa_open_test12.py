@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (data: one wording per line)
-"""Held-out open-question wordings (test12), written independently of the
-engine by a twelfth writer from the kinds' definitions alone; held out: not read
-until measured."""
+"""Open-question wordings (test12), written independently of the engine by a
+twelfth writer from the kinds' definitions alone; measured once held out (2026-11-27),
+then read: development."""
 
 TEST12: dict[str, list[str]] = {
     "median": [

@@ -533,6 +533,7 @@ def problems(
         found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
     found += _shape_problems(text, plan)
     found += _polarity_problems(text, plan)
+    found += _opposite_sign_problems(text, plan)
     found += _direction_problems(text, slots, plan)
     found += _sign_filter_problems(text, slots, plan)
     found += _unasked_lowest_problems(text, plan)
@@ -858,6 +859,44 @@ _LOSS = re.compile(
 _GAIN_OR_LEAST = re.compile(
     r"\b(?:gain\w*|benefit\w*|help\w*|best|positive\w*|profit\w*|least|fewest|smallest)\b"
 )
+
+
+_GAIN_SIGN = re.compile(
+    r"\b(?:positive(?:ly)?|benefit\w*|gain\w*|above\s+(?:zero|0)|(?:greater|more|higher)\s+than\s+(?:zero|0)"
+    r"|better\s+off)\b|>\s*=?\s*0\b"
+)
+_LOSS_SIGN = re.compile(
+    rf"{_LOSS.pattern}|\b(?:below\s+(?:zero|0)|(?:less|lower|smaller)\s+than\s+(?:zero|0))\b|<\s*=?\s*0\b"
+)
+_SIGN_NEGATED = re.compile(
+    r"\b(?:not|no|non|never|without|neither|nor|rather\s+than|instead\s+of|as\s+opposed\s+to"
+    r"|drops?|declines?)\b|n't\b|\bnon-"
+)
+"""Wording that negates or contrasts a sign ("a drop rather than a gain"): the sign check
+stays out."""
+
+
+def _opposite_sign_problems(text: str, plan: Plan) -> list[str]:
+    """A condition on the sign of an effect opposite to the one the wording states ("the
+    share of partners whose effect of ⟦1⟧ is strictly positive" run with effect < 0). Only
+    where the wording names one sign and negates nothing."""
+    if _SIGN_NEGATED.search(text):
+        return []
+    gain, loss = bool(_GAIN_SIGN.search(text)), bool(_LOSS_SIGN.search(text))
+    if gain == loss:
+        return []
+    for c in _conditions(plan):
+        if c.get("than") != 0 or not isinstance(c.get("value"), dict):
+            continue
+        if "treatment" not in c["value"]:
+            continue
+        kept = {">": "gain", ">=": "gain", "<": "loss", "<=": "loss"}.get(c.get("op"))
+        if kept is not None and (kept == "gain") != gain:
+            side = "lose (effect below zero)" if kept == "loss" else "gain (effect above zero)"
+            return [
+                f"the plan keeps the subjects who {side}, the opposite of what the question says"
+            ]
+    return []
 
 
 def _polarity_problems(text: str, plan: Plan) -> list[str]:

@@ -849,6 +849,10 @@ EFFECT_KIND = re.compile(
     # "a direct arrow into ⟦b⟧, an indirect route, both, or no causal effect at all"
     r"|\bdirect\w*\b[^?.!;]{0,60}?\bindirect\w*\b[^?.!;]{0,60}?\bboth\b"
     r"(?!\s+(?:count|counts|qualify|work|are\s+fine|are\s+ok|do))"
+    # "via a direct link, only through intermediate variables, through both routes, or is
+    # there no effect?"
+    r"|\bdirect\w*\b[^?.!;]{0,60}?\b(?:through|via)\b[^?.!;]{0,60}?\bboth\b[^?.!;]{0,30}?,?\s*"
+    r"or\s+(?:is\s+there\s+|there\s+is\s+)?(?:no|none|neither|not\s+at\s+all)\b"
 )
 
 _SUPERLATIVE = re.compile(
