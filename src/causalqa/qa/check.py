@@ -866,11 +866,12 @@ _GAIN_SIGN = re.compile(
     r"|better\s+off)\b|>\s*=?\s*0\b"
 )
 _LOSS_SIGN = re.compile(
-    rf"{_LOSS.pattern}|\b(?:below\s+(?:zero|0)|(?:less|lower|smaller)\s+than\s+(?:zero|0))\b|<\s*=?\s*0\b"
+    rf"{_LOSS.pattern}|\b(?:below\s+(?:zero|0)|(?:less|lower|smaller)\s+than\s+(?:zero|0)"
+    r"|drops?|declines?)\b|<\s*=?\s*0\b"
 )
 _SIGN_NEGATED = re.compile(
-    r"\b(?:not|no|non|never|without|neither|nor|rather\s+than|instead\s+of|as\s+opposed\s+to"
-    r"|drops?|declines?)\b|n't\b|\bnon-"
+    r"\b(?:not|no|non|never|without|neither|nor|rather\s+than|instead\s+of|as\s+opposed\s+to)\b"
+    r"|n't\b|\bnon-"
 )
 """Wording that negates or contrasts a sign ("a drop rather than a gain"): the sign check
 stays out."""
@@ -879,7 +880,7 @@ stays out."""
 def _opposite_sign_problems(text: str, plan: Plan) -> list[str]:
     """A condition on the sign of an effect opposite to the one the wording states ("the
     share of partners whose effect of ⟦1⟧ is strictly positive" run with effect < 0). Only
-    where the wording names one sign and negates nothing."""
+    where the wording names one sign and negates or contrasts nothing."""
     if _SIGN_NEGATED.search(text):
         return []
     gain, loss = bool(_GAIN_SIGN.search(text)), bool(_LOSS_SIGN.search(text))
