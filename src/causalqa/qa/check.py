@@ -793,10 +793,11 @@ _ROUTE_WORDS = re.compile(
     r"\b(?:path|paths|route|routes|chain|chains|pathway|mechanism|steps?|(?:up|down)stream)\b"
 )
 _SEPARATION_WORDS = re.compile(r"\bd-?sep\w*|\bseparat\w*|\bblock\w*|\bscreen\w*\s+off\b")
+_ASKS_SEPARATION = (DEPENDENCE_WORDS, _demand_pattern("independent"), _SEPARATION_WORDS)
 _ASKS_TEST: dict[str, tuple[re.Pattern[str], ...]] = {
     "on_path": (ON_PATH, MEDIATOR_WORDS, _demand_pattern("via"), _ROUTE_WORDS),
-    "d_separated": (DEPENDENCE_WORDS, _demand_pattern("independent"), _SEPARATION_WORDS),
-    "d_connected": (DEPENDENCE_WORDS, _demand_pattern("independent"), _SEPARATION_WORDS),
+    "d_separated": _ASKS_SEPARATION,
+    "d_connected": _ASKS_SEPARATION,
 }
 """The graph's yes/no tests beyond the paper's, and the words without which a question
 does not ask for them."""
@@ -877,6 +878,19 @@ _SIGN_NEGATED = re.compile(
 stays out."""
 
 
+def _sign_conditions(plan: Plan) -> list[dict[str, Any]]:
+    """The plan's conditions on the sign of a treatment's effect (> 0, ≥ 0, < 0, ≤ 0; "≠ 0"
+    drops no subject that has an effect)."""
+    return [
+        c
+        for c in _conditions(plan)
+        if c.get("than") == 0
+        and c.get("op") in (">", ">=", "<", "<=")
+        and isinstance(c.get("value"), dict)
+        and "treatment" in c["value"]
+    ]
+
+
 def _opposite_sign_problems(text: str, plan: Plan) -> list[str]:
     """A condition on the sign of an effect opposite to the one the wording states ("the
     share of partners whose effect of ⟦1⟧ is strictly positive" run with effect < 0). Only
@@ -886,13 +900,9 @@ def _opposite_sign_problems(text: str, plan: Plan) -> list[str]:
     gain, loss = bool(_GAIN_SIGN.search(text)), bool(_LOSS_SIGN.search(text))
     if gain == loss:
         return []
-    for c in _conditions(plan):
-        if c.get("than") != 0 or not isinstance(c.get("value"), dict):
-            continue
-        if "treatment" not in c["value"]:
-            continue
-        kept = {">": "gain", ">=": "gain", "<": "loss", "<=": "loss"}.get(c.get("op"))
-        if kept is not None and (kept == "gain") != gain:
+    for c in _sign_conditions(plan):
+        kept = "gain" if c["op"] in (">", ">=") else "loss"
+        if (kept == "gain") != gain:
             side = "lose (effect below zero)" if kept == "loss" else "gain (effect above zero)"
             return [
                 f"the plan keeps the subjects who {side}, the opposite of what the question says"
@@ -1041,14 +1051,7 @@ def _sign_filter_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
     count or a list of subjects a sign is meant."""
     if not HOW_MUCH_GAIN.search(text) and _tool(plan) != "subject_values":
         return []
-    signed = [
-        c
-        for c in _conditions(plan)
-        if c.get("than") == 0
-        and c.get("op") in (">", ">=", "<", "<=")  # "≠ 0" drops no subject that has an effect
-        and isinstance(c.get("value"), dict)
-        and "treatment" in c["value"]
-    ]
+    signed = _sign_conditions(plan)
     if not signed:
         return []
     stated = [r["value"] for r in read_conditions(text, slots)[0] if r.get("than") == 0]
