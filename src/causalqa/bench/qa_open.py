@@ -547,6 +547,7 @@ _SETS_IN_MODULES = {
     "test10": ("qa_open_test10", "TEST10"),
     "test11": ("qa_open_test11", "TEST11"),
     "test12": ("qa_open_test12", "TEST12"),
+    "test13": ("qa_open_test13", "TEST13"),
 }
 """Wording sets in modules of their own (module, variable), imported when asked for."""
 
@@ -572,7 +573,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     ``test11`` (`causalqa.bench.qa_open_test11`, an eleventh writer's, added 2026-11-26) was
     measured once held out (bench/README.md), then read: development. ``test12``
     (`causalqa.bench.qa_open_test12`, a twelfth writer's, added 2026-11-27) was measured
-    once held out (bench/README.md), then read: development."""
+    once held out (bench/README.md), then read: development. ``test13``
+    (`causalqa.bench.qa_open_test13`, a thirteenth writer's, added 2026-11-27) is held out:
+    measured, not read."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:
