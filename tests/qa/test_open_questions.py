@@ -304,6 +304,13 @@ EXPECTED = [
     # an eleventh writer's (test11, read after its held-out measurement): "dependence"
     ("Given Market Growth, is there any remaining dependence between Discount and Satisfaction?", "d_connected", False),
     ("Is there no dependence between Discount and Satisfaction given Market Growth?", "d_separated", True),
+    # a twelfth writer's (test12, read after its held-out measurement): refused before
+    ("By how much, typically, does a partner's Tech Support effect deviate from the average Tech Support effect? (standard deviation please)", "summarize", (809.2 / 4) ** 0.5),
+    ("Please report the number of already-engaged partners for which the individual effect of Discount exceeds the individual effect of Tech Support.", "count_subjects", 1),
+    ("Please enumerate all partners whose treatment effect of Discount is less than zero.", "list_subjects", ["P3"]),
+    ("show Discount effect for all partners pls", "subject_values", [{"arg": s, "value": v} for s, v in zip(["P1", "P2", "P3", "P4", "P5"], [5.0, 15.0, -10.0, 25.0, 2.0])]),
+    ("what works best for Revenue on average, across all our partners?", "best_treatment", {"arg": "Tech Support", "value": 11.1}),
+    ("For our quarterly review, could you report the median of the per-partner treatment effects of Tech Support, so outliers don't skew the picture?", "summarize", 10.0),
 ]  # fmt: skip
 
 
@@ -312,7 +319,7 @@ def test_the_issue_examples_answer_correctly(model, question, tool, expected):
     llm = ScriptedLLM(['{"tool": "best_treatment"}'] if tool is None else [])
     answer = Assistant(model, llm).ask(question)
     assert answer.answered, answer.answer
-    if isinstance(expected, dict):
+    if isinstance(expected, dict) and "arg" in expected:
         assert answer.result["arg"] == expected["arg"]
         assert answer.result["value"] == pytest.approx(expected["value"])
     elif isinstance(expected, float):
@@ -510,6 +517,7 @@ def test_the_check_passes_the_right_plan_and_a_paper_plan(model):
         "What's the distance between the first and third quartile of the gain from Discount?",
         "What is the upper quartile minus the lower quartile of Discount's effects?",
         "What is the correlation between Discount and Revenue?",
+        "How skewed are the effects of Discount across partners?",
     ],
 )
 def test_no_shortcut_answers_a_quantity_it_does_not_compute(model, question):

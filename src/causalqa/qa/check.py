@@ -385,7 +385,11 @@ DEMANDS: list[Demand] = [
 
 _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bmode\b|\bmost\s+common\s+value\b"), "the most common value (mode)"),
-    (re.compile(r"\bskew\w*|\bkurtosis\b"), "the shape of the distribution"),
+    (
+        # not the verb: "so outliers don't skew the picture"
+        re.compile(r"(?<!n't\s)(?<!not\s)(?<!to\s)(?<!\bwill\s)\bskew\w*|\bkurtosis\b"),
+        "the shape of the distribution",
+    ),
     (
         re.compile(
             r"\binter-?quartile\b|\biqr\b"
@@ -654,8 +658,11 @@ def _demand_pattern(name: str) -> re.Pattern[str]:
 _LISTED = re.compile(
     r"\b(?:ids?|identifiers|numbers|list)\s+of\s+(?:all\s+|every\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
     r"|customers|clients|patients|accounts|users|members|firms|units)\b"
+    r"|\b(?:list|enumerate)\s+(?:out\s+)?(?:all\s+|every\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
+    r"|customers|clients|patients|accounts|users|members|firms|units)\s+(?:whose|who|that|with|where|for\s+which)\b"
 )
-"""A list of subjects asked in so many words ("the IDs of all partners whose …")."""
+"""A list of subjects asked in so many words ("the IDs of all partners whose …", "enumerate
+all partners whose …")."""
 _COUNTED = re.compile(
     r"\b(?:how\s+many|number\s+of|count|tally)\s+(?:up\s+)?(?:\w+\s+){0,3}?(?:partners|subjects|customers"
     r"|clients|patients|accounts|users|members|firms|units|rows)\b"

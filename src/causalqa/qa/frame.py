@@ -336,8 +336,8 @@ _QUANTILES = [
 ]
 
 _COUNT = re.compile(
-    rf"\bhow\s+many\s+(?:\w+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
-    rf"(?:\w+\s+){{0,2}}?{_SUBJ}\b|\bcount\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
+    rf"\bhow\s+many\s+(?:[\w-]+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
+    rf"(?:[\w-]+\s+){{0,2}}?{_SUBJ}\b|\bcount\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?{_SUBJ}\b"
     rf"|\bhow\s+many\b(?=.*\b(?:benefit|gain|profit|respond|are\s+hurt|lose|have|see|get|favou?r|prefer)\b)"
     rf"|\btally\s+(?:up\s+)?(?:the\s+|all\s+)?(?:\w+\s+){{0,2}}?(?:{_SUBJ}|rows?)\b"
 )
@@ -361,6 +361,8 @@ _EACH = re.compile(
     rf"|\blist\s+(?:the\s+)?{_EFFECT}\b"
     rf"|\b(?:all|every|each)\s+(?:the\s+)?{_SUBJ}\s+individually\b"
     r"|\bone\s+by\s+one\b|\bone\s+(?:row|line|value|entry|number)\s+(?:each|per\s+\w+)\b"
+    # "show ⟦1⟧ effect for all partners": a listing verb asks for the values themselves
+    rf"|^\s*(?:please\s+)?(?:show|list|display|print|enumerate)\b[^?.!;]*\bfor\s+all\s+(?:the\s+|our\s+)?{_SUBJ}\b"
 )
 
 # Comparisons between two treatments: "gain more from ⟦1⟧ than from ⟦2⟧".
@@ -386,7 +388,7 @@ _BETWEEN = [
             rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beat(?:s|ing)?|outperform(?:s|ing)?|exceed(?:s|ing)?|tops|surpass\w*"
             rf"|(?:is|was|are)\s+{_MORE}\s+than|works?\s+better\s+than|does\s+better\s+than"
             rf"|{_MORE}\s+than|>=?)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from|for)\s+"
-            rf"|(?:their|its|the)\s+(?:\w+\s+)?(?:of|from|for|with)\s+|(?:their|its|the)\s+"
+            rf"|(?:their|its|the)\s+(?:\w+\s+){{0,2}}?(?:of|from|for|with)\s+|(?:their|its|the)\s+"
             rf"|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(\d+)⟧"
         ),
         ">",
@@ -395,8 +397,8 @@ _BETWEEN = [
         re.compile(
             rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:(?:is|was|are)\s+{_LESS}\s+than"
             rf"|works?\s+worse\s+than|{_LESS}\s+than|trails?|lags?\s+behind|<=?)\s+"
-            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+"
-            rf"|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(\d+)⟧"
+            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+(?:\w+\s+){{0,2}}?(?:of|from|for|with)\s+"
+            rf"|(?:their|its|the)\s+|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(\d+)⟧"
         ),
         "<",
     ),  # fmt: skip
@@ -866,7 +868,7 @@ HOW_BIG = re.compile(
 """A size asked ("how high does it get"): a value, not who has it (shared with the check)."""
 
 _WHICH_SUBJECTS = re.compile(
-    r"\b(?:which|what|list|show|name|identify|find|give|want|need)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,3}?"
+    r"\b(?:which|what|list|show|name|identify|find|give|want|need|enumerate|display)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,3}?"
     r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
     r"|units|individuals|people|ones)\b|\bwho\s+(?:are|would|will|does|do|benefits?|gains?|is)\b"
 )
@@ -1266,8 +1268,8 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
     # "how big does ⟦1⟧'s effect get for the partner who responds most": a size asked,
     # whatever the relative clause names
     sized = bool(HOW_BIG.search(text))
-    if sized:
-        asked = "number"
+    if sized or (asked == "bool" and re.match(r"\s*(?:by\s+)?how\s+much\b", text)):
+        asked = "number"  # "by how much, typically, does … deviate …?": a size, not yes/no
     if (
         not sized
         and asked in (None, "number", "treatment")
@@ -1282,7 +1284,8 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         r"^\s*(?:the\s+)?(?:treatment|intervention|option)\s+(?:with|that|which|whose)\b"
         r"|\brank\s+(?:the\s+|all\s+)?(?:treatments|interventions|options)\b"
         r"|^\s*of\s+(?:everything|all\s+(?:the\s+)?(?:things|options|levers))\s+(?:that\s+)?(?:we|you|i)\s+(?:could|can|might)"
-        r"\s+(?:do|try|use|pull)\b",
+        r"\s+(?:do|try|use|pull)\b"
+        r"|^\s*(?:so\s+)?(?:what|which)\s+(?:one\s+|option\s+|treatment\s+)?works\s+(?:the\s+)?best\b",
         text,
     ):
         asked = "treatment"  # "treatment with the highest mean effect?", "rank the treatments …"
