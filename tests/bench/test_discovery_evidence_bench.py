@@ -86,6 +86,28 @@ def test_benchmark_on_a_training_record(evidence_model, tmp_path):  # noqa: F811
     json.dumps(report)
 
 
+def test_cross_validation_and_test_fits_use_the_same_combiner_settings(
+    evidence_model,  # noqa: F811
+    monkeypatch,
+):
+    """The combiner measured by grouped CV is the one fitted for the test split: both get
+    the settings asked for (the CV used xgboost's defaults before)."""
+    from causalqa.bench import discovery_evidence as module
+
+    seen = []
+    real = module.fit_combiner
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("params"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "fit_combiner", spy)
+    benchmark_evidence(
+        evidence_model[1], variants=["text"], draws=5, folds=3, params=FAST, tfidf=False
+    )
+    assert len(seen) > 3 and all(p == FAST for p in seen)
+
+
 def test_the_bench_command(evidence_model, tmp_path, monkeypatch):  # noqa: F811
     import functools
 

@@ -237,7 +237,7 @@ def benchmark_evidence(
 
         def fit_predict(tr, te, sub=sub, y=y, g=g, variant=variant):
             model = fit_combiner(
-                [sub[i] for i in tr], y[tr], [g[i] for i in tr], variant, seed=seed
+                [sub[i] for i in tr], y[tr], [g[i] for i in tr], variant, seed=seed, params=params
             )
             x = vectorize([sub[i] for i in te], model.feature_names_)
             return model.predict_proba(x)[:, 1]
