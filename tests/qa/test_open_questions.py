@@ -311,6 +311,13 @@ EXPECTED = [
     ("show Discount effect for all partners pls", "subject_values", [{"arg": s, "value": v} for s, v in zip(["P1", "P2", "P3", "P4", "P5"], [5.0, 15.0, -10.0, 25.0, 2.0])]),
     ("what works best for Revenue on average, across all our partners?", "best_treatment", {"arg": "Tech Support", "value": 11.1}),
     ("For our quarterly review, could you report the median of the per-partner treatment effects of Tech Support, so outliers don't skew the picture?", "summarize", 10.0),
+    # a thirteenth writer's (test13, read after its held-out measurement): wrong before
+    ("List the variables that are ancestors of both Discount and Revenue.", "common_causes", ["Market Growth"]),
+    ("List the variables that are descendants of both Discount and Tech Support.", "common_effects", ["Revenue"]),
+    ("is Demand a mediator of Discount on Revenue?", "on_path", True),
+    ("is Discount a mediator of Demand on Revenue?", "on_path", False),
+    ("Please determine whether Market Growth d-separates Discount from Satisfaction.", "d_separated", True),
+    ("Check whether conditioning on Revenue blocks every path between Discount and Tech Support.", "d_separated", False),
 ]  # fmt: skip
 
 
@@ -475,6 +482,19 @@ MISMATCHED = [
      "share_subjects", {"conditions": [{"value": D, "op": "<", "than": 0}]}, "the opposite"),
     ("How many partners are hurt by Discount?", "count_subjects",
      {"conditions": [{"value": D, "op": ">", "than": 0}]}, "the opposite"),
+    # test13's wrong answers (LLM plans the check let through): the route of "a mediator
+    # of A on B" reversed, ancestors run as descendants, the conditioning set of "Z
+    # d-separates A from B" swapped, "conditioning on Z blocks every path" run as on-path
+    ("is Demand a mediator of Discount on Revenue?", "on_path",
+     {"variable": "Discount", "source": "Demand", "target": "Revenue"}, "route"),
+    ("List the variables that are ancestors of both Discount and Revenue.", "common_effects",
+     {"a": "Discount", "b": "Revenue"}, "common causes"),
+    ("Please determine whether Market Growth d-separates Discount from Satisfaction.",
+     "d_separated", {"a": "Market Growth", "b": "Discount", "given": ["Satisfaction"]},
+     "conditions on other variables"),
+    ("Check whether conditioning on Revenue blocks every path between Discount and Tech Support.",
+     "on_path", {"variable": "Revenue", "source": "Discount", "target": "Tech Support"},
+     "(in)dependence given a set"),
     # a threshold named first and compared with later ("higher than that")
     ("With a cutoff of 10, how many partners have individual effects of Discount that are higher than that?",
      "count_subjects", {"conditions": [{"value": D, "op": ">", "than": 0}]}, "number(s) 10"),

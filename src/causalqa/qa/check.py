@@ -295,7 +295,7 @@ DEMANDS: list[Demand] = [
         "common effect",
         re.compile(
             r"\bcommon\s+(?:effects?|consequences|descendants)\b"
-            r"|\bcollider\w*"
+            r"|\bcollider\w*|\b(?:descendants?|consequences?|children)\s+of\s+both\s+⟦"
         ),
         _uses("common_effects"),
         "the common effects",
@@ -669,6 +669,13 @@ _COUNTED = re.compile(
 )
 """A count of subjects asked in so many words ("tally the rows where …")."""
 
+_D_SEPARATION_NAMED = re.compile(
+    r"\bd-?separat\w*|\bconditionally\s+independent\b|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
+    r"|\bblock\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?\s+between\b"
+)
+"""d-separation asked in so many words ("does conditioning on ⟦z⟧ block every path between
+⟦a⟧ and ⟦b⟧")."""
+
 _NAMED_BY_WORDS: dict[str, re.Pattern[str]] = {
     "common_causes": _demand_pattern("confound"),
     "common_effects": COMMON_EFFECT,
@@ -680,6 +687,8 @@ _NAMED_BY_WORDS: dict[str, re.Pattern[str]] = {
     "median": MEDIAN,
     "std": STD,
     "list_subjects": _LISTED,
+    "d_separated": _D_SEPARATION_NAMED,
+    "d_connected": _D_SEPARATION_NAMED,
     "max": HOW_BIG,
     "min": HOW_BIG,
 }
@@ -816,6 +825,14 @@ def _unasked_test_problems(text: str, plan: Plan) -> list[str]:
     ("any remaining dependence" run as an on-path test), and a yes/no that reads like an
     answer is the worst kind of wrong."""
     patterns = _ASKS_TEST.get(_tool(plan) or "")
+    if (
+        _tool(plan) == "on_path"
+        and DEPENDENCE_WORDS.search(text)
+        and not (ON_PATH.search(text) or MEDIATOR_WORDS.search(text))
+    ):
+        # "does conditioning on ⟦z⟧ block every path between ⟦a⟧ and ⟦b⟧": a path named,
+        # but what is asked is d-separation
+        return ["the question asks about (in)dependence given a set, which the plan does not test"]
     if patterns is None or any(p.search(text) for p in patterns):
         return []
     tested = (

@@ -714,7 +714,7 @@ _DIFFERENCE = [
 
 # Graph questions beyond the paper's.
 CAUSES_OF_BOTH = (
-    r"\bupstream\s+of\s+both\b"
+    r"\bupstream\s+of\s+both\b|\b(?:ancestors?|causes?)\s+of\s+both\s+⟦"
     r"|\b(?:jointly|together)\s+(?:cause|affect|influence|drive|impact|determine)s?\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     r"|\b(?:which|what)\s+(?:\w+\s+){0,2}?(?:causes?|affects?|influences?|drives?|impacts?|shapes?)\s+both"
     r"\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
@@ -729,6 +729,7 @@ COMMON_EFFECT = re.compile(
     r"\bcommon\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b|\bcollider\w*"
     r"|\bshared\s+(?:downstream\s+)?(?:effects?|consequences?|descendants?|children|outcomes?)\b"
     r"|\b(?:affected|influenced|caused|driven|impacted|moved|changed|shaped|pushed|touched)\s+by\s+both\b"
+    r"|\b(?:descendants?|consequences?|children)\s+of\s+both\s+⟦"
     r"|\bboth\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+(?:\w+\s+)?(?:affect|influence|cause|lead\s+to|drive|change"
     r"|impact|feed\s+into|point\s+to)\b|\bdownstream\s+of\s+both\b"
     r"|\bhave\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+as\s+(?:causes|parents|ancestors|inputs|drivers)\b"
@@ -781,12 +782,13 @@ DEPENDENCE_WORDS = re.compile(
     r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependen(?:t|ce)\b|\bcorrelated\b"
     r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
     r"|\btells?\s+(?:us\s+|you\s+|me\s+)?(?:nothing|anything)\s+(?:more\s+|new\s+|extra\s+|else\s+)?about\b"
+    r"|\bblock\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?\b"
 )
 """Words of (in)dependence or d-separation: a graph question with them may be a
 d-separation question (shared with the check)."""
 _SEPARATES = re.compile(
-    r"\b(?:does|do|can|would|will)\s+((?:⟦\d+⟧(?:\s*,\s*|\s+and\s+)?)+?)\s*"
-    r"(?:d-?separat\w*|block\w*\s+(?:every|all)\s+paths\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
+    r"\b(?:does|do|can|would|will|whether|if)\s+((?:⟦\d+⟧(?:\s*,\s*|\s+and\s+)?)+?)\s*"
+    r"(?:d-?separat\w*|block\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
 )
 _GIVEN = re.compile(
     r"\b(?:given|conditional\s+on|conditioning\s+on|conditioned\s+on|condition\s+on|once\s+(?:we|you|i)\s+"
@@ -1206,6 +1208,9 @@ _DIRECTION = [
     r"\b(?:whether|if)\s+⟦(\d+)⟧\s+(?:acts\s+on|affects|influences|impacts|drives|causes|changes"
     r"|reaches|feeds\s+into|leads\s+to|flows\s+into)\s+⟦(\d+)⟧",
     r"\bfor\s+⟦(\d+)⟧\s+on\s+⟦(\d+)⟧\s*(?:[:;,?.-]|$)",
+    # "is ⟦m⟧ a mediator of ⟦a⟧ on ⟦b⟧?", "does ⟦m⟧ mediate ⟦a⟧'s effect on ⟦b⟧?"
+    r"\bmediat\w*\s+(?:of\s+|for\s+)?(?:the\s+)?(?:(?:effect|influence|impact)s?\s+of\s+)?⟦(\d+)⟧(?:'s)?"
+    r"\s+(?:(?:effect|influence|impact)s?\s+)?(?:on|upon|to)\s+⟦(\d+)⟧",
 ]
 
 
