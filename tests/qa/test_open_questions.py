@@ -318,6 +318,13 @@ EXPECTED = [
     ("is Discount a mediator of Demand on Revenue?", "on_path", False),
     ("Please determine whether Market Growth d-separates Discount from Satisfaction.", "d_separated", True),
     ("Check whether conditioning on Revenue blocks every path between Discount and Tech Support.", "d_separated", False),
+    # … and refused before
+    ("Please list every partner whose individual effect of Discount is below zero.", "list_subjects", ["P3"]),
+    ("Tell me which partner has the highest Tech Support-effect-minus-Discount-effect.", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("Tech Support over Discount: which partner has the biggest advantage?", "rank_subjects", [{"arg": "P3", "value": 30.0}]),
+    ("Rank treatments by their mean effect on Revenue across partners and tell me the top one.", "best_treatment", {"arg": "Tech Support", "value": 11.1}),
+    ("Demand on a causal path Discount -> Revenue? y/n", "on_path", True),
+    ("give me the parents, children and children's co-parents of Discount", "markov_blanket", ["Market Growth", "Demand"]),
 ]  # fmt: skip
 
 
@@ -495,6 +502,11 @@ MISMATCHED = [
     ("Check whether conditioning on Revenue blocks every path between Discount and Tech Support.",
      "on_path", {"variable": "Revenue", "source": "Discount", "target": "Tech Support"},
      "(in)dependence given a set"),
+    # on *every* path is not on some path
+    ("Does Demand lie on every directed path from Discount to Revenue?", "on_path",
+     {"variable": "Demand", "source": "Discount", "target": "Revenue"}, "every path"),
+    ("Do all paths from Discount to Revenue go through Demand?", "on_path",
+     {"variable": "Demand", "source": "Discount", "target": "Revenue"}, "every path"),
     # a threshold named first and compared with later ("higher than that")
     ("With a cutoff of 10, how many partners have individual effects of Discount that are higher than that?",
      "count_subjects", {"conditions": [{"value": D, "op": ">", "than": 0}]}, "number(s) 10"),

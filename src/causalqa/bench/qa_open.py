@@ -548,6 +548,7 @@ _SETS_IN_MODULES = {
     "test11": ("qa_open_test11", "TEST11"),
     "test12": ("qa_open_test12", "TEST12"),
     "test13": ("qa_open_test13", "TEST13"),
+    "test14": ("qa_open_test14", "TEST14"),
 }
 """Wording sets in modules of their own (module, variable), imported when asked for."""
 
@@ -574,7 +575,9 @@ def wordings(name: str) -> dict[str, list[str]]:
     measured once held out (bench/README.md), then read: development. ``test12``
     (`causalqa.bench.qa_open_test12`, a twelfth writer's, added 2026-11-27) was measured
     once held out (bench/README.md), then read: development. ``test13``
-    (`causalqa.bench.qa_open_test13`, a thirteenth writer's, added 2026-11-27) is held out:
+    (`causalqa.bench.qa_open_test13`, a thirteenth writer's, added 2026-11-27) was measured
+    once held out (bench/README.md), then read: development. ``test14``
+    (`causalqa.bench.qa_open_test14`, a fourteenth writer's, added 2026-11-27) is held out:
     measured, not read."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]

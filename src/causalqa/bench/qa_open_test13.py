@@ -1,6 +1,7 @@
 # ruff: noqa: E501  (data: one wording per line)
 """Open-question wordings (test13), written independently of the engine by a
-thirteenth writer from the kinds' definitions alone; held out."""
+thirteenth writer from the kinds' definitions alone; measured once held out (2026-11-27),
+then read: development."""
 
 TEST13: dict[str, list[str]] = {
     "median": [

@@ -246,7 +246,7 @@ def bench_qa_command(
         str,
         typer.Option(
             "--wordings",
-            help="With --open: dev, dev2, test, test2 … test13 (see bench/README).",
+            help="With --open: dev, dev2, test, test2 … test14 (see bench/README).",
         ),
     ] = "dev",
     open_sizes: Annotated[

@@ -658,8 +658,10 @@ def _demand_pattern(name: str) -> re.Pattern[str]:
 _LISTED = re.compile(
     r"\b(?:ids?|identifiers|numbers|list)\s+of\s+(?:all\s+|every\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
     r"|customers|clients|patients|accounts|users|members|firms|units)\b"
-    r"|\b(?:list|enumerate)\s+(?:out\s+)?(?:all\s+|every\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
+    r"|\b(?:list|enumerate)\s+(?:out\s+)?(?:all\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
     r"|customers|clients|patients|accounts|users|members|firms|units)\s+(?:whose|who|that|with|where|for\s+which)\b"
+    r"|\b(?:list|enumerate)\s+(?:out\s+)?(?:every|each)\s+(?:single\s+)?(?:partner|subject|customer|client"
+    r"|patient|account|user|member|firm|unit)\s+(?:whose|who|that|with|where|for\s+which)\b"
 )
 """A list of subjects asked in so many words ("the IDs of all partners whose …", "enumerate
 all partners whose …")."""
@@ -819,12 +821,27 @@ _ASKS_TEST: dict[str, tuple[re.Pattern[str], ...]] = {
 does not ask for them."""
 
 
+_EVERY_PATH = re.compile(
+    r"\b(?:on|along)\s+(?:every|each|all)\s+(?:(?:of\s+)?the\s+)?(?:(?:causal|directed)\s+){0,2}"
+    r"(?:paths?|routes?|chains?|pathways?)\b"
+    r"|\b(?:every|each|all)\s+(?:(?:of\s+)?the\s+)?(?:(?:causal|directed)\s+){0,2}(?:paths?|routes?|chains?)"
+    r"\s+(?:from|between)\b[^?.!]*\b(?:go|goes|pass|passes|run|runs|lead|leads)\s+(?:through|via)\b"
+)
+"""A variable on *every* path (a cut between two variables), which no tool computes:
+`on_path` answers whether it lies on some directed path."""
+
+
 def _unasked_test_problems(text: str, plan: Plan) -> list[str]:
     """A path or d-separation test the question does not ask for in words: the wrong
     answers on new writers' sets were such plans, by the LLM, for a wording no frame reads
     ("any remaining dependence" run as an on-path test), and a yes/no that reads like an
     answer is the worst kind of wrong."""
     patterns = _ASKS_TEST.get(_tool(plan) or "")
+    if _tool(plan) == "on_path" and _EVERY_PATH.search(text):
+        return [
+            "the question asks whether the variable lies on every path, the plan whether it "
+            "lies on some path"
+        ]
     if (
         _tool(plan) == "on_path"
         and DEPENDENCE_WORDS.search(text)

@@ -301,6 +301,8 @@ _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:which|what)\s+(?:one\s+)?(?:is|comes|ranks|places|lands)\s+first\b"
             # "for the partner who responds most", "the single most responsive partner"
             r"|\bmost\s+responsive\b|\bresponds?\s+(?:the\s+)?most\b"
+            # "rank the treatments … and tell me the top one"
+            r"|\bthe\s+top\s+one\s*(?:[.?!]|$)"
             # "what moves ⟦1⟧ the most on average"
             r"|\b(?:what|which)\s+(?:\w+\s+)?(?:moves|raises|lifts|boosts|increases|improves|grows|pushes)\s+⟦\d+⟧"
             r"\s+(?:the\s+)?most\b"
@@ -538,8 +540,15 @@ _DIFFERENCE = [
         ),
         False,
     ),  # fmt: skip
-    # "the ⟦1⟧-minus-⟦2⟧ gap", "(⟦1⟧ effect − ⟦2⟧ effect)"
-    (re.compile(r"⟦(\d+)⟧\s*-\s*minus\s*-\s*⟦(\d+)⟧"), False),
+    # "the ⟦1⟧-minus-⟦2⟧ gap", "⟦1⟧-effect-minus-⟦2⟧-effect", "(⟦1⟧ effect − ⟦2⟧ effect)"
+    (re.compile(r"⟦(\d+)⟧\s*-\s*(?:(?:effects?|uplifts?|impacts?)\s*-\s*)?minus\s*-\s*⟦(\d+)⟧"), False),
+    # "⟦1⟧ over ⟦2⟧: which partner has the biggest advantage?"
+    (
+        re.compile(
+            r"^\s*⟦(\d+)⟧\s+over\s+⟦(\d+)⟧\s*[:;,–—-]+[^?.!]*\b(?:advantage|edge|lead|margin|gap)\b"
+        ),
+        False,
+    ),
     (
         re.compile(
             r"⟦(\d+)⟧(?:'s)?\s+(?:effects?|uplifts?|lifts?|impacts?)\s+[-−–]\s+(?:the\s+)?⟦(\d+)⟧"
@@ -749,6 +758,8 @@ ON_PATH = re.compile(
     r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+(?:on|along)\s+(?:a|the|any|some|every)\s+"
     r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
     r"|^\s*(?:is|does|do)\s+⟦\d+⟧\s+(?:\w+\s+)?on\s+(?:a|the|any|some|every)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
+    # "⟦m⟧ on a causal path ⟦a⟧ -> ⟦b⟧? y/n"
+    r"|^\s*⟦\d+⟧\s+(?:on|along)\s+(?:a|the|any|some)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
     r"|\bon\s+the\s+(?:causal\s+)?"
     r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
     r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
@@ -827,7 +838,7 @@ BLANKET = re.compile(
     r"|the\s+rest)"
     # its definition spelled out: "the parents, children and the children's other parents"
     r"|\bparents\s*,\s*(?:its\s+|the\s+)?children\s*,?\s*(?:and\s+)?(?:the\s+|its\s+)?"
-    r"(?:children'?s|childrens|children\s*’s)\s+(?:other\s+)?(?:parents|causes)\b"
+    r"(?:children'?s|childrens|children\s*’s)\s+(?:other\s+|co-?)?(?:parents|causes)\b"
 )
 EFFECT_KIND = re.compile(
     # not "direct or indirect both count": either kind of link will do, a yes/no question
@@ -873,6 +884,9 @@ _WHICH_SUBJECTS = re.compile(
     r"\b(?:which|what|list|show|name|identify|find|give|want|need|enumerate|display)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,3}?"
     r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
     r"|units|individuals|people|ones)\b|\bwho\s+(?:are|would|will|does|do|benefits?|gains?|is)\b"
+    r"|\b(?:list|show|name|identify|enumerate|display)\s+(?:me\s+)?(?:every|each)\s+(?:single\s+)?"
+    r"(?:partner|subject|customer|client|patient|account|user|company|member|firm|unit|individual)\s+"
+    r"(?:whose|who|that|with|where|for\s+which)\b"
 )
 
 
