@@ -541,7 +541,10 @@ _DIFFERENCE = [
         False,
     ),  # fmt: skip
     # "the ⟦1⟧-minus-⟦2⟧ gap", "⟦1⟧-effect-minus-⟦2⟧-effect", "(⟦1⟧ effect − ⟦2⟧ effect)"
-    (re.compile(r"⟦(\d+)⟧\s*-\s*(?:(?:effects?|uplifts?|impacts?)\s*-\s*)?minus\s*-\s*⟦(\d+)⟧"), False),
+    (
+        re.compile(r"⟦(\d+)⟧\s*-\s*(?:(?:effects?|uplifts?|impacts?)\s*-\s*)?minus\s*-\s*⟦(\d+)⟧"),
+        False,
+    ),
     # "⟦1⟧ over ⟦2⟧: which partner has the biggest advantage?"
     (
         re.compile(
