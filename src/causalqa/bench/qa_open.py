@@ -577,8 +577,8 @@ def wordings(name: str) -> dict[str, list[str]]:
     once held out (bench/README.md), then read: development. ``test13``
     (`causalqa.bench.qa_open_test13`, a thirteenth writer's, added 2026-11-27) was measured
     once held out (bench/README.md), then read: development. ``test14``
-    (`causalqa.bench.qa_open_test14`, a fourteenth writer's, added 2026-11-27) is held out:
-    measured, not read."""
+    (`causalqa.bench.qa_open_test14`, a fourteenth writer's, added 2026-11-27) was measured
+    once held out (bench/README.md: 0 wrong) and not yet read."""
     if name in WORDING_SETS:
         return WORDING_SETS[name]
     if name in _SETS_IN_MODULES:

@@ -1,6 +1,7 @@
 # ruff: noqa: E501  (data: one wording per line)
 """Open-question wordings (test14), written independently of the engine by a
-fourteenth writer from the kinds' definitions alone; held out."""
+fourteenth writer from the kinds' definitions alone; measured once held out (2026-11-27),
+not yet read."""
 
 TEST14: dict[str, list[str]] = {
     "median": [
