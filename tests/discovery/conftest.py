@@ -75,9 +75,6 @@ def write_evidence_data(root):
         n += 1
         blocks.append(f'{n}\t"{s}"\n{rel}\nComment:\n')
     (sem / "TRAIN_FILE.TXT").write_text("\n".join(blocks))
-    (sem / "TEST_FILE_FULL.TXT").write_text(
-        '9001\t"The <e1>x</e1> y <e2>z</e2>."\nOther\nComment:\n'
-    )
 
     ade = root / "ade-corpus-v2"
     ade.mkdir()

@@ -45,9 +45,13 @@ def test_semeval_labels_and_direction(evidence_data):
 
 
 def test_the_reserved_semeval_file_is_refused(evidence_data):
+    """Refused by its name, before any file is opened: no such file exists here, and the
+    error is the refusal, not a missing file."""
     root, _ = evidence_data
+    reserved = root / "semeval2010-task8" / "TEST_FILE_FULL.TXT"
+    assert not reserved.exists()
     with pytest.raises(CorpusError, match="reserved"):
-        read_semeval(root / "semeval2010-task8" / "TEST_FILE_FULL.TXT")
+        read_semeval(reserved)
 
 
 def test_ade_positives_negatives_and_drug_groups(evidence_data):
