@@ -24,12 +24,15 @@ from causalqa.qa.cues import answer_type
 from causalqa.qa.frame import (
     ADJUST,
     BLANKET,
+    BLOCKS_EVERY_PATH,
     CAUSES_OF_BOTH,
     COMMON_EFFECT,
     DEPENDENCE_WORDS,
     EFFECT_KIND,
+    EFFECTS_OF_BOTH,
     HOW_BIG,
     HOW_MUCH_GAIN,
+    INDEPENDENCE_SYMBOL,
     MEDIAN,
     MEDIATOR_WORDS,
     ON_PATH,
@@ -295,7 +298,7 @@ DEMANDS: list[Demand] = [
         "common effect",
         re.compile(
             r"\bcommon\s+(?:effects?|consequences|descendants)\b"
-            r"|\bcollider\w*|\b(?:descendants?|consequences?|children)\s+of\s+both\s+⟦"
+            rf"|\bcollider\w*|{EFFECTS_OF_BOTH}"
         ),
         _uses("common_effects"),
         "the common effects",
@@ -672,8 +675,8 @@ _COUNTED = re.compile(
 """A count of subjects asked in so many words ("tally the rows where …")."""
 
 _D_SEPARATION_NAMED = re.compile(
-    r"\bd-?separat\w*|\bconditionally\s+independent\b|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
-    r"|\bblock\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?\s+between\b"
+    rf"\bd-?separat\w*|\bconditionally\s+independent\b|{INDEPENDENCE_SYMBOL}"
+    rf"|{BLOCKS_EVERY_PATH}\s+between\b"
 )
 """d-separation asked in so many words ("does conditioning on ⟦z⟧ block every path between
 ⟦a⟧ and ⟦b⟧")."""

@@ -732,6 +732,8 @@ CAUSES_OF_BOTH = (
     r"\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
 )
 """Wordings of the causes two variables share ("what jointly drives ⟦1⟧ and ⟦2⟧")."""
+EFFECTS_OF_BOTH = r"\b(?:descendants?|consequences?|children)\s+of\s+both\s+⟦"
+""""The descendants of both ⟦1⟧ and ⟦2⟧" (shared with the check)."""
 _CONFOUND = re.compile(
     r"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+(?:causes?|parents?|ancestors?)\b"
     r"|\bcommon\s+(?:parents?|ancestors?)\b|\b(?:causes?|influences?|drives?|affects?)\s+both\b"
@@ -741,7 +743,7 @@ COMMON_EFFECT = re.compile(
     r"\bcommon\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b|\bcollider\w*"
     r"|\bshared\s+(?:downstream\s+)?(?:effects?|consequences?|descendants?|children|outcomes?)\b"
     r"|\b(?:affected|influenced|caused|driven|impacted|moved|changed|shaped|pushed|touched)\s+by\s+both\b"
-    r"|\b(?:descendants?|consequences?|children)\s+of\s+both\s+⟦"
+    rf"|{EFFECTS_OF_BOTH}"
     r"|\bboth\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+(?:\w+\s+)?(?:affect|influence|cause|lead\s+to|drive|change"
     r"|impact|feed\s+into|point\s+to)\b|\bdownstream\s+of\s+both\b"
     r"|\bhave\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+as\s+(?:causes|parents|ancestors|inputs|drivers)\b"
@@ -791,18 +793,22 @@ MEDIATOR_WORDS = re.compile(
     r"|\b(?:what|which\s+\w+)\s+(?:sits?|lies?|stands?)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
     r"|\b(?:variables|nodes|factors|steps|links)\s+(?:that\s+(?:are|sit|lie)\s+)?in\s+between\b"
 )
+BLOCKS_EVERY_PATH = r"\bblock\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?"
+""""Conditioning on ⟦z⟧ blocks every path …": d-separation in words (shared with the check)."""
+INDEPENDENCE_SYMBOL = r"⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
+"""⟦a⟧ ⊥ ⟦b⟧ (shared with the check)."""
 DEPENDENCE_WORDS = re.compile(
     r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
     r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependen(?:t|ce)\b|\bcorrelated\b"
-    r"|⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
+    rf"|{INDEPENDENCE_SYMBOL}"
     r"|\btells?\s+(?:us\s+|you\s+|me\s+)?(?:nothing|anything)\s+(?:more\s+|new\s+|extra\s+|else\s+)?about\b"
-    r"|\bblock\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?\b"
+    rf"|{BLOCKS_EVERY_PATH}\b"
 )
 """Words of (in)dependence or d-separation: a graph question with them may be a
 d-separation question (shared with the check)."""
 _SEPARATES = re.compile(
     r"\b(?:does|do|can|would|will|whether|if)\s+((?:⟦\d+⟧(?:\s*,\s*|\s+and\s+)?)+?)\s*"
-    r"(?:d-?separat\w*|block\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
+    rf"(?:d-?separat\w*|{BLOCKS_EVERY_PATH}\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
 )
 _GIVEN = re.compile(
     r"\b(?:given|conditional\s+on|conditioning\s+on|conditioned\s+on|condition\s+on|once\s+(?:we|you|i)\s+"
