@@ -44,6 +44,7 @@ from causalqa.discovery.training import fit_combiner, select_features
 from causalqa.evidence import choose_threshold, grouped_folds
 
 FAMILY_OF_DATASET = {"comagc": "gene", "gene": "gene", "ade": "drug", "semeval": "general"}
+SHIPPED = "joint xgboost + isotonic (shipped)"
 MONOTONE_UP = ("text_causal", "cue_causal", *(f"text_lexical_{f}" for f in FAMILIES))
 
 Method = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -67,9 +68,7 @@ def methods(feats, labels, groups, family, variant) -> dict[str, Method]:
     gated_names = [n for n in names if not n.startswith("text_domain_")]
     gated = [gate(f, gated_names) for f in feats]
     all_gated = sorted({*names, *(f"{n}@{f}" for n in gated_names for f in FAMILIES)})
-    has_nan = any(
-        isinstance(v, float) and np.isnan(v) for f in feats[:200] for v in f.values()
-    ) or "kg" in variant.split("+")
+    has_missing = bool(np.isnan(vectorize(feats, names)).any())
     monotone = "(" + ",".join("1" if n in MONOTONE_UP else "0" for n in names) + ")"
 
     def fit(rows, tr, cols, **kw):
@@ -77,7 +76,9 @@ def methods(feats, labels, groups, family, variant) -> dict[str, Method]:
             [rows[i] for i in tr], labels[tr], [groups[i] for i in tr], variant, names=cols, **kw
         )
 
-    def joint(rows=feats, cols=names, **kw) -> Method:
+    def joint(gated_features: bool = False, **kw) -> Method:
+        rows, cols = (gated, all_gated) if gated_features else (feats, names)
+
         def fit_predict(tr, te):
             m = fit(rows, tr, cols, **kw)
             return m.predict_proba(vectorize([rows[i] for i in te], m.feature_names_))[:, 1]
@@ -85,7 +86,7 @@ def methods(feats, labels, groups, family, variant) -> dict[str, Method]:
         # The whole model, for the test split: refit on all rows, score new feature rows.
         def final(test_rows):
             m = fit(rows, np.arange(len(rows)), cols, **kw)
-            tf = [gate(f, gated_names) for f in test_rows] if rows is gated else test_rows
+            tf = [gate(f, gated_names) for f in test_rows] if gated_features else test_rows
             return m.predict_proba(vectorize(tf, m.feature_names_))[:, 1]
 
         fit_predict.final = final
@@ -119,19 +120,19 @@ def methods(feats, labels, groups, family, variant) -> dict[str, Method]:
         return fit_predict
 
     out: dict[str, Method] = {
-        "joint xgboost + isotonic (shipped)": joint(),
+        SHIPPED: joint(),
         "joint xgboost + Platt": joint(calibration="sigmoid"),
         "joint xgboost, depth 2": joint(params={"max_depth": 2, "n_estimators": 300}),
         "joint xgboost, monotone": joint(params={"monotone_constraints": monotone}),
-        "family-gated xgboost": joint(gated, all_gated),
+        "family-gated xgboost": joint(gated_features=True),
         "per family, soft (P(family))": mixture("soft"),
         "per family, hard (likeliest family)": mixture("hard"),
         "per family, oracle (true family)": mixture("oracle"),
     }
-    if not has_nan:  # logistic regression takes no missing KG features
+    if not has_missing:  # logistic regression takes no missing (e.g. KG) features
         out["joint logistic + Platt"] = joint(kind="logistic", calibration="sigmoid")
         out["family-gated logistic + Platt"] = joint(
-            gated, all_gated, kind="logistic", calibration="sigmoid"
+            gated_features=True, kind="logistic", calibration="sigmoid"
         )
     return out
 
@@ -157,33 +158,33 @@ def main() -> None:
     groups = [r.group for r in rows]
     datasets = np.array([r.dataset for r in rows])
     family = np.array([FAMILY_OF_DATASET[d] for d in datasets])
+    sets = sorted(set(datasets.tolist()))
     folds = [(np.asarray(tr), np.asarray(te)) for tr, te in grouped_folds(groups, 5, seed=0)]
+    fns = methods(feats, labels, groups, family, args.variant)
     table, scores = [], {}
-    for name, fit_predict in methods(feats, labels, groups, family, args.variant).items():
+
+    def add_row(name: str, p: np.ndarray, started: float) -> None:
+        auc = per_dataset_auc(labels, p, datasets)
+        mean = round(float(np.mean(list(auc.values()))), 3)
+        seconds = round(time.perf_counter() - started, 1)
+        table.append({"method": name, **auc, "mean": mean, "seconds": seconds})
+        print(table[-1], flush=True)
+
+    for name, fit_predict in fns.items():
         started = time.perf_counter()
         p = np.zeros(len(labels))
         for tr, te in folds:
             p[te] = fit_predict(tr, te)
         scores[name] = p
-        auc = per_dataset_auc(labels, p, datasets)
-        table.append(
-            {
-                "method": name,
-                **auc,
-                "mean": round(float(np.mean(list(auc.values()))), 3),
-                "seconds": round(time.perf_counter() - started, 1),
-            }
-        )
-        print(table[-1], flush=True)
+        add_row(name, p, started)
     # Nested: each outer training part picks its method by inner grouped CV.
     started = time.perf_counter()
     nested, picked = np.zeros(len(labels)), []
     for tr, te in folds:
         sub_groups = [groups[i] for i in tr]
         inner = [(tr[a], tr[b]) for a, b in grouped_folds(sub_groups, 4, seed=1)]
-        inner_fns = methods(feats, labels, groups, family, args.variant)
         best, best_auc = None, -1.0
-        for name, fn in inner_fns.items():
+        for name, fn in fns.items():
             q = np.zeros(len(labels))
             for itr, ite in inner:
                 q[ite] = fn(itr, ite)
@@ -191,25 +192,15 @@ def main() -> None:
             if mean > best_auc:
                 best, best_auc = name, mean
         picked.append(best)
-        nested[te] = inner_fns[best](tr, te)
-    auc = per_dataset_auc(labels, nested, datasets)
-    table.append(
-        {
-            "method": "nested choice (" + ", ".join(picked) + ")",
-            **auc,
-            "mean": round(float(np.mean(list(auc.values()))), 3),
-            "seconds": round(time.perf_counter() - started, 1),
-        }
-    )
-    print(table[-1], flush=True)
+        nested[te] = fns[best](tr, te)
+    add_row("nested choice (" + ", ".join(picked) + ")", nested, started)
     # The paper's test splits: the shipped combiner and the best joint one by mean CV AUC,
     # refitted on all training rows; thresholds from their out-of-fold training scores.
-    fns = methods(feats, labels, groups, family, args.variant)
     joint_rows = [r for r in table if hasattr(fns.get(r["method"]), "final")]
     best = max(joint_rows, key=lambda r: r["mean"])["method"]
     test = []
-    for name in dict.fromkeys([joint_rows[0]["method"], best]):
-        for d in sorted(set(datasets.tolist())):
+    for name in dict.fromkeys([SHIPPED, best]):
+        for d in sets:
             t_rows = record.rows[f"{d}/test"]
             y = np.array([r.label for r in t_rows])
             p = fns[name].final(record.features[f"{d}/test"])
@@ -220,7 +211,7 @@ def main() -> None:
                 row[f"F1, {rule} threshold"] = round(100 * float(f1_score(y, p >= thr)), 1)
             row["ROC AUC"] = round(float(roc_auc_score(y, p)), 3) if 0 < y.sum() < len(y) else None
             test.append(row)
-    counts = {d: [int((datasets == d).sum()), int(labels[datasets == d].sum())] for d in auc}
+    counts = {d: [int((datasets == d).sum()), int(labels[datasets == d].sum())] for d in sets}
     report = {
         "record": str(args.record),
         "text_model": record.text_model,
@@ -230,7 +221,7 @@ def main() -> None:
         "methods": table,
         "test": test,
     }
-    columns = [("method", "method"), *((d, d) for d in auc), ("mean", "mean"), ("seconds", "s")]
+    columns = [("method", "method"), *((d, d) for d in sets), ("mean", "mean"), ("seconds", "s")]
     body = "\n".join(
         [
             f"Training rows (n, causal): {counts}; evidence: {args.variant}; "
