@@ -102,7 +102,8 @@ def test_findings_read_as_short_phrases():
 
 def test_a_verifier_trained_before_these_features_reads_its_own(embedder):
     """A verifier pickled before the findings and circumstance features existed has no
-    `text_features_`: it must read only the legacy columns, not crash on a width mismatch."""
+    `text_features_` (nor `implied_`): it must read only the legacy columns, not crash on a
+    width mismatch."""
     from causalqa.deduction.dataset import Example
     from causalqa.deduction.verifier import Verifier
 
@@ -127,6 +128,7 @@ def test_a_verifier_trained_before_these_features_reads_its_own(embedder):
     assert v.feature_names_[: len(v.text_features_)] == v.text_features_
     old = pickle.loads(pickle.dumps(v))
     del old.text_features_
+    del old.implied_  # nor the implied-findings model, added later still
     assert old._text_names() == list(LEGACY_FEATURES)
     X, _ = old.evidence([(RECORD, "Angle of attack exceeded.")])
     assert X.shape[1] == len(LEGACY_FEATURES) + 1  # + the term-pairs logit

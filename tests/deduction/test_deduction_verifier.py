@@ -9,7 +9,14 @@ import pytest
 
 from causalqa.deduction.dataset import Example
 from causalqa.deduction.deduce import check_pair, verify, verify_batch
-from causalqa.deduction.features import FEATURES, TextFeatures, passages, terms
+from causalqa.deduction.features import (
+    FEATURES,
+    IMPLIED_FEATURES,
+    ImpliedFindings,
+    TextFeatures,
+    passages,
+    terms,
+)
 from causalqa.deduction.verifier import Verifier, load_verifier
 from causalqa.errors import ContextError, DataFileError, DeductionError
 
@@ -91,10 +98,76 @@ def test_text_features_favour_the_supported_statement(embedder):
         TextFeatures(embedder).transform([("a b c", "d")])
 
 
+FINDINGS = {
+    "airspeed": "Aircraft - Aircraft oper/perf/capability - Performance/control parameters - "
+    "Airspeed - Not attained/maintained - Pilot",
+    "fuel": "Aircraft - Aircraft propeller/rotor - Fuel - Fuel exhaustion - Pilot",
+    "wire": "Environmental issues - Physical environment - Object/animal/substance - Wire - "
+    "Contributed to outcome",
+}
+CAUSES = {
+    "airspeed": "The pilot's failure to maintain adequate airspeed in the turn.",
+    "fuel": "The pilot's inadequate fuel planning, which resulted in fuel exhaustion.",
+    "wire": "The pilot's failure to see and avoid the power lines.",
+}
+
+
+def _fatal(i: int, *keys: str) -> str:
+    lines = "\n".join(f"- {FINDINGS[k]}" for k in keys)
+    head = f"On 2024-01-{i:02d}, a CESSNA 172 (airplane) was involved in an accident."
+    return f"{head}\nFindings:\n{lines}"
+
+
+def test_implied_findings_read_which_findings_a_cause_implies():
+    keys = list(CAUSES)
+    contexts, statements, labels = [], [], []
+    for i in range(30):
+        k = keys[i % 3]
+        contexts.append(_fatal(i + 1, k))
+        statements.append(CAUSES[k])
+        labels.append(True)
+        # A False row says nothing about which findings a cause implies: it is not read.
+        contexts.append(_fatal(i + 1, k))
+        statements.append(CAUSES[keys[(i + 1) % 3]])
+        labels.append(False)
+    m = ImpliedFindings(min_reports=3).fit(contexts, statements, labels)
+    assert len(m.labels_) == 3
+    report = _fatal(1, "airspeed")
+    X = m.transform(
+        [report, report, "A narrative: the engine quit."],
+        [CAUSES["airspeed"], CAUSES["fuel"], CAUSES["fuel"]],
+    )
+    assert X.shape == (3, len(IMPLIED_FEATURES))
+    fits, other, narrative = X
+    col = dict(zip(IMPLIED_FEATURES, range(len(IMPLIED_FEATURES))))
+    assert fits[col["implied_finding_p"]] > other[col["implied_finding_p"]]
+    assert other[col["implied_absent_p"]] > fits[col["implied_absent_p"]]
+    assert fits[col["implied_top_present"]] == 1 and other[col["implied_top_present"]] == 0
+    assert not narrative.any()  # no coded findings: nothing to check against
+    # Each value is explained in words, naming the finding.
+    said = m.reasons(report, CAUSES["fuel"])
+    assert (
+        "Fuel exhaustion" in said["implied_absent_p"]
+        and "does not list" in said["implied_absent_p"]
+    )
+    assert "not among the report's" in said["implied_top_present"]
+    assert "Airspeed" in m.reasons(report, CAUSES["airspeed"])["implied_finding_p"]
+    assert m.reasons("A narrative: the engine quit.", CAUSES["fuel"]) == {}
+    # The False rows change nothing: only probable causes teach what a cause implies.
+    only_true = ImpliedFindings(min_reports=3).fit(contexts[::2], statements[::2], labels[::2])
+    assert np.allclose(
+        only_true.transform([report], [CAUSES["fuel"]]), m.transform([report], [CAUSES["fuel"]])
+    )
+    # Without any True row (or any finding) it learns nothing and gives zeros.
+    empty = ImpliedFindings().fit(contexts[1::2], statements[1::2], labels[1::2])
+    assert not empty.transform([report], [CAUSES["fuel"]]).any()
+
+
 def test_verifier_learns_and_explains(embedder, tmp_path):
     ex = _examples()
     v = Verifier(cross_encoder=False, kind="logistic", embedder=embedder).fit(ex)
     assert v.train_reports_ == sorted({e.report_id for e in ex})
+    assert set(IMPLIED_FEATURES) <= set(v.feature_names_)
     assert 0 < v.threshold_ < 1
     ctx = "The pilot did not remove frost from the wings before takeoff." + FILLER
     d_true = verify(ctx, "Frost on the wings.", v)

@@ -77,6 +77,14 @@ FINDING_FEATURES: tuple[str, ...] = (
 )
 FEATURES: tuple[str, ...] = LEGACY_FEATURES + FINDING_FEATURES + CIRCUMSTANCES
 """The text features, in column order."""
+IMPLIED_FEATURES: tuple[str, ...] = (
+    "implied_finding_p",
+    "implied_finding_lift",
+    "implied_finding_loglift",
+    "implied_absent_p",
+    "implied_top_present",
+)
+"""The features of `ImpliedFindings` (learned), in column order."""
 
 DESCRIPTIONS: dict[str, str] = {
     "bm25_max": "BM25 of the statement against the report's best passage",
@@ -96,6 +104,13 @@ DESCRIPTIONS: dict[str, str] = {
     "finding_emb_top2": "mean MiniLM cosine of the two closest coded findings",
     "finding_coverage": "share of the statement's key terms found in the coded findings",
     "findings": "how many coded findings the report has (0: a narrative)",
+    "implied_finding_p": "learned P(finding | statement), highest among the report's findings",
+    "implied_finding_lift": "how many times likelier than usual the statement makes the "
+    "report's most implied finding",
+    "implied_finding_loglift": "mean log of that lift over the report's findings",
+    "implied_absent_p": "learned P(finding | statement), highest among findings the report "
+    "does not have",
+    "implied_top_present": "the finding the statement implies most is one of the report's",
     **CIRCUMSTANCE_DESCRIPTIONS,
 }
 
@@ -324,3 +339,106 @@ class TermPairs:
 
     def decision_function(self, contexts, statements) -> np.ndarray:
         return self.model_.decision_function(self._rows(contexts, statements))
+
+
+class ImpliedFindings:
+    """Which coded findings a cause implies, learned from the training reports' true
+    statements, checked against the report's own findings (`findings`).
+
+    One logistic regression per finding phrase found in at least `min_reports` training
+    reports, over the TF-IDF (1-2-grams) of the statements that are a probable cause of a
+    report: P(the report has finding f | its cause reads s). A statement that implies
+    findings the report has (e.g. "failure to maintain airspeed" → "Airspeed Not attained
+    or maintained") is supported by it; one that implies findings the report lacks is the
+    cause of some other accident. Narratives have no findings: their features are 0.
+
+    ``fit(contexts, statements, labels)`` learns from the True rows only and returns self;
+    ``transform(contexts, statements)`` gives the `IMPLIED_FEATURES` columns.
+    """
+
+    def __init__(self, *, min_reports: int = 5, C: float = 2.0) -> None:
+        self.min_reports = min_reports
+        self.C = C
+
+    def fit(self, contexts, statements, labels) -> ImpliedFindings:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        true = [i for i, y in enumerate(labels) if y]
+        docs = [statements[i] for i in true]
+        found = [set(findings(contexts[i])) for i in true]
+        per_report = {contexts[i]: fs for i, fs in zip(true, found)}  # a report counts once
+        counts = Counter(f for fs in per_report.values() for f in fs)
+        self.labels_ = sorted(f for f, c in counts.items() if c >= self.min_reports)
+        self.models_: dict[str, object] = {}
+        self.prior_: dict[str, float] = {}
+        if not docs or not self.labels_:
+            return self
+        self.vectorizer_ = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
+        Z = self.vectorizer_.fit_transform(docs)
+        for f in self.labels_:
+            target = np.array([f in fs for fs in found])
+            if target.all() or not target.any():
+                continue
+            self.models_[f] = LogisticRegression(C=self.C, max_iter=2000).fit(Z, target)
+            self.prior_[f] = float(target.mean())
+        self.labels_ = [f for f in self.labels_ if f in self.models_]
+        return self
+
+    def implied(self, statements: Sequence[str]) -> np.ndarray:
+        """P(finding | statement): one row per statement, one column per `labels_`."""
+        if not self.labels_:
+            return np.zeros((len(statements), 0))
+        Z = self.vectorizer_.transform(list(statements))
+        return np.column_stack([self.models_[f].predict_proba(Z)[:, 1] for f in self.labels_])
+
+    def reasons(self, context: str, statement: str) -> dict[str, str]:
+        """What each feature found for one (context, statement), in words: which finding
+        the statement implies, and whether the report lists it."""
+        has = set(findings(context))
+        if not self.labels_ or not has:
+            return {}
+        p = self.implied([statement])[0]
+        lift = {f: p[j] / self.prior_[f] for j, f in enumerate(self.labels_)}
+        order = [self.labels_[j] for j in np.argsort(-p)]
+        out: dict[str, str] = {}
+        mine = [f for f in order if f in has]
+        if mine:
+            best = max(mine, key=lift.get)
+            said = (
+                f"of the report's findings, the statement fits '{best}' best "
+                f"(P {p[self.labels_.index(best)]:.2f}, {lift[best]:.1f}x its usual rate)"
+            )
+            out.update(dict.fromkeys(IMPLIED_FEATURES[:3], said))
+        absent = [f for f in order if f not in has]
+        if absent:
+            out["implied_absent_p"] = (
+                f"the statement suggests '{absent[0]}' (P {p[self.labels_.index(absent[0])]:.2f}), "
+                "a finding the report does not list"
+            )
+        top = order[0]
+        out["implied_top_present"] = f"the finding it implies most, '{top}', is " + (
+            "one of the report's" if top in has else "not among the report's"
+        )
+        return out
+
+    def transform(self, contexts, statements) -> np.ndarray:
+        out = np.zeros((len(statements), len(IMPLIED_FEATURES)))
+        if not self.labels_ or not len(statements):
+            return out
+        P = self.implied(statements)
+        prior = np.array([self.prior_[f] for f in self.labels_])
+        for i, c in enumerate(contexts):
+            has = set(findings(c))
+            if not has:
+                continue
+            mine = np.array([f in has for f in self.labels_])
+            lift = P[i] / prior
+            if mine.any():
+                out[i, 0] = P[i][mine].max()
+                out[i, 1] = lift[mine].max()
+                out[i, 2] = np.log(lift[mine]).mean()
+            if (~mine).any():
+                out[i, 3] = P[i][~mine].max()
+            out[i, 4] = float(mine[int(P[i].argmax())])
+        return out

@@ -1,7 +1,8 @@
 """The evidence verifier: is a statement a probable cause of the accident in a report?
 
 A calibrated `causalqa.evidence.EvidenceModel` over explainable evidence — text support
-(`features.TextFeatures`), a fine-tuned cross-encoder (`cross_encoder.CrossEncoder`),
+(`features.TextFeatures`), the coded findings a statement implies
+(`features.ImpliedFindings`), a fine-tuned cross-encoder (`cross_encoder.CrossEncoder`),
 causal-KG support (chains from the mined graph: `kg_features`) and, optionally, the LLM's
 log-odds under V1 — trained on labelled (report, statement) examples only. Its decision
 threshold is chosen on out-of-fold predictions of the training data (reports grouped),
@@ -24,7 +25,9 @@ import numpy as np
 from causalqa.deduction.features import (
     DESCRIPTIONS,
     FEATURES,
+    IMPLIED_FEATURES,
     LEGACY_FEATURES,
+    ImpliedFindings,
     TermPairs,
     TextFeatures,
 )
@@ -88,7 +91,9 @@ class Verifier:
     MiniLM: one is fastest on a shared 2-core machine; None leaves torch alone),
     `embedder`.
 
-    Learned: `text_` (IDF), `ce_halves_` (two cross-encoders, each trained on half the
+    Learned: `text_` (IDF), `pairs_` (`TermPairs`) and `implied_` (`ImpliedFindings`:
+    each also fitted per grouped fold, so the combiner's training rows get out-of-fold
+    values), `ce_halves_` (two cross-encoders, each trained on half the
     training reports: each scores the other half's rows for the combiner, their mean
     scores new rows), `model_` (the EvidenceModel), `threshold_`, `feature_names_`,
     `train_reports_` (the reports it saw — a test asserts no test report is among them),
@@ -136,6 +141,8 @@ class Verifier:
 
     def _names(self, with_kg: bool) -> list[str]:
         names = self._text_names() + [PAIRS_FEATURE]
+        if getattr(self, "implied_", None) is not None:  # not in verifiers saved before it
+            names += list(IMPLIED_FEATURES)
         if self.cross_encoder:
             names.append(CE_FEATURE)
         if with_kg:
@@ -159,13 +166,19 @@ class Verifier:
         kg_fn,
         llm: Mapping[str, Sequence[float]],
         term_pairs: np.ndarray | None = None,
+        implied: np.ndarray | None = None,
     ):
         names = self._text_names()
         cols = [[r.values[f] for f in names] for r in rows]
         X = np.asarray(cols, dtype=float)
+        contexts, statements = [c for c, _ in pairs], [s for _, s in pairs]
         if term_pairs is None:
-            term_pairs = self.pairs_.decision_function([c for c, _ in pairs], [s for _, s in pairs])
+            term_pairs = self.pairs_.decision_function(contexts, statements)
         parts = [X, np.asarray(term_pairs, dtype=float).reshape(-1, 1)]
+        if getattr(self, "implied_", None) is not None:
+            if implied is None:
+                implied = self.implied_.transform(contexts, statements)
+            parts.append(np.asarray(implied, dtype=float).reshape(-1, len(IMPLIED_FEATURES)))
         if self.cross_encoder:
             parts.append(np.asarray(ce, dtype=float).reshape(-1, 1))
         if kg_fn is not None:
@@ -220,6 +233,12 @@ class Verifier:
             m = TermPairs().fit([contexts[i] for i in a], [statements[i] for i in a], y[a])
             tp[b] = m.decision_function([contexts[i] for i in b], [statements[i] for i in b])
         self.pairs_ = TermPairs().fit(contexts, statements, y)
+        say("implied findings")
+        implied = np.zeros((len(y), len(IMPLIED_FEATURES)))
+        for a, b in grouped_folds(groups, min(5, len(self.train_reports_)), seed=self.seed + 3):
+            m = ImpliedFindings().fit([contexts[i] for i in a], [statements[i] for i in a], y[a])
+            implied[b] = m.transform([contexts[i] for i in b], [statements[i] for i in b])
+        self.implied_ = ImpliedFindings().fit(contexts, statements, y)
         ce = None
         if self.cross_encoder:
             ce = self._fit_cross_encoder(examples, rows, y, groups, say)
@@ -229,7 +248,7 @@ class Verifier:
         self.kg_reports_ = list(self.kg_fn_.reports) if self.kg_fn_ is not None else []  # type: ignore[attr-defined]
         self.with_kg_ = kg is not None
         say("combiner")
-        X = self._matrix(pairs, rows, ce, self.kg_fn_, llm or {}, term_pairs=tp)
+        X = self._matrix(pairs, rows, ce, self.kg_fn_, llm or {}, term_pairs=tp, implied=implied)
         self.feature_names_ = self._names(self.with_kg_)
         params = {"n_estimators": 300, "max_depth": 3} if self.kind == "xgboost" else None
         make = lambda: EvidenceModel(  # noqa: E731
@@ -313,6 +332,10 @@ class Verifier:
                         hint="pass --kg DIR",
                     )
                 kg_fn = self.kg_fn_ = kg_features(kg, self.kg_reports_, self.embedder)
+        implied = getattr(self, "implied_", None)
+        if implied is not None:
+            for (context, statement), row in zip(pairs, rows):
+                row.reasons.update(implied.reasons(context, statement))
         return self._matrix(pairs, rows, ce, kg_fn, llm or {}), rows
 
     def predict_proba(self, pairs, *, kg=None, llm=None) -> np.ndarray:
