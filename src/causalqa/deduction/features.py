@@ -402,14 +402,18 @@ class ImpliedFindings:
         lift = {f: p[j] / self.prior_[f] for j, f in enumerate(self.labels_)}
         order = [self.labels_[j] for j in np.argsort(-p)]
         out: dict[str, str] = {}
-        mine = [f for f in order if f in has]
+        mine = [f for f in order if f in has]  # most probable first
         if mine:
-            best = max(mine, key=lift.get)
-            said = (
-                f"of the report's findings, the statement fits '{best}' best "
-                f"(P {p[self.labels_.index(best)]:.2f}, {lift[best]:.1f}x its usual rate)"
-            )
-            out.update(dict.fromkeys(IMPLIED_FEATURES[:3], said))
+            likeliest, lifted = mine[0], max(mine, key=lift.get)
+            for name, f in (
+                ("implied_finding_p", likeliest),
+                ("implied_finding_lift", lifted),
+                ("implied_finding_loglift", lifted),
+            ):
+                out[name] = (
+                    f"of the report's findings, the statement fits '{f}' best "
+                    f"(P {p[self.labels_.index(f)]:.2f}, {lift[f]:.1f}x its usual rate)"
+                )
         absent = [f for f in order if f not in has]
         if absent:
             out["implied_absent_p"] = (
