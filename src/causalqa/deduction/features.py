@@ -405,13 +405,13 @@ class ImpliedFindings:
         mine = [f for f in order if f in has]  # most probable first
         if mine:
             likeliest, lifted = mine[0], max(mine, key=lift.get)
-            for name, f in (
-                ("implied_finding_p", likeliest),
-                ("implied_finding_lift", lifted),
-                ("implied_finding_loglift", lifted),
+            for name, f, how in (
+                ("implied_finding_p", likeliest, "makes '{}' likeliest"),
+                ("implied_finding_lift", lifted, "raises '{}' most"),
+                ("implied_finding_loglift", lifted, "raises '{}' most"),
             ):
                 out[name] = (
-                    f"of the report's findings, the statement fits '{f}' best "
+                    f"of the report's findings, the statement {how.format(f)} "
                     f"(P {p[self.labels_.index(f)]:.2f}, {lift[f]:.1f}x its usual rate)"
                 )
         absent = [f for f in order if f not in has]
