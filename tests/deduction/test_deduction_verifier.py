@@ -144,15 +144,21 @@ def test_implied_findings_read_which_findings_a_cause_implies():
     assert other[col["implied_absent_p"]] > fits[col["implied_absent_p"]]
     assert fits[col["implied_top_present"]] == 1 and other[col["implied_top_present"]] == 0
     assert not narrative.any()  # no coded findings: nothing to check against
-    # Each value is explained in words, naming the finding.
-    said = m.reasons(report, CAUSES["fuel"])
+    # Each value is explained in words, naming the finding, from the same pass as the values.
+    contexts3 = [report, report, "A narrative: the engine quit."]
+    statements3 = [CAUSES["fuel"], CAUSES["airspeed"], CAUSES["fuel"]]
+    columns, said = m.explain(contexts3, statements3)
+    assert np.array_equal(columns, m.transform(contexts3, statements3))
+    fuel, airspeed, narrative_said = said
     assert (
-        "Fuel exhaustion" in said["implied_absent_p"]
-        and "does not list" in said["implied_absent_p"]
+        "Fuel exhaustion" in fuel["implied_absent_p"]
+        and "does not list" in fuel["implied_absent_p"]
     )
-    assert "not among the report's" in said["implied_top_present"]
-    assert "Airspeed" in m.reasons(report, CAUSES["airspeed"])["implied_finding_p"]
-    assert m.reasons("A narrative: the engine quit.", CAUSES["fuel"]) == {}
+    assert "not among the report's" in fuel["implied_top_present"]
+    assert "Airspeed" in airspeed["implied_finding_p"]
+    # A narrative has nothing to check, and says so instead of showing a bare 0.
+    assert set(narrative_said) == set(IMPLIED_FEATURES)
+    assert all("no coded findings" in v for v in narrative_said.values())
     # The False rows change nothing: only probable causes teach what a cause implies.
     only_true = ImpliedFindings(min_reports=3).fit(contexts[::2], statements[::2], labels[::2])
     assert np.allclose(

@@ -392,49 +392,31 @@ class ImpliedFindings:
         Z = self.vectorizer_.transform(list(statements))
         return np.column_stack([self.models_[f].predict_proba(Z)[:, 1] for f in self.labels_])
 
-    def reasons(self, context: str, statement: str) -> dict[str, str]:
-        """What each feature found for one (context, statement), in words: which finding
-        the statement implies, and whether the report lists it."""
-        has = set(findings(context))
-        if not self.labels_ or not has:
-            return {}
-        p = self.implied([statement])[0]
-        lift = {f: p[j] / self.prior_[f] for j, f in enumerate(self.labels_)}
-        order = [self.labels_[j] for j in np.argsort(-p)]
-        out: dict[str, str] = {}
-        mine = [f for f in order if f in has]  # most probable first
-        if mine:
-            likeliest, lifted = mine[0], max(mine, key=lift.get)
-            for name, f, how in (
-                ("implied_finding_p", likeliest, "makes '{}' likeliest"),
-                ("implied_finding_lift", lifted, "raises '{}' most"),
-                ("implied_finding_loglift", lifted, "raises '{}' most"),
-            ):
-                out[name] = (
-                    f"of the report's findings, the statement {how.format(f)} "
-                    f"(P {p[self.labels_.index(f)]:.2f}, {lift[f]:.1f}x its usual rate)"
-                )
-        absent = [f for f in order if f not in has]
-        if absent:
-            out["implied_absent_p"] = (
-                f"the statement suggests '{absent[0]}' (P {p[self.labels_.index(absent[0])]:.2f}), "
-                "a finding the report does not list"
-            )
-        top = order[0]
-        out["implied_top_present"] = f"the finding it implies most, '{top}', is " + (
-            "one of the report's" if top in has else "not among the report's"
-        )
-        return out
-
     def transform(self, contexts, statements) -> np.ndarray:
+        return self._read(contexts, statements, explain=False)[0]
+
+    def explain(self, contexts, statements) -> tuple[np.ndarray, list[dict[str, str]]]:
+        """`transform`'s columns and, for each row, what each feature found in words: which
+        finding the statement implies and whether the report lists it (or why there is
+        nothing to check)."""
+        return self._read(contexts, statements, explain=True)
+
+    def _read(self, contexts, statements, *, explain: bool):
         out = np.zeros((len(statements), len(IMPLIED_FEATURES)))
+        said: list[dict[str, str]] = [{} for _ in statements]
         if not self.labels_ or not len(statements):
-            return out
+            if explain:
+                why = "no coded finding was common enough in the training reports to learn"
+                said = [dict.fromkeys(IMPLIED_FEATURES, why) for _ in statements]
+            return out, said
         P = self.implied(statements)
         prior = np.array([self.prior_[f] for f in self.labels_])
         for i, c in enumerate(contexts):
             has = set(findings(c))
             if not has:
+                if explain:
+                    why = "the report has no coded findings (a narrative): nothing to check"
+                    said[i] = dict.fromkeys(IMPLIED_FEATURES, why)
                 continue
             mine = np.array([f in has for f in self.labels_])
             lift = P[i] / prior
@@ -445,4 +427,36 @@ class ImpliedFindings:
             if (~mine).any():
                 out[i, 3] = P[i][~mine].max()
             out[i, 4] = float(mine[int(P[i].argmax())])
+            if explain:
+                said[i] = self._reasons(P[i], lift, mine)
+        return out, said
+
+    def _reasons(self, p: np.ndarray, lift: np.ndarray, mine: np.ndarray) -> dict[str, str]:
+        """One row's features in words (`p`, `lift`: per label; `mine`: the report has it)."""
+        name = self.labels_
+        order = [int(j) for j in np.argsort(-p)]
+        out: dict[str, str] = {}
+        own = [j for j in order if mine[j]]  # most probable first
+        if own:
+            likeliest, lifted = own[0], max(own, key=lambda j: lift[j])
+            for feature, j, how in (
+                ("implied_finding_p", likeliest, "makes '{}' likeliest"),
+                ("implied_finding_lift", lifted, "raises '{}' most"),
+                ("implied_finding_loglift", lifted, "raises '{}' most"),
+            ):
+                out[feature] = (
+                    f"of the report's findings, the statement {how.format(name[j])} "
+                    f"(P {p[j]:.2f}, {lift[j]:.1f}x its usual rate)"
+                )
+        absent = [j for j in order if not mine[j]]
+        if absent:
+            j = absent[0]
+            out["implied_absent_p"] = (
+                f"the statement suggests '{name[j]}' (P {p[j]:.2f}), a finding the report "
+                "does not list"
+            )
+        top = order[0]
+        out["implied_top_present"] = f"the finding it implies most, '{name[top]}', is " + (
+            "one of the report's" if mine[top] else "not among the report's"
+        )
         return out

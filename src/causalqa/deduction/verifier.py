@@ -80,6 +80,24 @@ def kg_features(kg, reports: Sequence[str] | None, embedder=None):
     return compute
 
 
+def _cross_fitted(
+    make, score, contexts, statements, y, groups, *, seed, width=None, both_labels=False
+) -> np.ndarray:
+    """A learned feature's out-of-fold values for the training rows: `make()` fitted on the
+    other grouped folds (five, or one per report when fewer), ``score(model, contexts,
+    statements)`` on the held-out one. With `both_labels`, a fold whose training part
+    lacks True or False rows stays 0 (the model needs both)."""
+    from causalqa.evidence import grouped_folds
+
+    out = np.zeros(len(y) if width is None else (len(y), width))
+    for a, b in grouped_folds(groups, min(5, len(set(groups))), seed=seed):
+        if both_labels and (y[a].all() or not y[a].any()):
+            continue
+        model = make().fit([contexts[i] for i in a], [statements[i] for i in a], y[a])
+        out[b] = score(model, [contexts[i] for i in b], [statements[i] for i in b])
+    return out
+
+
 class Verifier:
     """Train on (context, statement, label) examples; verify new (context, statement).
 
@@ -225,19 +243,29 @@ class Verifier:
         say("term pairs")
         contexts = [e.context for e in examples]
         statements = [e.statement for e in examples]
-        # Out-of-fold logits for the combiner's training rows; one model on all for new rows.
-        tp = np.zeros(len(y))
-        for a, b in grouped_folds(groups, min(5, len(self.train_reports_)), seed=self.seed + 2):
-            if y[a].all() or not y[a].any():
-                continue
-            m = TermPairs().fit([contexts[i] for i in a], [statements[i] for i in a], y[a])
-            tp[b] = m.decision_function([contexts[i] for i in b], [statements[i] for i in b])
+        # Out-of-fold values for the combiner's training rows; one model on all for new rows.
+        tp = _cross_fitted(
+            TermPairs,
+            TermPairs.decision_function,
+            contexts,
+            statements,
+            y,
+            groups,
+            seed=self.seed + 2,
+            both_labels=True,
+        )
         self.pairs_ = TermPairs().fit(contexts, statements, y)
         say("implied findings")
-        implied = np.zeros((len(y), len(IMPLIED_FEATURES)))
-        for a, b in grouped_folds(groups, min(5, len(self.train_reports_)), seed=self.seed + 3):
-            m = ImpliedFindings().fit([contexts[i] for i in a], [statements[i] for i in a], y[a])
-            implied[b] = m.transform([contexts[i] for i in b], [statements[i] for i in b])
+        implied = _cross_fitted(
+            ImpliedFindings,
+            ImpliedFindings.transform,
+            contexts,
+            statements,
+            y,
+            groups,
+            seed=self.seed + 3,
+            width=len(IMPLIED_FEATURES),
+        )
         self.implied_ = ImpliedFindings().fit(contexts, statements, y)
         ce = None
         if self.cross_encoder:
@@ -332,11 +360,12 @@ class Verifier:
                         hint="pass --kg DIR",
                     )
                 kg_fn = self.kg_fn_ = kg_features(kg, self.kg_reports_, self.embedder)
-        implied = getattr(self, "implied_", None)
-        if implied is not None:
-            for (context, statement), row in zip(pairs, rows):
-                row.reasons.update(implied.reasons(context, statement))
-        return self._matrix(pairs, rows, ce, kg_fn, llm or {}), rows
+        implied = None
+        if getattr(self, "implied_", None) is not None:
+            implied, said = self.implied_.explain([c for c, _ in pairs], [s for _, s in pairs])
+            for row, reasons in zip(rows, said):
+                row.reasons.update(reasons)
+        return self._matrix(pairs, rows, ce, kg_fn, llm or {}, implied=implied), rows
 
     def predict_proba(self, pairs, *, kg=None, llm=None) -> np.ndarray:
         """Calibrated P(probable cause) of each (context, statement)."""
