@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("models", {"llm", "embed"}),
     ("knowledge", {"causal_model", "kg"}),
     ("evidence", {"evidence"}),
-    ("engines", {"qa", "discovery", "deduction"}),
+    ("engines", {"qa", "discovery", "deduction", "stated"}),
     ("evaluation", {"bench"}),
     ("surfaces", {"cli", "server"}),
 ]

@@ -43,6 +43,12 @@ class DataFileError(CausalQAError):
         self.line = line
 
 
+class StoryError(CausalQAError):
+    """A causal model stated in words cannot be read as a consistent model (a cycle, a
+    probability above 1, a number that refers to no variable, contradictory statements),
+    or its question cannot be read. The message names the sentence."""
+
+
 # -- settings ------------------------------------------------------------------------------
 class ConfigError(CausalQAError):
     """A setting, a backend spec or a config file is wrong."""
