@@ -168,9 +168,7 @@ def test_four_variables_with_eight_members(claim, share):
 
 
 def test_the_claim_may_follow_the_premise_as_a_hypothesis():
-    answer = answer_independence_claim(
-        f"Premise: {COLLIDER}\nHypothesis: A directly causes C."
-    )
+    answer = answer_independence_claim(f"Premise: {COLLIDER}\nHypothesis: A directly causes C.")
     assert answer.answer == "yes"
 
 
@@ -205,9 +203,7 @@ def test_unfaithful_set_is_refused():
         "Suppose there is a closed system of 3 variables, A, B and C. A is independent of "
         "B. B is independent of C. A correlates with C."
     )
-    assert reason.startswith(
-        "no causal graph over these variables has exactly these independences"
-    )
+    assert reason.startswith("no causal graph over these variables has exactly these independences")
     assert "A and B independent given C" in reason
 
 
@@ -261,9 +257,8 @@ def test_six_variables_in_milliseconds():
     # The complete graph on 6 variables less one edge: the largest classes at this size.
     names = "ABCDEF"
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-    story = (
-        "Suppose there is a closed system of 6 variables, A, B, C, D, E and F. "
-        + " ".join(f"{a} correlates with {b}." for a, b in pairs)
+    story = "Suppose there is a closed system of 6 variables, A, B, C, D, E and F. " + " ".join(
+        f"{a} correlates with {b}." for a, b in pairs
     )
     start = time.perf_counter()
     answer = answer_independence_claim(story, "A directly causes B.")

@@ -43,13 +43,16 @@ def test_the_papers_premise_for_a_chain():
 def test_reworded_premises_read_back_to_the_same_statements():
     rng = random.Random(3)
     for n in (3, 4):
-        for stated, graphs in list(_classes_by_independences(n).items())[:40]:
+        for stated in list(_classes_by_independences(n))[:40]:
             names = ["air pollution", "asthma", "income", "ice cream sales"][:n]
             premise = read_premise(render_premise(names, stated, rng))
             index = {name: i for i, name in enumerate(names)}
             independent = {
-                (min(index[s.x], index[s.y]), max(index[s.x], index[s.y]),
-                 frozenset(index[g] for g in s.given))
+                (
+                    min(index[s.x], index[s.y]),
+                    max(index[s.x], index[s.y]),
+                    frozenset(index[g] for g in s.given),
+                )
                 for s in premise.statements
                 if s.independent
             }
@@ -57,7 +60,9 @@ def test_reworded_premises_read_back_to_the_same_statements():
 
 
 def test_labels_of_the_collider_class():
-    items = generate_items(sizes=(3,), samples_per_size=0, seed=0, reword_share=0, real_name_share=0)
+    items = generate_items(
+        sizes=(3,), samples_per_size=0, seed=0, reword_share=0, real_name_share=0
+    )
     # A → C ← B is the class with exactly A ⫫ B.
     collider = [i for i in items if i.premise.endswith("However, A is independent of B.")]
     assert len(collider) == 6 * len(KINDS)

@@ -66,11 +66,22 @@ def test_the_papers_premise_form():
         ("A and D are independent given both C and B.", ("A", "D", ("B", "C"), True)),
         ("A and D are independent given {B, C}.", ("A", "D", ("B", "C"), True)),
         ("A and D are independent given B, C.", ("A", "D", ("B", "C"), True)),
-        ("Moreover, A is independent of D given the variables B and C.", ("A", "D", ("B", "C"), True)),
+        (
+            "Moreover, A is independent of D given the variables B and C.",
+            ("A", "D", ("B", "C"), True),
+        ),
+        ("A and C become independent when conditioning on B.", ("A", "C", ("B",), True)),
+        ("A and C are d-separated by B.", ("A", "C", ("B",), True)),
+        ("No correlation exists between A and C.", ("A", "C", (), True)),
+        ("A is correlated to B.", ("A", "B", (), False)),
+        ("A and B are statistically correlated.", ("A", "B", (), False)),
+        ("A remains correlated with C given B.", ("A", "C", ("B",), False)),
     ],
 )
 def test_other_wordings_of_one_statement(sentence, expected):
-    premise = read_premise(f"Suppose there is a closed system of 4 variables, A, B, C and D. {sentence}")
+    premise = read_premise(
+        f"Suppose there is a closed system of 4 variables, A, B, C and D. {sentence}"
+    )
     assert facts(premise) == {expected}
 
 
@@ -103,7 +114,9 @@ def test_real_names_with_spaces_and_shared_words():
 
 
 def test_a_premise_without_a_list_of_variables_takes_the_named_ones():
-    premise = read_premise("X correlates with Y. Y correlates with Z. X is independent of Z given Y.")
+    premise = read_premise(
+        "X correlates with Y. Y correlates with Z. X is independent of Z given Y."
+    )
     assert not premise.declared
     assert premise.variables == ("X", "Y", "Z")
     assert ("X", "Z", ("Y",), True) in facts(premise)
@@ -140,7 +153,9 @@ def test_a_statement_about_an_undeclared_variable_is_refused():
 
 def test_a_wrong_count_of_variables_is_refused():
     with pytest.raises(StoryError, match="says 4 variables but lists 3"):
-        read_premise("Suppose there is a closed system of 4 variables, A, B and C. A correlates with B.")
+        read_premise(
+            "Suppose there is a closed system of 4 variables, A, B and C. A correlates with B."
+        )
 
 
 def test_contradictory_statements_are_refused_naming_both():
@@ -163,8 +178,13 @@ def test_contradiction_between_conditional_statements_in_other_words():
 
 
 def test_a_statement_conditioning_on_its_own_variable_is_refused():
-    with pytest.raises(StoryError, match="cannot read the sentence 'A is independent of C given A'"):
-        read_premise("Suppose there is a closed system of 3 variables, A, B and C. A is independent of C given A.")
+    with pytest.raises(
+        StoryError, match="cannot read the sentence 'A is independent of C given A'"
+    ):
+        read_premise(
+            "Suppose there is a closed system of 3 variables, A, B and C. "
+            "A is independent of C given A."
+        )
 
 
 def test_an_open_system_is_refused():
@@ -189,8 +209,14 @@ VARIABLES = ("A", "B", "C", "D")
         ("B directly causes A.", "Is-Parent(B, A)"),
         ("A causes something else which causes B.", "Is-Ancestor(A, B)"),
         ("B is a cause for A, but not a direct one.", "Is-Descendant(A, B)"),
-        ("There exists at least one collider (i.e., common effect) of A and B.", "Has-Collider(A, B)"),
-        ("There exists at least one confounder (i.e., common cause) of A and B.", "Has-Confounder(A, B)"),
+        (
+            "There exists at least one collider (i.e., common effect) of A and B.",
+            "Has-Collider(A, B)",
+        ),
+        (
+            "There exists at least one confounder (i.e., common cause) of A and B.",
+            "Has-Confounder(A, B)",
+        ),
         # other wordings
         ("A is a direct cause of B", "Is-Parent(A, B)"),
         ("A has a direct causal effect on B.", "Is-Parent(A, B)"),
@@ -210,6 +236,10 @@ VARIABLES = ("A", "B", "C", "D")
         ("A and B have a common effect.", "Has-Collider(A, B)"),
         ("There is a collider between A and B.", "Has-Collider(A, B)"),
         ("Some third variable is caused by both A and B.", "Has-Collider(A, B)"),
+        ("B is caused by something which is caused by A.", "Is-Descendant(B, A)"),
+        ("There is a variable that is a common effect of A and B.", "Has-Collider(A, B)"),
+        ("A and B are both causes of some other variable.", "Has-Collider(A, B)"),
+        ("There exists a node which is a common cause of A and B.", "Has-Confounder(A, B)"),
         ("A causes B.", "Is-Cause(A, B)"),
         ("B is caused by A.", "Is-Cause(A, B)"),
         # questions

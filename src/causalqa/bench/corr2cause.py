@@ -128,8 +128,7 @@ PAPER_HEADER = (
 HEADER_WORDINGS = (
     "Consider a closed system with the variables {names}. The statistical relations among "
     "them are the following:",
-    "There are {n} variables in a closed system: {names}. We know all their statistical "
-    "relations:",
+    "There are {n} variables in a closed system: {names}. We know all their statistical relations:",
     "Suppose there is a closed system of {n} variables, {names}. All the statistical "
     "relations among these {n} variables are as follows:",
 )
@@ -190,9 +189,7 @@ def all_dags(n: int) -> list[nx.DiGraph]:
     for choice in itertools.product((0, 1, 2), repeat=len(pairs)):
         graph = nx.DiGraph()
         graph.add_nodes_from(range(n))
-        graph.add_edges_from(
-            (i, j) if c == 1 else (j, i) for (i, j), c in zip(pairs, choice) if c
-        )
+        graph.add_edges_from((i, j) if c == 1 else (j, i) for (i, j), c in zip(pairs, choice) if c)
         if nx.is_directed_acyclic_graph(graph):
             dags.append(graph)
     return dags
@@ -418,6 +415,30 @@ def generate_items(
     return items
 
 
+def sample_for_batch(items: Sequence[Item], per_kind: int, seed: int = 0) -> list[dict[str, Any]]:
+    """`per_kind` items of each claim kind, half with the answer "yes" where there are
+    enough, as lines for ``causalqa ask --batch`` (``id``, ``story``, ``question``) with
+    the expected answer beside them."""
+    rng = random.Random(seed)
+    chosen: list[Item] = []
+    for kind in KINDS:
+        for label, count in ((True, (per_kind + 1) // 2), (False, per_kind // 2)):
+            pool = [i for i in items if i.kind == kind and i.label is label]
+            chosen += rng.sample(pool, min(len(pool), count))
+    rng.shuffle(chosen)
+    return [
+        {
+            "id": i.id,
+            "story": i.premise,
+            "question": i.claim,
+            "expected": "yes" if i.label else "no",
+            "kind": i.kind,
+            "n": i.n,
+        }
+        for i in chosen
+    ]
+
+
 # -- the benchmark ----------------------------------------------------------------------------
 def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
     gold = [r["label"] for r in rows]
@@ -487,8 +508,14 @@ def run_corr2cause_bench(
     rows = []
     for k, item in enumerate(items):
         answer = answer_independence_claim(item.premise, item.claim)
-        rows.append({**asdict(item), "answer": answer.answer, "reason": answer.reason,
-                     "seconds": answer.seconds})
+        rows.append(
+            {
+                **asdict(item),
+                "answer": answer.answer,
+                "reason": answer.reason,
+                "seconds": answer.seconds,
+            }
+        )
         if progress and k % 2000 == 0:
             print(f"{k}/{len(items)}", file=sys.stderr, flush=True)
 
@@ -573,7 +600,8 @@ def _markdown(report: dict[str, Any]) -> str:
         f"variables), {overall['items']} items; class sizes of the answering code equal the "
         f"brute-force ones on {report['class_size_agreement']} premises",
         "",
-        "| | items | positives % | accuracy % | F1 (yes) % | refused | s / item (mean, median, max) |",
+        "| | items | positives % | accuracy % | F1 (yes) % | refused "
+        "| s / item (mean, median, max) |",
         "|---|---|---|---|---|---|---|",
         f"| this generator | {overall['items']} | {overall['positive_share']} | "
         f"{overall['accuracy']} | {overall['f1']} | {overall['refused']} | "
@@ -602,8 +630,10 @@ def _markdown(report: dict[str, Any]) -> str:
         f"Wrong or refused: {report['wrong_count']}",
     ]
     for r in report["wrong"][:10]:
-        lines.append(f"- `{r['id']}`: gold {'yes' if r['label'] else 'no'}, answer "
-                     f"{r['answer']} {('— ' + r['reason']) if r['reason'] else ''}")
+        lines.append(
+            f"- `{r['id']}`: gold {'yes' if r['label'] else 'no'}, answer "
+            f"{r['answer']} {('— ' + r['reason']) if r['reason'] else ''}"
+        )
     return "\n".join(lines)
 
 
@@ -617,7 +647,9 @@ def _plot(report: dict[str, Any], path: Path) -> Path | None:
         return None
     kinds = [r["group"] for r in report["by_kind"]]
     fig, ax = plt.subplots(figsize=(8, 3.5))
-    ax.bar(kinds, [r["f1"] for r in report["by_kind"]], color="#4c72b0", label="causalqa (generator)")
+    ax.bar(
+        kinds, [r["f1"] for r in report["by_kind"]], color="#4c72b0", label="causalqa (generator)"
+    )
     for (name, anchor), style in zip(report["published_anchors"].items(), ("--", ":")):
         ax.axhline(anchor["f1"], linestyle=style, color="gray", label=f"{name} (official set)")
     ax.set_ylabel("F1 of 'yes' (%)")
@@ -643,8 +675,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--sample",
+        type=Path,
+        default=None,
+        help="only write a JSONL sample for `causalqa ask --batch` (10 items per kind) here",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.sample is not None:
+        items = generate_items(sizes, args.samples_per_size, seed=args.seed)
+        lines = sample_for_batch(items, per_kind=10, seed=args.seed)
+        args.sample.parent.mkdir(parents=True, exist_ok=True)
+        args.sample.write_text(
+            "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines),
+            encoding="utf-8",
+        )
+        print(f"wrote {len(lines)} items to {args.sample}")
+        return 0
     report = run_corr2cause_bench(
         args.out,
         sizes=sizes,

@@ -124,10 +124,7 @@ class EquivalenceClass:
             lines.append("separating sets: " + "; ".join(seps))
         lines.append(
             "v-structures: "
-            + (
-                ", ".join(f"{v[a]}→{v[c]}←{v[b]}" for a, c, b in sorted(p.v_structures))
-                or "none"
-            )
+            + (", ".join(f"{v[a]}→{v[c]}←{v[b]}" for a, c, b in sorted(p.v_structures)) or "none")
         )
         directed = ", ".join(self.edge_text(a, b) for a, b in sorted(p.directed)) or "none"
         undirected = (
@@ -224,8 +221,7 @@ def _check_faithful(dag: Dag, stated: set[tuple[int, int, int]], premise: Premis
                     else f"{names[x]} and {names[y]} independent{cond} cannot hold"
                 )
             raise StoryError(
-                "no causal graph over these variables has exactly these independences: "
-                + problem
+                "no causal graph over these variables has exactly these independences: " + problem
             )
     return checked
 
@@ -233,11 +229,7 @@ def _check_faithful(dag: Dag, stated: set[tuple[int, int, int]], premise: Premis
 def _sentence_of(premise: Premise, x: str, y: str, given: int) -> str | None:
     index = {name: i for i, name in enumerate(premise.variables)}
     for s in premise.statements:
-        if (
-            s.independent
-            and {s.x, s.y} == {x, y}
-            and mask_of(index[g] for g in s.given) == given
-        ):
+        if s.independent and {s.x, s.y} == {x, y} and mask_of(index[g] for g in s.given) == given:
             return s.sentence
     return None
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 Edge = tuple[int, int]
 IndependenceOracle = Callable[[int, int, int], bool]
@@ -44,6 +44,14 @@ class Dag:
 
     n: int
     parents: tuple[int, ...]
+    kids: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        kids = [0] * self.n
+        for head in range(self.n):
+            for tail in bits(self.parents[head]):
+                kids[tail] |= 1 << head
+        object.__setattr__(self, "kids", tuple(kids))
 
     @classmethod
     def from_edges(cls, n: int, edges: Iterable[Edge]) -> Dag:
@@ -60,11 +68,8 @@ class Dag:
         return bool(self.parents[head] >> tail & 1)
 
     def children(self) -> tuple[int, ...]:
-        kids = [0] * self.n
-        for head in range(self.n):
-            for tail in bits(self.parents[head]):
-                kids[tail] |= 1 << head
-        return tuple(kids)
+        """Each node's children (a bit mask)."""
+        return self.kids
 
     def descendants(self, node: int) -> int:
         """The nodes reachable from `node` by a directed path of length ≥ 1 (a mask)."""
@@ -173,9 +178,7 @@ class Pattern:
     v_structures: set[tuple[int, int, int]] = field(default_factory=set)
     directed: set[Edge] = field(default_factory=set)
     undirected: set[frozenset[int]] = field(default_factory=set)
-    conflicts: list[tuple[tuple[int, int, int], tuple[int, int, int]]] = field(
-        default_factory=list
-    )
+    conflicts: list[tuple[tuple[int, int, int], tuple[int, int, int]]] = field(default_factory=list)
 
     def adjacent_to(self, node: int) -> set[int]:
         return {other for edge in self.adjacent if node in edge for other in edge - {node}}
@@ -324,7 +327,7 @@ def _reaches(parents: list[int], start: int, target: int) -> bool:
 
 
 # -- the Corr2Cause relations ------------------------------------------------------------------
-class Relation(str, Enum):
+class Relation(StrEnum):
     """The relations a claim can assert between variables a and b (Jin et al., ICLR 2024,
     §3: the hypotheses of Corr2Cause), each a property of one DAG:
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from causalqa.errors import StoryError
 from causalqa.stated.independence_graph import Relation
@@ -120,6 +121,7 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text.translate(_QUOTES)).strip()
 
 
+@lru_cache(maxsize=4096)
 def _key(name: str) -> str:
     """A name as compared: case, surrounding quotes and a leading article do not count."""
     name = _clean(name).strip(" \"'`*").casefold()
@@ -173,6 +175,7 @@ class _Names:
         self.declared = declared
         self.by_key = {_key(n): n for n in declared} if declared else {}
         self.seen: list[str] = []
+        self.seen_by_key: dict[str, str] = {}
         self._keys = sorted(self.by_key, key=len, reverse=True)
 
     def one(self, phrase: str) -> str | None:
@@ -182,10 +185,7 @@ class _Names:
         name = _clean(phrase).strip(" \"'`*")
         if not self._PLAIN.match(name) or self._NOT_A_NAME.search(name):
             return None
-        for known in self.seen:
-            if _key(known) == key:
-                return known
-        return name
+        return self.seen_by_key.get(key, name)
 
     def many(self, phrase: str) -> list[str] | None:
         """A list of names ("B and C", "B, C, and D", "{B, C}"), or None."""
@@ -222,7 +222,8 @@ class _Names:
 
     def remember(self, names: list[str]) -> None:
         for name in names:
-            if all(_key(known) != _key(name) for known in self.seen):
+            if _key(name) not in self.seen_by_key:
+                self.seen_by_key[_key(name)] = name
                 self.seen.append(name)
 
 
@@ -252,12 +253,25 @@ _NOUN_DEP = r"(?:correlation|association|dependence|dependency|statistical depen
 # (regex, independent?) — each names x and y, or a pair, and an optional conditioning set.
 _STATEMENT_TEMPLATES: list[tuple[str, bool]] = [
     # independence
-    (rf"^{_X} is {_ADV}independent (?:of|from) {_Y}{_GIVEN}{_END}", True),
-    (rf"^{_PAIR} are {_ADV}(?:mutually )?independent{_EACH_OTHER}{_GIVEN}{_END}", True),
-    (rf"^{_X} is {_ADV}(?:uncorrelated|unassociated|unrelated) (?:with|to) {_Y}{_GIVEN}{_END}", True),
-    (rf"^{_PAIR} are {_ADV}(?:uncorrelated|unassociated|unrelated){_EACH_OTHER}{_GIVEN}{_END}", True),
+    (rf"^{_X} (?:is|becomes|remains) {_ADV}independent (?:of|from) {_Y}{_GIVEN}{_END}", True),
     (
-        rf"^{_X} is not {_ADV}(?:correlated|associated|related|linked|dependent) (?:with|to|on|upon) "
+        rf"^{_PAIR} (?:are|become|remain) {_ADV}(?:mutually )?independent{_EACH_OTHER}"
+        rf"{_GIVEN}{_END}",
+        True,
+    ),
+    (rf"^{_PAIR} are d-separated(?: by| given) (?P<z>.+?){_END}", True),
+    (rf"^{_PAIR} are d-separated{_END}", True),
+    (
+        rf"^{_X} is {_ADV}(?:uncorrelated|unassociated|unrelated) (?:with|to) {_Y}{_GIVEN}{_END}",
+        True,
+    ),
+    (
+        rf"^{_PAIR} are {_ADV}(?:uncorrelated|unassociated|unrelated){_EACH_OTHER}{_GIVEN}{_END}",
+        True,
+    ),
+    (
+        rf"^{_X} is not {_ADV}(?:correlated|associated|related|linked|dependent) "
+        r"(?:with|to|on|upon) "
         rf"{_Y}{_GIVEN}{_END}",
         True,
     ),
@@ -269,10 +283,16 @@ _STATEMENT_TEMPLATES: list[tuple[str, bool]] = [
     (rf"^{_X} (?:does not|doesn't) (?:correlate|covary|co-vary) with {_Y}{_GIVEN}{_END}", True),
     (rf"^{_PAIR} (?:do not|don't) (?:correlate|covary|co-vary){_EACH_OTHER}{_GIVEN}{_END}", True),
     (rf"^there is no {_ADV}{_NOUN_DEP} between {_PAIR}{_GIVEN}{_END}", True),
+    (rf"^no {_ADV}{_NOUN_DEP} (?:exists|is found|holds) between {_PAIR}{_GIVEN}{_END}", True),
     (rf"^{_X} (?:has|shows) no {_NOUN_DEP} with {_Y}{_GIVEN}{_END}", True),
     # dependence
-    (rf"^{_X} (?:is )?{_SIGN}correlate[sd]? with {_Y}{_GIVEN}{_END}", False),
-    (rf"^{_PAIR} (?:are )?{_SIGN}correlated?{_EACH_OTHER}{_GIVEN}{_END}", False),
+    (rf"^{_X} (?:is )?{_ADV}{_SIGN}correlate[sd]? (?:with|to) {_Y}{_GIVEN}{_END}", False),
+    (rf"^{_PAIR} (?:are )?{_ADV}{_SIGN}correlated?{_EACH_OTHER}{_GIVEN}{_END}", False),
+    (
+        rf"^{_X} (?:becomes|remains) {_ADV}(?:correlated|dependent) (?:with|on) {_Y}{_GIVEN}{_END}",
+        False,
+    ),
+    (rf"^{_PAIR} (?:become|remain) {_ADV}(?:correlated|dependent){_GIVEN}{_END}", False),
     (rf"^{_X} (?:covaries|co-varies) with {_Y}{_GIVEN}{_END}", False),
     (
         rf"^{_X} is {_ADV}{_SIGN}(?:associated|related|linked) (?:with|to) {_Y}{_GIVEN}{_END}",
@@ -334,8 +354,9 @@ def read_premise(text: str) -> Premise:
     """
     text = _clean(re.sub(r"^\s*premise\s*:\s*", "", text, flags=re.IGNORECASE))
     if not text:
-        raise StoryError("the premise is empty: list which variables correlate and which are "
-                         "independent")
+        raise StoryError(
+            "the premise is empty: list which variables correlate and which are independent"
+        )
     if _NOT_CLOSED.search(text):
         raise StoryError(
             "the premise allows unobserved variables; only closed systems (every common cause "
@@ -388,6 +409,11 @@ def _sentences(body: str) -> list[str]:
     return out
 
 
+_PRONOUN_PAIR = re.compile(
+    r"^(?:they|the two(?: variables)?|these two(?: variables)?|both)\b", re.I
+)
+
+
 def _read_sentence(sentence: str, names: _Names) -> list[Statement]:
     """The statements of one sentence; a sentence that joins several ("A correlates with
     B, and B correlates with C") is split where every part reads."""
@@ -400,9 +426,20 @@ def _read_sentence(sentence: str, names: _Names) -> list[Statement]:
         parts = [p for p in re.split(splitter, core) if p.strip()]
         if len(parts) < 2:
             continue
-        read = [_read_clause(_strip_leads(p), sentence, names) for p in parts]
-        if all(r is not None for r in read):
-            return [s for r in read for s in r]  # type: ignore[union-attr]
+        read: list[Statement] = []
+        for part in parts:
+            part = _strip_leads(part)
+            if read:
+                # "A and B are correlated, but they are independent given C": "they" is
+                # the pair just named.
+                pair = f"{read[-1].x} and {read[-1].y}"
+                part = _PRONOUN_PAIR.sub(pair, part, count=1)
+            found = _read_clause(part, sentence, names)
+            if found is None:
+                break
+            read.extend(found)
+        else:
+            return read
     raise StoryError(
         f"cannot read the sentence {sentence!r} as a correlation or independence between "
         f"named variables"
@@ -548,7 +585,8 @@ _CLAIM_TEMPLATES: list[tuple[str, Relation, str, str]] = [
     (rf"^{_X} directly {_CAUSE_VERB} {_Y}", Relation.PARENT, "x", "y"),
     (rf"^{_X} {_CAUSE_VERB} {_Y} directly", Relation.PARENT, "x", "y"),
     (
-        rf"^{_X} is (?:a|the|one of the) direct (?:causes?|parents?|influences?) (?:of|for|on) {_Y}",
+        rf"^{_X} is (?:a|the|one of the) direct (?:causes?|parents?|influences?) "
+        rf"(?:of|for|on) {_Y}",
         Relation.PARENT,
         "x",
         "y",
@@ -561,7 +599,8 @@ _CLAIM_TEMPLATES: list[tuple[str, Relation, str, str]] = [
         "y",
     ),
     (
-        rf"^there (?:is|exists) (?:a |an )?(?:direct )?(?:edge|arrow|arc|link) from {_X} (?:to|into) {_Y}",
+        rf"^there (?:is|exists) (?:a |an )?(?:direct )?(?:edge|arrow|arc|link) from {_X} "
+        rf"(?:to|into) {_Y}",
         Relation.PARENT,
         "x",
         "y",
@@ -627,6 +666,13 @@ _CLAIM_TEMPLATES: list[tuple[str, Relation, str, str]] = [
         "y",
     ),
     (rf"^{_X} is an? (?:causal )?descendant of {_Y}", Relation.DESCENDANT, "x", "y"),
+    (
+        rf"^{_X} is (?:caused|affected|influenced) by something(?: else)?,? (?:which|that) is "
+        rf"(?:in turn )?(?:caused|affected|influenced) by {_Y}",
+        Relation.DESCENDANT,
+        "x",
+        "y",
+    ),
     # Has-Collider(a, b)
     (
         rf"^there (?:exists?|is|are) {_SOME}? ?{_COLLIDER_NOUN}{_IE} (?:of|between|for|shared by) "
@@ -636,7 +682,8 @@ _CLAIM_TEMPLATES: list[tuple[str, Relation, str, str]] = [
         "pair",
     ),
     (
-        rf"^{_PAIR} (?:have|has|share) {_SOME}? ?(?:other |third )?{_COLLIDER_NOUN}{_IE}(?: in common)?",
+        rf"^{_PAIR} (?:have|has|share) {_SOME}? ?(?:other |third )?{_COLLIDER_NOUN}{_IE}"
+        r"(?: in common)?",
         Relation.COLLIDER,
         "pair",
         "pair",
@@ -655,21 +702,44 @@ _CLAIM_TEMPLATES: list[tuple[str, Relation, str, str]] = [
         "pair",
         "pair",
     ),
+    (
+        rf"^there (?:is|exists) (?:a|some|at least one) (?:other |third )?(?:variable|node) "
+        rf"(?:that|which) is (?:a )?{_COLLIDER_NOUN} of {_PAIR}",
+        Relation.COLLIDER,
+        "pair",
+        "pair",
+    ),
+    (
+        rf"^{_PAIR} are both (?:direct )?causes of (?:some|a|another|at least one) "
+        rf"(?:common |same )?(?:other |third )?(?:variable|node)",
+        Relation.COLLIDER,
+        "pair",
+        "pair",
+    ),
     # Has-Confounder(a, b)
     (
-        rf"^there (?:exists?|is|are) {_SOME}? ?{_CONFOUNDER_NOUN}{_IE} (?:of|between|for|shared by) "
+        rf"^there (?:exists?|is|are) {_SOME}? ?{_CONFOUNDER_NOUN}{_IE} "
+        r"(?:of|between|for|shared by) "
         rf"{_PAIR}",
         Relation.CONFOUNDER,
         "pair",
         "pair",
     ),
     (
-        rf"^{_PAIR} (?:have|has|share) {_SOME}? ?(?:other |third )?{_CONFOUNDER_NOUN}{_IE}(?: in common)?",
+        rf"^{_PAIR} (?:have|has|share) {_SOME}? ?(?:other |third )?{_CONFOUNDER_NOUN}{_IE}"
+        r"(?: in common)?",
         Relation.CONFOUNDER,
         "pair",
         "pair",
     ),
     (rf"^{_PAIR} are confounded", Relation.CONFOUNDER, "pair", "pair"),
+    (
+        rf"^there (?:is|exists) (?:a|some|at least one) (?:other |third )?(?:variable|node) "
+        rf"(?:that|which) is (?:a )?{_CONFOUNDER_NOUN} of {_PAIR}",
+        Relation.CONFOUNDER,
+        "pair",
+        "pair",
+    ),
     (
         rf"^{_SOME} (?:other |third )?(?:variable|node) (?:causes|affects|influences) both {_PAIR}",
         Relation.CONFOUNDER,
@@ -677,7 +747,8 @@ _CLAIM_TEMPLATES: list[tuple[str, Relation, str, str]] = [
         "pair",
     ),
     (
-        rf"^{_PAIR} are (?:both )?(?:caused|affected|influenced) by {_SOME} (?:common |same |shared )?"
+        rf"^{_PAIR} are (?:both )?(?:caused|affected|influenced) by {_SOME} "
+        r"(?:common |same |shared )?"
         rf"(?:other |third )?(?:variable|node)",
         Relation.CONFOUNDER,
         "pair",
@@ -685,8 +756,18 @@ _CLAIM_TEMPLATES: list[tuple[str, Relation, str, str]] = [
     ),
     # Is-Cause(x, y): a directed path of any length (the plain "x causes y")
     (rf"^{_X} {_CAUSE_VERB} {_Y}", Relation.CAUSE, "x", "y"),
-    (rf"^{_X} is (?:a|the|one of the) (?:causes?|causal factors?) (?:of|for) {_Y}", Relation.CAUSE, "x", "y"),
-    (rf"^{_X} has (?:a|an) (?:causal )?(?:effect|influence|impact) on {_Y}", Relation.CAUSE, "x", "y"),
+    (
+        rf"^{_X} is (?:a|the|one of the) (?:causes?|causal factors?) (?:of|for) {_Y}",
+        Relation.CAUSE,
+        "x",
+        "y",
+    ),
+    (
+        rf"^{_X} has (?:a|an) (?:causal )?(?:effect|influence|impact) on {_Y}",
+        Relation.CAUSE,
+        "x",
+        "y",
+    ),
     (rf"^{_X} is (?:caused|affected|influenced) by {_Y}", Relation.CAUSE, "y", "x"),
     (rf"^{_X} is (?:an|the|a) (?:effect|consequence|result) of {_Y}", Relation.CAUSE, "y", "x"),
 ]
@@ -777,9 +858,7 @@ def read_claim(text: str, variables: tuple[str, ...] | list[str]) -> Claim:
         else:
             a, b = names.one(match.group(a_group)), names.one(match.group(b_group))
             if a is None or b is None:
-                unknown.extend(
-                    match.group(g) for g, v in ((a_group, a), (b_group, b)) if v is None
-                )
+                unknown.extend(match.group(g) for g, v in ((a_group, a), (b_group, b)) if v is None)
                 continue
         if a == b:
             raise StoryError(f"the claim {original!r} relates {a} to itself")
