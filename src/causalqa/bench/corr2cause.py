@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import random
 import statistics
 import sys
@@ -445,14 +446,16 @@ def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
     pred = [r["answer"] == "yes" for r in rows]
     scores = binary_scores(pred, gold)
     correct = sum((r["answer"] == "yes") == r["label"] and r["answer"] is not None for r in rows)
+    undefined = not any(gold) and not any(pred)
     return {
         "items": len(rows),
         "positives": sum(gold),
         "positive_share": round(100 * sum(gold) / len(rows), 2) if rows else 0.0,
         "accuracy": round(100 * correct / len(rows), 2) if rows else 0.0,
-        "f1": scores["f1"],
-        "precision": scores["precision"],
-        "recall": scores["recall"],
+        # No item is "yes" and none was answered "yes": F1, precision and recall are 0/0.
+        "f1": None if undefined else scores["f1"],
+        "precision": None if undefined else scores["precision"],
+        "recall": None if undefined else scores["recall"],
         "refused": sum(r["answer"] is None for r in rows),
     }
 
@@ -560,6 +563,7 @@ def run_corr2cause_bench(
             "max": round(max(seconds), 5),
         },
         "generate_seconds": round(generate_seconds, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "published_anchors": PUBLISHED_ANCHORS,
         "wrong": wrong[:50],
         "wrong_count": len(wrong),
@@ -567,7 +571,7 @@ def run_corr2cause_bench(
     body = _markdown(report)
     figure = _plot(report, out_dir / "corr2cause-f1.png")
     if figure is not None:
-        body += f"\n![F1 per claim kind]({figure.name})\n"
+        body += f"\n\n![F1 per claim kind]({figure.name})\n"
     title = "causalqa bench stated: Corr2Cause-style generator" + (" (quick)" if quick else "")
     markdown = document(title, report, body)
     write_report(out_dir, "corr2cause", report, markdown)
@@ -596,6 +600,11 @@ def _markdown(report: dict[str, Any]) -> str:
         f"{s['full_enumeration_max']} variables, {s['samples_per_size']} sampled per larger size; "
         f"pairs per premise: {s['pairs_per_premise'] or 'all'}; reworded share "
         f"{s['reword_share']}, real-name share {s['real_name_share']}",
+        *(
+            [f"- load average (1, 5, 15 min) at the end of the run: {report['load_average']}"]
+            if "load_average" in report
+            else []
+        ),
         f"- {report['premises']} premises ({report['premises_per_size']} per number of "
         f"variables), {overall['items']} items; class sizes of the answering code equal the "
         f"brute-force ones on {report['class_size_agreement']} premises",
@@ -614,6 +623,9 @@ def _markdown(report: dict[str, Any]) -> str:
         "The published anchors were measured on the official Corr2Cause test set, not on this "
         "generator; they are beside ours for scale only. Labels here come from brute-force "
         "enumeration of DAGs (networkx d-separation), not from the answering code.",
+        "",
+        'F1, precision and recall are blank where a group has no "yes" item and no '
+        '"yes" answer (0/0).',
         "",
         "## Per claim kind",
         "",
