@@ -659,8 +659,12 @@ def _plot(report: dict[str, Any], path: Path) -> Path | None:
         return None
     kinds = [r["group"] for r in report["by_kind"]]
     fig, ax = plt.subplots(figsize=(8, 3.5))
+    # An undefined F1 (a kind with no "yes" item in a small run) is drawn as no bar.
     ax.bar(
-        kinds, [r["f1"] for r in report["by_kind"]], color="#4c72b0", label="causalqa (generator)"
+        kinds,
+        [r["f1"] or 0.0 for r in report["by_kind"]],
+        color="#4c72b0",
+        label="causalqa (generator)",
     )
     for (name, anchor), style in zip(report["published_anchors"].items(), ("--", ":")):
         ax.axhline(anchor["f1"], linestyle=style, color="gray", label=f"{name} (official set)")
