@@ -4,6 +4,8 @@ the derivation, and speed."""
 
 from __future__ import annotations
 
+import doctest
+import random
 import time
 
 import pytest
@@ -266,3 +268,53 @@ def test_six_variables_in_milliseconds():
     assert answer.answer == "no"
     assert "Markov equivalence class: 720 DAG(s)" in " ".join(answer.derivation)
     assert elapsed < 2.0
+
+
+def test_mangled_premises_and_claims_never_raise():
+    # Words dropped, inserted or replaced at random: every outcome is an answer or a
+    # refusal with a reason, never an exception.
+    rng = random.Random(0)
+    stories = [CHAIN, FORK, COLLIDER, FOUR, STAR]
+    claims = [
+        "A directly causes C.",
+        "Do B and C have a common cause?",
+        "C is a cause for A, but not a direct one.",
+    ]
+    noise = [
+        "and",
+        "given",
+        ",",
+        ".",
+        "not",
+        "independent",
+        "of",
+        "A",
+        "Z",
+        "⫫",
+        "|",
+        "{",
+        "However,",
+        ":",
+        "both",
+        "?",
+    ]
+    for _ in range(300):
+        words = rng.choice(stories).split(" ")
+        for _ in range(rng.randint(1, 4)):
+            k = rng.randrange(len(words))
+            roll = rng.random()
+            if roll < 0.3:
+                del words[k]
+            elif roll < 0.6:
+                words.insert(k, rng.choice(noise))
+            else:
+                words[k] = rng.choice(noise)
+        answer = answer_independence_claim(" ".join(words), rng.choice(claims))
+        assert answer.answer in ("yes", "no") or answer.reason
+
+
+def test_the_docstring_examples_run():
+    from causalqa.stated import independence, independence_graph, independence_reader
+
+    for module in (independence, independence_graph, independence_reader):
+        assert doctest.testmod(module).failed == 0
