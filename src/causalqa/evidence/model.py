@@ -16,6 +16,7 @@ import numpy as np
 
 from causalqa.errors import DataFileError, EvidenceModelError
 from causalqa.jsonl import atomic_file
+from causalqa.metrics import f1_from_counts
 
 Kind = Literal["xgboost", "logistic"]
 Calibration = Literal["isotonic", "sigmoid"]
@@ -84,17 +85,12 @@ def choose_threshold(
     fn = pos_below
     fp = n_neg - (below - pos_below)
     tn = below - pos_below
-
-    def f1(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        den = 2 * a + b + c  # zero only when the class is absent and never predicted
-        return np.divide(2 * a, den, out=np.zeros(len(a)), where=den > 0)
-
     if metric == "balanced":
         scores = (tp / n_pos + tn / n_neg) / 2
     elif metric == "f1":
-        scores = f1(tp, fp, fn)
+        scores = f1_from_counts(tp, fp, fn)
     else:
-        scores = (f1(tp, fp, fn) + f1(tn, fn, fp)) / 2
+        scores = (f1_from_counts(tp, fp, fn) + f1_from_counts(tn, fn, fp)) / 2
     best = np.flatnonzero(scores >= scores.max() - 1e-12)
     return float(np.clip(cuts[best].mean(), 1e-6, 1 - 1e-6))
 
