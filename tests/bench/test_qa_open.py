@@ -60,6 +60,9 @@ def test_an_unknown_set_is_a_clear_error():
     with pytest.raises(ConfigError, match="unknown open wording set 'test99'") as e:
         qa_open.generate_open_questions(m, seed=0, wording="test99")
     assert "test14" in e.value.hint
+    # the benchmark says so before it loads an LLM
+    with pytest.raises(ConfigError, match="'test99'"):
+        qa_open.run_open_bench("no-such-backend", wording="test99")
 
 
 @pytest.mark.parametrize("seed", range(4))

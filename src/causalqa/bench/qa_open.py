@@ -549,6 +549,7 @@ def run_open_bench(
 
     if quick:
         sizes, seeds = ("small",), 1
+    load_wordings(wording, "open")  # an unknown set is an error before the LLM loads
     llm = get_llm(llm_spec, cache=cache, quiet=True)
     llm.load()
     jobs = []
