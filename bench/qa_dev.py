@@ -3,9 +3,10 @@ generated models, with each failure shown in full (grounding, plan, expected pla
 
     .venv/bin/python bench/qa_dev.py dev2 [--seeds 2] [--llm local] [--only TEMPLATE]
 
-Only for development sets ("dev", "dev2", "a"): the held-out sets ("test", "test2", "test3") are
-refused here, since reading their failures would turn them into development sets. Their
-scores come from `causalqa bench qa --paraphrased test|test2|test3`, which prints no questions.
+Only for development sets ("dev" … "dev5": their files' status): the held-out sets ("a",
+"test", "test2", "test3") are refused here, since reading their failures would turn them into
+development sets. Their scores come from `causalqa bench qa --paraphrased a|test|test2|test3`,
+which prints no questions.
 Uses the response cache, so a rerun with unchanged prompts is fast.
 """
 
@@ -19,15 +20,14 @@ from collections import Counter
 
 from causalqa.bench import qa_data
 from causalqa.bench.qa import planner_options
+from causalqa.bench.wordings import wording_sets
 from causalqa.llm import get_llm
 from causalqa.qa.assistant import Assistant
-
-HELD_OUT = {"test", "test2", "test3"}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("set", choices=sorted(set(qa_data.PARAPHRASE_SETS) - HELD_OUT))
+    ap.add_argument("set", choices=wording_sets("paraphrase", status="development"))
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--llm", default=None)
     ap.add_argument("--planner", default=None, help="Assistant options, e.g. intent_choice=logprob")
@@ -35,7 +35,7 @@ def main() -> int:
     ap.add_argument("--no-cache", action="store_true")
     args = ap.parse_args()
     llm = get_llm(args.llm, cache=not args.no_cache)
-    wordings = qa_data.PARAPHRASE_SETS[args.set]
+    wordings = qa_data.paraphrase_set(args.set)
     only = set(args.only.split(",")) if args.only else None
     fails, total, per_template = [], 0, Counter()
     correct_t = Counter()

@@ -224,3 +224,118 @@ def test_bootstrap_interval_is_scipys_percentile_interval():
     assert ours["low"] == pytest.approx(ref.confidence_interval.low)
     assert ours["high"] == pytest.approx(ref.confidence_interval.high)
     assert ours["draws"] == 500
+
+
+# -- one macro F1, one bootstrap: the copies that were written elsewhere give these numbers --
+
+
+def _labels(seed: int, n: int, p_true: float) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    gold = rng.random(n) < p_true
+    pred = np.where(rng.random(n) < 0.7, gold, ~gold)
+    return pred, gold
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_macro_and_micro_f1_are_scikit_learns_to_the_last_bit(seed):
+    from sklearn.metrics import f1_score
+
+    from causalqa.metrics import macro_f1, micro_f1
+
+    n = int(np.random.default_rng(100 + seed).integers(1, 60))
+    pred, gold = _labels(seed, n, p_true=[0.0, 0.2, 0.5, 1.0][seed % 4])
+    kw = {"labels": [True, False], "zero_division": 0}
+    macro = 100 * float(f1_score(gold, pred, average="macro", **kw))
+    micro = 100 * float(f1_score(gold, pred, average="micro", **kw))
+    assert macro_f1(pred, gold, digits=None) == macro
+    assert micro_f1(pred, gold, digits=None) == micro
+    assert macro_f1(pred, gold, digits=4) == round(macro, 4)
+    assert macro_f1(pred, gold) == round(macro, 2)
+
+
+def test_f1_from_counts_by_hand():
+    from causalqa.metrics import f1_from_counts
+
+    # tp 3, fp 1, fn 2: precision 3/4, recall 3/5, F1 = 2·3 / (2·3 + 1 + 2) = 2/3
+    assert f1_from_counts(3, 1, 2) == pytest.approx(2 / 3)
+    assert f1_from_counts([0, 0], [0, 2], [0, 1]).tolist() == [0.0, 0.0]  # absent, all wrong
+
+
+def test_micro_f1_is_the_share_right():
+    from causalqa.metrics import micro_f1
+
+    # 3 of 4 right
+    assert micro_f1([1, 1, 0, 0], [1, 0, 0, 0]) == 75.0
+    with pytest.raises(MetricInputError):
+        micro_f1([], [])
+
+
+def test_roc_auc_digits():
+    from causalqa.metrics import roc_auc
+
+    # positives 0.35, 0.8 against negatives 0.1, 0.4: 3 of the 4 pairs ordered right
+    assert roc_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], digits=None) == 0.75
+    # one negative (0.5) under two of three positives: 2/3
+    assert roc_auc([0.5, 0.4, 0.6, 0.7], [0, 1, 1, 1], digits=None) == pytest.approx(2 / 3)
+    assert roc_auc([0.5, 0.4, 0.6, 0.7], [0, 1, 1, 1]) == 0.6667
+    assert roc_auc([0.5, 0.4, 0.6, 0.7], [0, 1, 1, 1], digits=2) == 0.67
+
+
+def test_paired_test_by_hand():
+    from scipy import stats
+
+    from causalqa.metrics import paired_test
+
+    a, b = [70.0, 72.0, 71.0, 69.0, 73.0], [60.0, 63.0, 60.5, 59.0, 64.0]
+    assert paired_test(a, a) == 1.0
+    assert paired_test(a, [x - 5 for x in a]) == 0.0  # constant shift: t is infinite
+    assert paired_test([1.0, None, 3.0], [2.0, 5.0, None]) is None  # one complete pair
+    # differences 10, 9, 10.5, 10, 9: t = mean / (sd / √5)
+    d = np.array(a) - np.array(b)
+    t = d.mean() / (d.std(ddof=1) / np.sqrt(5))
+    assert paired_test(a, b) == pytest.approx(2 * stats.t.sf(t, df=4))
+    # Wilcoxon, 5 positive differences: the exact two-sided p is 2/2⁵
+    assert paired_test(a, b, "wilcoxon") == pytest.approx(2 / 32)
+    with pytest.raises(MetricInputError, match="unknown paired test"):
+        paired_test(a, b, "sign")
+
+
+def test_mcnemar_exact_by_hand():
+    from causalqa.metrics import mcnemar_exact
+
+    # 9 of 10 disagreements favour the first: P = 2·(C(10,9) + C(10,10)) / 2¹⁰ = 22/1024
+    assert mcnemar_exact(9, 1) == pytest.approx(22 / 1024)
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(3, 3) == 1.0
+    with pytest.raises(MetricInputError):
+        mcnemar_exact(-1, 2)
+
+
+def test_bootstrap_interval_reports_the_share_of_resamples_at_or_below_zero():
+    from scipy.stats import bootstrap
+
+    from causalqa.metrics import bootstrap_interval
+
+    x = np.random.default_rng(8).normal(0.1, 1.0, 20)
+    ours = bootstrap_interval(lambda v: float(np.mean(v)), x, draws=400, seed=2)
+    ref = bootstrap((x,), np.mean, n_resamples=400, method="percentile",
+                    rng=np.random.default_rng(2))  # fmt: skip
+    assert ours["p_not_above_0"] == pytest.approx((ref.bootstrap_distribution <= 0).mean())
+    none = bootstrap_interval(lambda v: None, x, draws=10)
+    assert none["low"] is None and none["p_not_above_0"] is None
+
+
+def test_grouped_bootstrap_skips_resamples_where_the_metric_is_undefined():
+    from causalqa.metrics import bootstrap_interval, macro_f1
+
+    # two groups: one all True, one all False; a resample of one group has one class
+    gold = np.array([1, 1, 0, 0], dtype=bool)
+    pred = np.array([1, 0, 0, 0], dtype=bool)
+
+    def f1(g, p):
+        return None if g.all() or not g.any() else macro_f1(p, g, digits=None)
+
+    r = bootstrap_interval(f1, gold, pred, groups=["a", "a", "b", "b"], draws=200, seed=0)
+    # only resamples with both groups count, and then the sample is the whole data set
+    assert r["low"] == r["high"] == r["value"] == pytest.approx(100 * (2 / 3 + 4 / 5) / 2)
+    assert 0 < r["draws"] < 200

@@ -10,6 +10,7 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -114,3 +115,27 @@ def test_licence_files():
         assert bundled in notice and licence in notice and (static / licence).is_file()
     assert PROJECT["license"] == "Apache-2.0"
     assert set(PROJECT["license-files"]) == {"LICENSE", "NOTICE"}
+
+
+def test_the_wheel_ships_the_package_only_and_no_pickle():
+    """The wheel holds src/causalqa alone: the benchmark data (wording sets, held-out
+    ones among them) stays in the repository, and every shipped model is arrays and
+    JSON (a pickle would run code when loaded)."""
+    wheel = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]
+    target = wheel["targets"]["wheel"]
+    assert target["packages"] == ["src/causalqa"]
+    assert not target.get("force-include") and not wheel.get("force-include")
+    package = ROOT / "src" / "causalqa"
+    assert not list(package.rglob("*.pkl"))
+    assert not [p for p in package.rglob("*.json") if '"wordings"' in p.read_text("utf-8")[:4000]]
+    pickled = [
+        p
+        for p in package.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pt") and p.read_bytes()[:1] == b"\x80"
+    ]
+    assert not pickled, pickled
+    # the shipped models it does hold read without pickle
+    for npz in package.rglob("*.npz"):
+        with np.load(npz, allow_pickle=False) as f:
+            assert f.files, npz
+    assert (ROOT / "bench" / "data" / "wordings" / "open" / "test14.json").is_file()

@@ -12,6 +12,16 @@ both ``A[i, j]`` and ``A[j, i]``). The diagonal is ignored.
 - `shd`: structural Hamming distance, the number of variable pairs whose edge status
   (none, i → j, j → i, both/undirected) differs — a reversal counts 1.
 
+Classifications (labels True/False; every F1, AUC, bootstrap and paired test of causalqa
+lives here, scikit-learn and scipy underneath where they already do the work):
+
+- `f1_from_counts`: F1 from confusion counts, vectorised (every F1 below is this one).
+- `binary_scores`, `macro_f1`, `micro_f1`, `roc_auc`, `expected_calibration_error`,
+  `reliability_curve`: point values.
+- `bootstrap_interval` (any metric, items or whole groups resampled), `paired_bootstrap`,
+  `f1_difference`: percentile bootstrap intervals, all by `scipy.stats.bootstrap`.
+- `paired_test` (t-test or Wilcoxon over folds), `mcnemar_exact` (per-item correctness).
+
 Rankings (Table D2): a query has candidates with relevance labels; a ranker gives an order
 (candidate indices, best first).
 
@@ -44,23 +54,27 @@ __all__ = [
     "MetricInputError",
     "binary_scores",
     "bootstrap_interval",
-    "macro_f1",
     "expected_calibration_error",
-    "reliability_curve",
-    "f1_difference",
-    "roc_auc",
     "expected_random_ndcg",
     "f1",
+    "f1_difference",
+    "f1_from_counts",
     "graph_metrics",
     "hamming_distance",
+    "macro_f1",
+    "mcnemar_exact",
+    "micro_f1",
     "ndcg_at_k",
     "normalized_hamming_distance",
     "paired_bootstrap",
+    "paired_test",
     "precision",
     "precision_recall_f1",
     "recall",
     "recall_at_k",
     "relevance_labels",
+    "reliability_curve",
+    "roc_auc",
     "shd",
 ]
 
@@ -82,6 +96,19 @@ def _pair(pred, true) -> tuple[np.ndarray, np.ndarray]:
     return (p.astype(bool) & off), (t.astype(bool) & off)
 
 
+def f1_from_counts(tp, fp, fn) -> np.ndarray:
+    """F1 = 2·tp / (2·tp + fp + fn) from confusion counts (scalars or arrays of equal
+    shape, element by element); 0 where the class is absent and never predicted (the
+    ratio is undefined: scikit-learn's ``zero_division=0``).
+
+    >>> f1_from_counts(2, 1, 1).item(), f1_from_counts([0, 1], [0, 0], [0, 1]).tolist()
+    (0.6666666666666666, [0.0, 0.6666666666666666])
+    """
+    tp, fp, fn = (np.asarray(x, dtype=float) for x in (tp, fp, fn))
+    den = 2 * tp + fp + fn
+    return np.divide(2 * tp, den, out=np.zeros(np.broadcast(tp, den).shape), where=den > 0)
+
+
 def _prf(pred: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Precision, recall and F1 of the positive class over the last axis of two boolean
     arrays, each in [0, 1]; an undefined ratio (nothing predicted, nothing true) is 0."""
@@ -89,8 +116,7 @@ def _prf(pred: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     n_pred, n_true = pred.sum(axis=-1), gold.sum(axis=-1)
     prec = np.where(n_pred > 0, tp / np.maximum(n_pred, 1), 0.0)
     rec = np.where(n_true > 0, tp / np.maximum(n_true, 1), 0.0)
-    f = np.where(n_pred + n_true > 0, 2 * tp / np.maximum(n_pred + n_true, 1), 0.0)
-    return prec, rec, f
+    return prec, rec, f1_from_counts(tp, n_pred - tp, n_true - tp)
 
 
 def precision_recall_f1(pred, true) -> tuple[float, float, float]:
@@ -124,9 +150,12 @@ def binary_scores(pred: Sequence[int], gold: Sequence[int]) -> dict[str, float]:
     }
 
 
-def roc_auc(scores: Sequence[float], gold: Sequence[int]) -> float | None:
+def roc_auc(
+    scores: Sequence[float], gold: Sequence[int], *, digits: int | None = 4
+) -> float | None:
     """Area under the ROC curve of `scores` for the positive class (scikit-learn; ties
-    count half), 4 decimals; None when `gold` has one class only.
+    count half), rounded to `digits` decimals (None: unrounded); None when `gold` has one
+    class only.
 
     >>> roc_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
     0.75
@@ -136,7 +165,8 @@ def roc_auc(scores: Sequence[float], gold: Sequence[int]) -> float | None:
     g = np.asarray(gold, dtype=bool)
     if g.all() or not g.any():
         return None
-    return round(float(roc_auc_score(g, np.asarray(scores, dtype=float))), 4)
+    auc = float(roc_auc_score(g, np.asarray(scores, dtype=float)))
+    return auc if digits is None else round(auc, digits)
 
 
 def precision(pred, true) -> float:
@@ -434,16 +464,38 @@ def expected_calibration_error(
     return round(sum(c["count"] * abs(c["mean_predicted"] - c["observed"]) for c in curve) / n, 6)
 
 
-def macro_f1(pred: Sequence[int], gold: Sequence[int]) -> float:
-    """The mean of the F1 of the positive and of the negative class, in % (2 decimals).
+def macro_f1(pred: Sequence[int], gold: Sequence[int], *, digits: int | None = 2) -> float:
+    """The mean of the F1 of the positive and of the negative class, in %, rounded to
+    `digits` decimals (None: unrounded). Equal to scikit-learn's
+    ``100 * f1_score(gold, pred, average="macro", labels=[True, False], zero_division=0)``
+    to the last bit.
 
     >>> macro_f1([1, 1, 0, 0], [1, 0, 0, 0])
     73.33
     """
     p, g = np.asarray(pred, dtype=bool), np.asarray(gold, dtype=bool)
+    if p.shape != g.shape:
+        raise MetricInputError(f"{p.shape[0]} predictions for {g.shape[0]} gold labels")
     pos = _prf(p, g)[2]
     neg = _prf(~p, ~g)[2]
-    return round(float(100 * (pos + neg) / 2), 2)
+    value = float(100 * (pos + neg) / 2)
+    return value if digits is None else round(value, digits)
+
+
+def micro_f1(pred: Sequence[int], gold: Sequence[int], *, digits: int | None = 2) -> float:
+    """Micro-averaged F1 over the labels True and False, in %, rounded to `digits`
+    decimals (None: unrounded): with both labels counted every wrong item is one false
+    positive and one false negative, so it is the share of items right.
+
+    >>> micro_f1([1, 1, 0, 0], [1, 0, 0, 0])
+    75.0
+    """
+    p, g = np.asarray(pred, dtype=bool), np.asarray(gold, dtype=bool)
+    if p.shape != g.shape or p.size == 0:
+        raise MetricInputError("predictions and gold labels must be equal, non-empty lists")
+    right = int((p == g).sum())
+    value = float(100 * f1_from_counts(right, p.size - right, p.size - right))
+    return value if digits is None else round(value, digits)
 
 
 def bootstrap_interval(
@@ -457,7 +509,9 @@ def bootstrap_interval(
     """`metric(*columns)` on the items and a percentile bootstrap interval at `level`
     (`scipy.stats.bootstrap` over the items, or over whole `groups` when given: rows that
     share a group are not independent); resamples where the metric is undefined (None,
-    e.g. ROC AUC of one class) are skipped.
+    e.g. ROC AUC of one class) are skipped. ``p_not_above_0`` is the share of resamples
+    whose metric is at or below 0: for a difference of two methods, a one-sided
+    bootstrap p-value for "the first is better".
 
     >>> accuracy = lambda p, g: float(np.mean(np.equal(p, g)))
     >>> r = bootstrap_interval(accuracy, [1, 0, 1, 1], [1, 0, 0, 1])
@@ -497,11 +551,66 @@ def bootstrap_interval(
         )
         stats = dist[~np.isnan(dist)].tolist()
     if value is None or not stats:
-        return {"value": value, "low": None, "high": None, "draws": len(stats)}
+        return {
+            "value": value, "low": None, "high": None, "draws": len(stats), "p_not_above_0": None
+        }  # fmt: skip
     tail = (1.0 - level) / 2.0
     return {
         "value": float(value),
         "low": float(np.quantile(stats, tail)),
         "high": float(np.quantile(stats, 1.0 - tail)),
         "draws": len(stats),
+        "p_not_above_0": float(np.mean(np.asarray(stats) <= 0)),
     }
+
+
+def paired_test(
+    a: Sequence[float | None], b: Sequence[float | None], method: str = "ttest"
+) -> float | None:
+    """Two-sided p-value of a paired test of two methods' scores over the same folds
+    (``ttest``: `scipy.stats.ttest_rel`; ``wilcoxon``: `scipy.stats.wilcoxon`). Pairs with
+    a missing score are left out; None with fewer than 2 pairs; 1.0 when the two series
+    are identical, 0.0 (t-test) when they differ by a constant.
+
+    >>> paired_test([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    1.0
+    """
+    import math
+
+    from scipy import stats
+
+    if method not in ("ttest", "wilcoxon"):
+        raise MetricInputError(f"unknown paired test {method!r}", hint="use ttest or wilcoxon")
+    pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+    if len(pairs) < 2:
+        return None
+    x = np.array([p[0] for p in pairs], dtype=float)
+    y = np.array([p[1] for p in pairs], dtype=float)
+    d = x - y
+    if np.allclose(d, 0):
+        return 1.0
+    if method == "ttest":
+        if np.allclose(d, d[0]):  # constant non-zero difference: t is infinite
+            return 0.0
+        p = stats.ttest_rel(x, y).pvalue
+    else:
+        p = stats.wilcoxon(x, y).pvalue
+    return None if p is None or math.isnan(p) else float(p)
+
+
+def mcnemar_exact(better: int, worse: int) -> float:
+    """Two-sided p-value of an exact McNemar test: of the items two methods disagree on,
+    `better` are right only under the first and `worse` only under the second (a
+    binomial test of `better` of ``better + worse`` at 1/2, `scipy.stats.binomtest`); 1.0
+    when they never disagree.
+
+    >>> round(mcnemar_exact(9, 1), 4)
+    0.0215
+    """
+    from scipy.stats import binomtest
+
+    if better < 0 or worse < 0:
+        raise MetricInputError(f"counts must be non-negative, got {better} and {worse}")
+    if better + worse == 0:
+        return 1.0
+    return float(binomtest(int(better), int(better + worse)).pvalue)

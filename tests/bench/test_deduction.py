@@ -11,7 +11,6 @@ from causalqa.bench.deduction import (
     fully_mined,
     grouped_folds,
     limit_reports,
-    paired_test,
     parse_condition,
     run_deduction_bench,
     scores,
@@ -24,6 +23,7 @@ from causalqa.deduction.event_graph import CausalKG, MiningRecord, context_sha
 from causalqa.errors import DatasetError
 from causalqa.llm.base import LabelScores, Usage
 from causalqa.llm.testing import ScriptedLLM
+from causalqa.metrics import paired_test
 
 CONTEXTS = {
     "r1": "The pilot did not remove frost from the wings before takeoff and the airplane "

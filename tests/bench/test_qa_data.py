@@ -5,6 +5,7 @@ import doctest
 import itertools
 import math
 import re
+import string
 
 import networkx as nx
 import numpy as np
@@ -14,7 +15,6 @@ import pytest
 import causalqa.bench.qa_data as qa_data
 from causalqa.bench.qa_data import (
     ENGAGED,
-    PARAPHRASES,
     TEMPLATES,
     QAItem,
     generate_model,
@@ -23,11 +23,16 @@ from causalqa.bench.qa_data import (
     judge_prompt,
     normalize_result,
     paper_tables,
+    paraphrase_set,
+    paraphrase_sets,
     parse_judge,
 )
+from causalqa.bench.wordings import wording_sets
 from causalqa.causal_model import CausalModel
 from causalqa.errors import CausalQAError, ConfigError
 from causalqa.qa.tools import execute
+
+PARAPHRASES = paraphrase_set("a")
 
 
 @pytest.fixture(scope="module")
@@ -304,6 +309,40 @@ def test_paraphrases_are_independent_of_the_templates():
             assert not any(t in text.lower() for t in template_texts), text
             shared = _grams(text) & template_grams
             assert not shared, (text, shared)
+
+
+@pytest.mark.parametrize("name", paraphrase_sets())
+def test_every_paraphrase_set_words_every_template_with_exactly_its_slots(name):
+    wordings = paraphrase_set(name)
+    for tid, texts in wordings.items():
+        assert texts, tid
+        needed = set(TEMPLATES[tid].slots)
+        for i, text in enumerate(texts):
+            fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+            # the wording itself is not printed: held-out sets stay unread
+            assert needed <= fields <= needed | {"unit", "Unit"}, f"{name}/{tid}[{i}]"
+
+
+def test_the_paraphrase_sets_and_which_are_held_out():
+    assert paraphrase_sets() == [
+        "a",
+        "dev",
+        "dev2",
+        "dev3",
+        "dev4",
+        "dev5",
+        "test",
+        "test2",
+        "test3",
+    ]
+    assert wording_sets("paraphrase", status="held-out") == ["a", "test", "test2", "test3"]
+
+
+def test_an_unknown_paraphrase_set_is_a_clear_error():
+    model = generate_model(5, 2, 4, seed=0)
+    with pytest.raises(ConfigError, match="unknown paraphrase wording set 'dev9'") as e:
+        generate_questions(model, n_per_template=1, seed=0, paraphrased="dev9")
+    assert "dev5" in e.value.hint
 
 
 def test_paraphrased_items_match_template_items():

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from causalqa.bench import qa_open
+from causalqa.bench.wordings import load_wordings, wording_sets
+from causalqa.errors import ConfigError
 
 PLACEHOLDERS = {
     "median": {"T"}, "minimum": {"T"}, "maximum": {"T"}, "std": {"T"}, "percentile": {"T", "P"},
@@ -27,19 +29,17 @@ PLACEHOLDERS = {
 
 
 def test_every_kind_has_dev_wordings_with_its_placeholders():
-    assert set(qa_open.DEV) == set(qa_open.KIND_NAMES) == set(PLACEHOLDERS)
-    for kind, texts in qa_open.DEV.items():
+    dev = load_wordings("dev", "open").wordings
+    assert set(dev) == set(qa_open.KIND_NAMES) == set(PLACEHOLDERS)
+    for kind, texts in dev.items():
         for text in texts:
             names = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"unit", "Unit"}
             assert names == PLACEHOLDERS[kind], (kind, text)
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["dev", "dev2", "test", *(f"test{i}" for i in range(2, 15))],
-)
+@pytest.mark.parametrize("name", wording_sets("open"))
 def test_every_wording_set_asks_every_kind_with_exactly_its_placeholders(name):
-    texts = qa_open.wordings(name)
+    texts = load_wordings(name, "open").wordings
     assert set(texts) == set(PLACEHOLDERS)
     for kind, wordings in texts.items():
         assert wordings, kind
@@ -47,6 +47,22 @@ def test_every_wording_set_asks_every_kind_with_exactly_its_placeholders(name):
             names = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"unit", "Unit"}
             # the wording itself is not printed: held-out sets stay unread
             assert names == PLACEHOLDERS[kind], f"{name}/{kind}[{i}]"
+
+
+def test_the_sets_are_the_ones_measured():
+    # dev, dev2, test, test2 … test14 (bench/README.md); only test14 is still held out
+    assert wording_sets("open") == ["dev", "dev2", "test", *(f"test{i}" for i in range(2, 15))]
+    assert wording_sets("open", status="held-out") == ["test14"]
+
+
+def test_an_unknown_set_is_a_clear_error():
+    m = qa_open.open_model("small", 0)
+    with pytest.raises(ConfigError, match="unknown open wording set 'test99'") as e:
+        qa_open.generate_open_questions(m, seed=0, wording="test99")
+    assert "test14" in e.value.hint
+    # the benchmark says so before it loads an LLM
+    with pytest.raises(ConfigError, match="'test99'"):
+        qa_open.run_open_bench("no-such-backend", wording="test99")
 
 
 @pytest.mark.parametrize("seed", range(4))

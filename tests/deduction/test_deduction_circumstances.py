@@ -158,3 +158,33 @@ def test_a_phase_reason_quotes_the_word_that_fits():
     a = agreement(RECORD, "A stall during the takeoff briefing review and the approach.")
     assert a.values["fits_phase"] == 1
     assert a.reasons["fits_phase"].startswith("the statement says 'approach'")
+
+
+def test_the_vocabulary_is_a_data_file_read_by_one_function(tmp_path):
+    import json
+
+    import pytest
+
+    from causalqa.deduction.circumstances import DESCRIPTIONS, TABLE, load_table
+    from causalqa.errors import DataFileError
+
+    table = load_table()
+    assert TABLE.name == "circumstances.json" and tuple(table.descriptions) == CIRCUMSTANCES
+    assert table.descriptions == DESCRIPTIONS
+    fuel = dict((t, (said, there)) for t, said, there in table.topics)["fuel exhaustion"]
+    # a statement's words match in any case; a report's coded finding only as written
+    assert fuel[0].search("FUEL EXHAUSTION due to poor planning")
+    assert fuel[1].search("Fluid level - Fuel - Not attained") and not fuel[1].search("FLUID LEVEL")
+    doc = json.loads(TABLE.read_text(encoding="utf-8"))
+    for broken, message in (
+        ({**doc, "phases": [{"statement": "(unclosed", "report_phases": []}]}, "bad pattern"),
+        ({k: v for k, v in doc.items() if k != "topics"}, "not a circumstance table"),
+        ({**doc, "descriptions": {"fits_phase": "x"}}, "describes"),
+    ):
+        path = tmp_path / "table.json"
+        path.write_text(json.dumps(broken), encoding="utf-8")
+        with pytest.raises(DataFileError, match=message):
+            load_table(path)
+    (tmp_path / "bad.json").write_text("{", encoding="utf-8")
+    with pytest.raises(DataFileError, match="unreadable"):
+        load_table(tmp_path / "bad.json")

@@ -21,7 +21,6 @@ Markdown to ``bench/results/deduction/``.
 from __future__ import annotations
 
 import copy
-import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from causalqa.bench.report import environment, write_report
 from causalqa.deduction.dataset import Example, load_jsonl
 from causalqa.jsonl import write_jsonl
 from causalqa.llm.concurrent import BUSY, run_ordered
+from causalqa.metrics import macro_f1, mcnemar_exact, micro_f1, paired_test, roc_auc
 
 METRICS = ("macro_f1", "micro_f1", "acc_true", "acc_false_rules", "acc_false_llm")
 METRIC_TITLES = {
@@ -96,16 +96,13 @@ def scores(
 ) -> dict[str, Any]:
     """Macro and micro F1 (in %) over the labels True/False, and accuracy (in %) per
     label source of `examples` (``true``, ``false-rules``, ``false-llm``, ``false``)."""
-    from sklearn.metrics import f1_score
-
     yt = [bool(v) for v in y_true]
     yp = [bool(v) for v in y_pred]
     out: dict[str, Any] = {"n": len(yt)}
     if not yt:
         return {**out, **{m: None for m in METRICS}}
-    kw = {"labels": [True, False], "zero_division": 0}
-    out["macro_f1"] = round(100 * float(f1_score(yt, yp, average="macro", **kw)), 4)
-    out["micro_f1"] = round(100 * float(f1_score(yt, yp, average="micro", **kw)), 4)
+    out["macro_f1"] = macro_f1(yp, yt, digits=4)
+    out["micro_f1"] = micro_f1(yp, yt, digits=4)
     sources = [e.source for e in examples] if examples is not None else [None] * len(yt)
     for src, key in SOURCE_METRIC.items():
         hits = [t == p for t, p, s in zip(yt, yp, sources) if s == src]
@@ -128,31 +125,6 @@ def grouped_folds(examples: Sequence[Example], n_folds: int) -> list[tuple[np.nd
         )
     idx = np.arange(len(examples))
     return [(tr, te) for tr, te in GroupKFold(n_splits=n_folds).split(idx, groups=groups)]
-
-
-def paired_test(a: Sequence[float], b: Sequence[float], method: str = "ttest") -> float | None:
-    """Two-sided p-value of a paired test over folds (``ttest``: `scipy.stats.ttest_rel`;
-    ``wilcoxon``: `scipy.stats.wilcoxon`). None with fewer than 2 pairs or missing
-    values; 1.0 when the two series are identical."""
-    from scipy import stats
-
-    pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
-    if len(pairs) < 2:
-        return None
-    x = np.array([p[0] for p in pairs], dtype=float)
-    y = np.array([p[1] for p in pairs], dtype=float)
-    d = x - y
-    if np.allclose(d, 0):
-        return 1.0
-    if method == "ttest":
-        if np.allclose(d, d[0]):  # constant non-zero difference: t is infinite
-            return 0.0
-        p = stats.ttest_rel(x, y).pvalue
-    elif method == "wilcoxon":
-        p = stats.wilcoxon(x, y).pvalue
-    else:
-        raise ValueError(f"unknown paired test {method!r}")
-    return None if p is None or math.isnan(p) else float(p)
 
 
 def stars(p: float | None) -> str:
@@ -603,9 +575,6 @@ def _add_pooled(results: list[dict[str, Any]], predictions: list[dict[str, Any]]
     """Per condition, over all test predictions pooled: ROC AUC of P(True), mean prompt
     tokens, mean P(True) per label source, and (not for the baseline) an exact McNemar
     test of per-statement correctness against the baseline."""
-    from scipy import stats
-    from sklearn.metrics import roc_auc_score
-
     by_cond: dict[str, list[dict[str, Any]]] = {}
     for p in predictions:
         by_cond.setdefault(p["condition"], []).append(p)
@@ -617,7 +586,7 @@ def _add_pooled(results: list[dict[str, Any]], predictions: list[dict[str, Any]]
         probs = [p["p_true"] for p in preds]
         labels = [bool(p["label"]) for p in preds]
         if all(v is not None for v in probs) and 0 < sum(labels) < len(labels):
-            row["auc"] = round(100 * float(roc_auc_score(labels, probs)), 2)
+            row["auc"] = round(100 * roc_auc(probs, labels, digits=None), 2)
         row["prompt_tokens"] = round(float(np.mean([p.get("prompt_tokens", 0) for p in preds])), 1)
         row["p_true_by_source"] = {
             src: round(float(np.mean([p["p_true"] for p in group])), 4)
@@ -646,7 +615,7 @@ def _add_pooled(results: list[dict[str, Any]], predictions: list[dict[str, Any]]
         row["mcnemar"] = {
             "better": b,
             "worse": c,
-            "p": round(float(stats.binomtest(b, b + c).pvalue), 4) if b + c else 1.0,
+            "p": round(mcnemar_exact(b, c), 4),
         }
 
 
@@ -654,18 +623,14 @@ def best_threshold(labels: Sequence[bool], p_true: Sequence[float]) -> float:
     """The P(True) threshold with the highest macro F1 on (`labels`, `p_true`): one of the
     midpoints between consecutive distinct probabilities, or 0.5; ties go to the
     threshold nearest 0.5."""
-    from sklearn.metrics import f1_score
-
     ps = sorted(set(float(p) for p in p_true))
     cands = {0.5, *((a + b) / 2 for a, b in zip(ps[:-1], ps[1:]))}
     y = [bool(v) for v in labels]
     best: tuple[float, float] | None = None
     for t in sorted(cands, key=lambda t: abs(t - 0.5)):
-        f1 = f1_score(
-            y, [p >= t for p in p_true], average="macro", labels=[True, False], zero_division=0
-        )
-        if best is None or f1 > best[0] + 1e-12:
-            best = (float(f1), t)
+        f1 = macro_f1([p >= t for p in p_true], y, digits=None)
+        if best is None or f1 > best[0] + 1e-10:  # in %: the 1e-12 of a fraction
+            best = (f1, t)
     return best[1] if best else 0.5
 
 

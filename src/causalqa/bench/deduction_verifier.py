@@ -23,6 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from causalqa.metrics import (
+    bootstrap_interval,
+    expected_calibration_error,
+    macro_f1,
+    mcnemar_exact,
+    roc_auc,
+)
+
 VERIFIER_CONDITIONS = ("verifier", "verifier+noce", "verifier+kg", "tfidf", "statement-only")
 """Named here; ``verifier`` takes any of the flags ``+noce`` (no cross-encoder) and
 ``+kg`` (causal-KG features), e.g. ``verifier+noce+kg``."""
@@ -130,75 +138,40 @@ def _subset(preds: Sequence[dict[str, Any]], kind: str | None) -> list[dict[str,
     return [p for p in preds if p["label"] or p["source"] == kind]
 
 
-def _macro_f1(y: np.ndarray, v: np.ndarray) -> float:
-    """Macro F1 (in %) over the labels True and False (numpy: the bootstrap calls it
-    thousands of times; equal to scikit-learn's with zero_division=0)."""
-    y, v = np.asarray(y, dtype=bool), np.asarray(v, dtype=bool)
-    f1s = []
-    for yy, vv in ((y, v), (~y, ~v)):
-        tp = float(np.sum(yy & vv))
-        denom = float(np.sum(yy) + np.sum(vv))
-        f1s.append(2 * tp / denom if denom else 0.0)
-    return 100 * float(np.mean(f1s))
+def _macro_f1(y: np.ndarray, v: np.ndarray) -> float | None:
+    """Macro F1 (in %, unrounded) of verdicts `v` against labels `y`; None when the
+    labels hold one class (a resample of reports with no True or no False statement)."""
+    if y.all() or not y.any():
+        return None
+    return macro_f1(v, y, digits=None)
 
 
-def cluster_bootstrap(
-    preds: Sequence[dict[str, Any]],
-    stat: Callable[[list[dict[str, Any]]], float | None],
-    *,
-    draws: int = 1000,
-    seed: int = 0,
-) -> tuple[float | None, float | None]:
-    """95% percentile interval of `stat` over resamples of whole reports."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for p in preds:
-        by.setdefault(p["report_id"], []).append(p)
-    keys = list(by)
-    if len(keys) < 2:
-        return None, None
-    rng = np.random.default_rng(seed)
-    vals = []
-    for _ in range(draws):
-        pick = rng.integers(0, len(keys), len(keys))
-        sample = [q for i in pick for q in by[keys[i]]]
-        v = stat(sample)
-        if v is not None:
-            vals.append(v)
-    if not vals:
-        return None, None
-    return round(float(np.quantile(vals, 0.025)), 2), round(float(np.quantile(vals, 0.975)), 2)
+def _interval(ci: dict[str, Any]) -> list[float | None]:
+    return [None, None] if ci["low"] is None else [round(ci["low"], 2), round(ci["high"], 2)]
 
 
 def kind_scores(preds: Sequence[dict[str, Any]], kind: str | None, *, draws: int = 1000):
     """Macro F1 (pooled, with its 95% report-bootstrap interval, and mean (std) over
     folds), ROC AUC, ECE, accuracy on True and on False of the subset True ∪ `kind`."""
-    from causalqa.metrics import expected_calibration_error, roc_auc
-
     sub = _subset(preds, kind)
     y = np.array([p["label"] for p in sub], dtype=bool)
     if not len(sub) or y.all() or not y.any():
         return None
     v = np.array([p["verdict"] for p in sub], dtype=bool)
     probs = [p["p_true"] for p in sub]
-
-    def f1(sample):
-        yy = np.array([q["label"] for q in sample], dtype=bool)
-        if yy.all() or not yy.any():
-            return None
-        return _macro_f1(yy, np.array([q["verdict"] for q in sample], dtype=bool))
-
-    low, high = cluster_bootstrap(sub, f1, draws=draws)
-    folds = sorted({p["fold"] for p in sub})
-    per_fold = [f1([p for p in sub if p["fold"] == f]) for f in folds]
+    reports = [p["report_id"] for p in sub]
+    ci = bootstrap_interval(_macro_f1, y, v, groups=reports, draws=draws, seed=0)
+    folds = np.array([p["fold"] for p in sub])
+    per_fold = [_macro_f1(y[folds == f], v[folds == f]) for f in sorted(set(folds.tolist()))]
     per_fold = [x for x in per_fold if x is not None]
     calibrated = all(p is not None and 0 <= p <= 1 for p in probs)
     auc = roc_auc(probs, y.astype(int).tolist()) if calibrated else None
     return {
         "n": len(sub),
         "n_true": int(y.sum()),
-        "reports": len({p["report_id"] for p in sub}),
-        "macro_f1": round(_macro_f1(y, v), 2),
-        "ci": [low, high],
+        "reports": len(set(reports)),
+        "macro_f1": round(macro_f1(v, y, digits=None), 2),
+        "ci": _interval(ci),
         "fold_mean": round(float(np.mean(per_fold)), 2) if per_fold else None,
         "fold_std": round(float(np.std(per_fold, ddof=1)), 2) if len(per_fold) > 1 else None,
         "auc": round(100 * auc, 2) if auc is not None else None,
@@ -215,7 +188,6 @@ def paired(
     macro F1 difference with its 95% report-bootstrap interval and the share of
     resamples where `a` is not better, and an exact McNemar test of per-statement
     correctness."""
-    from scipy import stats
 
     def key(p):
         return (p["report_id"], p["statement"])
@@ -225,53 +197,30 @@ def paired(
     common = [k for k in pa if k in pb]
     if not common:
         return None
-    rows = [
-        {"report_id": k[0], "label": pa[k]["label"], "va": pa[k]["verdict"], "vb": pb[k]["verdict"]}
-        for k in common
-    ]
+    y = np.array([pa[k]["label"] for k in common], dtype=bool)
+    va = np.array([pa[k]["verdict"] for k in common], dtype=bool)
+    vb = np.array([pb[k]["verdict"] for k in common], dtype=bool)
 
-    def diff(sample):
-        y = np.array([r["label"] for r in sample], dtype=bool)
-        if y.all() or not y.any():
-            return None
-        va = np.array([r["va"] for r in sample], dtype=bool)
-        vb = np.array([r["vb"] for r in sample], dtype=bool)
-        return _macro_f1(y, va) - _macro_f1(y, vb)
+    def diff(y: np.ndarray, va: np.ndarray, vb: np.ndarray) -> float | None:
+        fa, fb = _macro_f1(y, va), _macro_f1(y, vb)
+        return None if fa is None or fb is None else fa - fb
 
-    d = diff(rows)
+    d = diff(y, va, vb)
     if d is None:
         return None
-    low, high = cluster_bootstrap(rows, diff, draws=draws, seed=1)
-    by: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by.setdefault(r["report_id"], []).append(r)
-    keys = list(by)
-    rng = np.random.default_rng(2)
-    worse = 0
-    n_ok = 0
-    for _ in range(draws):
-        pick = rng.integers(0, len(keys), len(keys))
-        x = diff([q for i in pick for q in by[keys[i]]])
-        if x is not None:
-            n_ok += 1
-            worse += x <= 0
-    better = sum((r["va"] == r["label"]) and (r["vb"] != r["label"]) for r in rows)
-    lost = sum((r["va"] != r["label"]) and (r["vb"] == r["label"]) for r in rows)
+    ci = bootstrap_interval(diff, y, va, vb, groups=[k[0] for k in common], draws=draws, seed=1)
+    better = int(((va == y) & (vb != y)).sum())
+    lost = int(((va != y) & (vb == y)).sum())
+    p_not_better = ci["p_not_above_0"]
     return {
         "a": a,
         "b": b,
         "kind": kind or "all",
-        "n": len(rows),
+        "n": len(common),
         "diff": round(d, 2),
-        "ci": [low, high],
-        "p_not_better": round(worse / n_ok, 4) if n_ok else None,
-        "mcnemar": {
-            "a_only": better,
-            "b_only": lost,
-            "p": round(float(stats.binomtest(better, better + lost).pvalue), 4)
-            if better + lost
-            else 1.0,
-        },
+        "ci": _interval(ci),
+        "p_not_better": round(p_not_better, 4) if p_not_better is not None else None,
+        "mcnemar": {"a_only": better, "b_only": lost, "p": round(mcnemar_exact(better, lost), 4)},
     }
 
 

@@ -14,9 +14,10 @@ This module rebuilds all of that, deterministically from a seed:
   exact expected result, computed here directly from the graph and the table (not through
   `causalqa.qa.tools`, so the tests cross-check the tools), the plan of tool calls that
   answers it, and an ideal answer sentence for the LLM judge.
-- `PARAPHRASES` words every template at least five other ways. They are for evaluation
-  only — never put them in a prompt or a few-shot library, or the "unseen paraphrase"
-  score measures memory, not understanding.
+- Paraphrase sets word every template other ways: files read by `causalqa.bench.wordings`
+  (``bench/data/wordings/paraphrase/``; set "a" first, "dev"…"dev5" for development,
+  "test"…"test3" held out). They are for evaluation only — never put them in a prompt or
+  a few-shot library, or the "unseen paraphrase" score measures memory, not understanding.
 - `grade_exact` grades a machine-readable result; `judge_prompt`/`parse_judge` are the
   paper's LLM judge (Listing 5).
 - `paper_tables` returns the numbers the paper reports (Tables 1–4, 6–9), for reports
@@ -45,18 +46,9 @@ import numpy as np
 import pandas as pd
 
 from causalqa.bench.published import published
-from causalqa.bench.qa_paraphrase_sets import (
-    DEV2_PARAPHRASES,
-    DEV3_PARAPHRASES,
-    DEV4_PARAPHRASES,
-    DEV5_PARAPHRASES,
-    DEV_PARAPHRASES,
-    TEST2_PARAPHRASES,
-    TEST3_PARAPHRASES,
-    TEST_PARAPHRASES,
-)
+from causalqa.bench.wordings import load_wordings, wording_sets
 from causalqa.causal_model import CausalModel
-from causalqa.errors import ConfigError
+from causalqa.errors import ConfigError, DataFileError
 
 ENGAGED = "Already Engaged"
 """The boolean filter column of generated tables; "not yet engaged" means it is false."""
@@ -353,114 +345,30 @@ TEMPLATES: dict[str, Template] = _templates(
 GRAPH_TEMPLATES = tuple(t for t, v in TEMPLATES.items() if v.family == "graph")
 EFFECT_TEMPLATES = tuple(t for t, v in TEMPLATES.items() if v.family == "effect")
 
-PARAPHRASES: dict[str, tuple[str, ...]] = {
-    "connectivity": (
-        "If we push {X} up or down, will {Y} respond at all?",
-        "Is {Y} affected, even indirectly, when {X} is altered?",
-        "what happens to {Y} if we tweak {X}? does it budge?",
-        "Can shifting {X} end up moving {Y}?",
-        "Would {Y} react to an intervention on {X}?",
-        "Is there any causal route from {X} to {Y}?",
-        "Does {X} have any downstream impact on {Y}, direct or indirect?",
-    ),
-    "paths": (
-        "What sits between {X} and {Y} on the causal chain?",
-        "Which intermediate factors carry the effect of {X} over to {Y}?",
-        "Name the mediators on the routes from {X} to {Y}.",
-        "List every variable lying on a causal pathway from {X} to {Y}.",
-        "how does {X} get to {Y} — via what?",
-        "If {X} moves {Y}, what does that effect travel through on the way?",
-    ),
-    "parents": (
-        "What are the immediate causes of {X}?",
-        "Which factors feed straight into {X}?",
-        "who are the parents of {X} in the graph?",
-        "Name everything with an arrow pointing into {X}.",
-        "{X} is driven immediately by what?",
-        "What has a first-hand effect on {X}, with nothing in between?",
-    ),
-    "children": (
-        "What does {X} feed into with no intermediate step?",
-        "Which variables sit immediately downstream of {X}?",
-        "if we nudge {X}, what reacts first, with no middleman?",
-        "List the direct effects of {X}.",
-        "Which nodes does {X} point to in the causal graph?",
-        "What are the children of {X}?",
-    ),
-    "best_treatment": (
-        "Across the whole {unit} base, what's our single most effective engagement on average?",
-        "If we could roll out just one program to everyone, which one pays off best on average?",
-        "which intervention gives the biggest mean lift?",
-        "Top-performing treatment overall, judged by mean ITE?",
-        "Averaged over all {unit}s, which engagement wins?",
-    ),
-    "best_treatment_not_engaged": (
-        "For {unit}s we haven't engaged yet, which program works best on average?",
-        "Among the not-yet-engaged {unit}s, what's the most effective intervention overall?",
-        "Looking only at {unit}s without an existing engagement, what gives the largest mean "
-        "uplift?",
-        "which treatment should we roll out to {unit}s with no engagement so far, going by the "
-        "mean?",
-        "Best engagement on average for new prospects, i.e. {unit}s not already engaged?",
-    ),
-    "ate": (
-        'On average, how much does "{T}" move revenue?',
-        "what's the mean ITE of {T} across {unit}s?",
-        "How big is the typical uplift from {T}, averaged over everyone?",
-        "If we applied {T} to all {unit}s, what mean impact should we expect?",
-        "Give me the ATE for {T}.",
-    ),
-    "best_subject": (
-        "Who gains the most from {T}?",
-        "For {T}, which {unit} shows the biggest individual effect?",
-        "which {unit} should get {T} first if we want max uplift?",
-        "Where does {T} pay off best — which {unit}?",
-        "Name the {unit} with the top ITE for {T}.",
-    ),
-    "best_subject_not_engaged": (
-        "who gains the most from {T} among {unit}s we haven't engaged yet?",
-        "Among {unit}s without any engagement so far, which one responds best to {T}?",
-        "Of the still-unengaged {unit}s, who'd see the largest lift from {T}?",
-        "If we only target {unit}s not already engaged, who is the best pick for {T}?",
-        "Which new (not engaged) {unit} gets the largest individual effect from {T}?",
-    ),
-    "ite": (
-        "How much would {unit} {S} gain from {T}?",
-        "What's the individual effect of {T} for {unit} {S}?",
-        "if {unit} {S} got {T}, what uplift would we see?",
-        "ITE for {unit} {S} under {T}?",
-        "{Unit} {S}: expected impact of {T}?",
-    ),
-    "best_treatment_for_subject": (
-        "What should we offer {unit} {S} to get the biggest lift?",
-        "For {unit} {S}, which program works best?",
-        "which intervention would help {unit} {S} the most?",
-        "Best treatment for {unit} {S}?",
-        "{Unit} {S} — which engagement would do the most for them?",
-    ),
-}
-"""Independently worded paraphrases of every template, for evaluation only.
 
-Never show these to the planner (prompts, few-shot examples, retrieval libraries): the
-benchmark's paraphrase score is meant to measure questions the engine has never seen.
-This set ("a") was written by the engine's author and its failures were inspected once;
-sets "dev" and "test" (`qa_paraphrase_sets`) come from an independent writer.
-"""
+def paraphrase_set(name: str) -> Mapping[str, tuple[str, ...]]:
+    """The paraphrase set `name` (template id → wordings), from its data file
+    (`causalqa.bench.wordings`): "a" (the first set, author-written, inspected once),
+    "dev" … "dev5" (for developing the engine: look at their failures freely) and
+    "test", "test2", "test3" (held out: report only).
 
-PARAPHRASE_SETS: dict[str, dict[str, tuple[str, ...]]] = {
-    "a": PARAPHRASES,
-    "dev": DEV_PARAPHRASES,
-    "test": TEST_PARAPHRASES,
-    "dev2": DEV2_PARAPHRASES,
-    "dev3": DEV3_PARAPHRASES,
-    "test2": TEST2_PARAPHRASES,
-    "dev4": DEV4_PARAPHRASES,
-    "test3": TEST3_PARAPHRASES,
-    "dev5": DEV5_PARAPHRASES,
-}
-"""Paraphrase sets by name: "a" (first set, author-written, inspected once), "dev" (for
-developing the engine: look at its failures freely) and "test" (held out: report only),
-from one independent writer; "dev2", "dev3", "test2", "dev4"/"test3" and "dev5" from five more."""
+    Raises:
+        ConfigError: an unknown set name.
+        DataFileError: the benchmark data is not installed, or the set does not word
+            exactly the templates of `TEMPLATES`.
+    """
+    found = load_wordings(name, "paraphrase")
+    if set(found.wordings) != set(TEMPLATES):
+        raise DataFileError(
+            f"{found.path}: words templates {sorted(found.wordings)}, not {sorted(TEMPLATES)}",
+            path=str(found.path),
+        )
+    return found.wordings
+
+
+def paraphrase_sets() -> list[str]:
+    """Names of every paraphrase set."""
+    return wording_sets("paraphrase")
 
 
 # -- items ---------------------------------------------------------------------------------
@@ -482,7 +390,7 @@ class QAItem:
             with ``causalqa.qa.tools.execute({"steps": plan}, model)``.
         ideal: the ideal answer sentence (what the LLM judge compares against).
         slots: what was filled in: ``X``/``Y`` variables, ``T`` treatment, ``S`` subject.
-        paraphrase: index into ``PARAPHRASE_SETS[paraphrase_set][template]``, or None for
+        paraphrase: index into ``paraphrase_set(paraphrase_set)[template]``, or None for
             the template wording.
     """
 
@@ -791,8 +699,9 @@ def generate_questions(
     "Already Engaged" column with a false value.
 
     With ``paraphrased=True`` the same items (same ids, slots, answers) are worded by
-    `PARAPHRASES` instead, cycling through every paraphrase of a template; with a set name
-    ("a", "dev", "test") by that set of `PARAPHRASE_SETS`.
+    paraphrase set "a" instead, cycling through every paraphrase of a template; with a set
+    name ("a", "dev", "test", …: `causalqa.bench.wordings.wording_sets("paraphrase")`) by
+    that set.
 
     Raises:
         ConfigError: n_per_template < 1, or an unknown template id.
@@ -805,11 +714,7 @@ def generate_questions(
             f"unknown question templates {unknown}", hint="use: " + ", ".join(TEMPLATES)
         )
     set_name = "a" if paraphrased is True else (paraphrased or None)
-    if set_name is not None and set_name not in PARAPHRASE_SETS:
-        raise ConfigError(
-            f"unknown paraphrase set {set_name!r}", hint="use: " + ", ".join(PARAPHRASE_SETS)
-        )
-    wordings = PARAPHRASE_SETS[set_name or "a"]
+    wordings = paraphrase_set(set_name) if set_name is not None else {}
     truth = _Truth(model)
     unit = unit_noun(model)
     items: list[QAItem] = []
@@ -819,7 +724,7 @@ def generate_questions(
         tpl = TEMPLATES[tid]
         rng = np.random.default_rng([seed, k])
         para_rng = np.random.default_rng([seed, k, 1])
-        offset = int(para_rng.integers(len(wordings[tid])))
+        offset = int(para_rng.integers(len(wordings[tid]))) if set_name else 0
         for i, slots in enumerate(_sample_slots(tid, truth, rng, n)):
             if tpl.family == "graph":
                 expected, plan, ideal = _graph_item(truth, tid, slots)
@@ -998,8 +903,8 @@ __all__ = [
     "GRAPH_TEMPLATES",
     "JUDGE_TEMPLATE",
     "NOT_ENGAGED",
-    "PARAPHRASES",
-    "PARAPHRASE_SETS",
+    "paraphrase_set",
+    "paraphrase_sets",
     "REL_TOL",
     "SUBJECT_COLUMN",
     "TEMPLATES",

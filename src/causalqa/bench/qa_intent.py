@@ -30,13 +30,18 @@ import numpy as np
 import pandas as pd
 
 from causalqa.bench import qa_data, qa_open
+from causalqa.bench.wordings import load_wordings
 from causalqa.causal_model import CausalModel
+from causalqa.errors import ConfigError
 from causalqa.qa.examples import EXAMPLES
 from causalqa.qa.grounding import ground
 from causalqa.qa.intent import ANSWERS, DEFAULT_PATH, IntentModel, answers, masked_question
 
 OPEN_SETS = ("dev", "dev2", "test", "test2", "test3", "test4", "test5")
 PAPER_SETS = ("base", "dev", "dev2", "dev3", "dev4", "dev5")
+"""The wording sets the model trains on, by name (``base``: the templates themselves).
+Named, not every development set: a set joins only after its effect is measured (test6 …
+test13 are development sets the model was never trained on)."""
 MAX_FALSE_REFUSALS = 0.02
 """The threshold is the largest support at which at most this share of held-out rows
 would have a plan of their own kind refused."""
@@ -83,8 +88,23 @@ def _example_kind(plan: dict[str, Any]) -> str:
     return f"tool:{plan['steps'][-1]['tool']}"
 
 
+def _development(name: str, benchmark: str) -> str:
+    """`name`, after checking that its data file marks it a development set."""
+    if load_wordings(name, benchmark).held_out:
+        raise ConfigError(
+            f"the {benchmark} wording set {name!r} is held out: it never trains the model",
+            hint="remove it from OPEN_SETS/PAPER_SETS",
+        )
+    return name
+
+
 def training_rows() -> list[Row]:
     """Every development wording, masked, with its kind (duplicates dropped)."""
+    for name in OPEN_SETS:
+        _development(name, "open")
+    for name in PAPER_SETS:
+        if name != "base":
+            _development(name, "paraphrase")
     rows: dict[tuple[str, str, str], None] = {}
     for name in OPEN_SETS:
         for size in qa_open.SIZES:

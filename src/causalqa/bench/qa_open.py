@@ -6,13 +6,13 @@ and questions no operator covers, which must be refused.
 Written independently of the paper's templates. Models come from `qa_data.generate_model`
 (multi-word names, three sizes); every answer's truth is computed here with pandas and a
 d-separation of our own (moralised ancestral graph), never by the engine's tools; a
-wording set is chosen by name (``dev`` for development; held-out sets are never read
+wording set is chosen by name (`causalqa.bench.wordings` reads it from
+``bench/data/wordings/open/``: ``dev`` for development; held-out sets are never read
 while developing). Each answer is graded right, refused or wrong.
 """
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 import os
@@ -29,6 +29,7 @@ import pandas as pd
 
 from causalqa.bench import qa_data
 from causalqa.bench.report import environment, table_markdown, write_report
+from causalqa.bench.wordings import load_wordings
 from causalqa.causal_model import CausalModel
 from causalqa.errors import CausalQAError
 
@@ -414,187 +415,6 @@ kinds must be refused."""
 KIND_NAMES = [k.name for k in KINDS]
 
 
-# -- wordings ------------------------------------------------------------------------------
-
-DEV: dict[str, list[str]] = {
-    "median": [
-        "What is the median effect of {T}?",
-        "What's the median uplift from {T} across {unit}s?",
-        "Give me the median of {T}'s effects.",
-    ],
-    "minimum": [
-        "What is the smallest effect {T} has on any {unit}?",
-        "What is the minimum effect of {T} across all {unit}s?",
-        "What's the lowest individual effect of {T} among the {unit}s?",
-    ],
-    "maximum": [
-        "What is the largest effect {T} has on any {unit}?",
-        "What is the maximum effect of {T} across {unit}s?",
-        "What's the highest individual effect of {T} over all {unit}s?",
-    ],
-    "std": [
-        "What is the standard deviation of {T}'s effect?",
-        "How large is the spread of the effects of {T}, as a standard deviation?",
-    ],
-    "percentile": [
-        "What is the {P}th percentile of {T}'s effect?",
-        "Give the {P}th percentile of the effects of {T} across {unit}s.",
-    ],
-    "count_benefit": [
-        "How many {unit}s benefit from {T}?",
-        "How many {unit}s gain from {T}?",
-        "Count the {unit}s that profit from {T}.",
-    ],
-    "count_threshold": [
-        "How many {unit}s have an effect of {T} above {N}?",
-        "How many {unit}s gain more than {N} from {T}?",
-        "Number of {unit}s whose {T} effect exceeds {N}?",
-    ],
-    "count_more_engaged": [
-        "Among {unit}s already engaged, how many gain more from {T} than from {U}?",
-        "How many engaged {unit}s benefit more from {T} than from {U}?",
-    ],
-    "share_benefit": [
-        "What fraction of {unit}s benefit from {T}?",
-        "What share of {unit}s gain from {T}?",
-        "What percentage of {unit}s see a positive effect of {T}?",
-    ],
-    "share_at_least": [
-        "What share of {unit}s gain at least {N} from {T}?",
-        "What fraction of {unit}s have an effect of {T} of at least {N}?",
-    ],
-    "list_hurt": [
-        "Which {unit}s are hurt by {T}?",
-        "List the {unit}s with a negative effect of {T}.",
-    ],
-    "subject_difference": [
-        "How much more does {unit} {S} gain from {T} than from {U}?",
-        "What is the difference between {T} and {U} for {unit} {S}?",
-    ],
-    "mean_difference": [
-        "On average, how much more do {unit}s gain from {T} than from {U}?",
-        "What is the average difference between the effects of {T} and {U}?",
-    ],
-    "best_by_median": [
-        "Which treatment has the highest median effect?",
-        "Which engagement is best by median effect?",
-    ],
-    "best_subject_difference": [
-        "Which {unit} gains the most from {T} relative to {U}?",
-        "Which {unit} has the largest difference between {T} and {U}?",
-    ],
-    "each": [
-        "What is the effect of {T} on each {unit}?",
-        "List the effect of {T} for every {unit}.",
-    ],
-    "best_on_average_outcome": [
-        "Which treatment raises {Y} the most on average?",
-        "Which engagement increases {Y} the most, on average?",
-    ],
-    "confounders": [
-        "What confounds the effect of {A} on {B}?",
-        "What are the common causes of {A} and {B}?",
-        "Which variables confound the relationship between {A} and {B}?",
-    ],
-    "mediators": [
-        "Which variables mediate the effect of {A} on {B}?",
-        "What are the mediators between {A} and {B}?",
-    ],
-    "on_path": [
-        "Does {M} lie on a causal path from {A} to {B}?",
-        "Is {M} a mediator between {A} and {B}?",
-    ],
-    "independence": [
-        "Are {A} and {B} independent once we condition on {Z}?",
-        "Is {A} independent of {B} given {Z}?",
-        "Are {A} and {B} d-separated given {Z}?",
-    ],
-    "adjustment": [
-        "Which variables must I adjust for to estimate the effect of {A} on {B}?",
-        "What should I control for to estimate the effect of {A} on {B}?",
-        "Give a valid adjustment set for the effect of {A} on {B}.",
-    ],
-    "markov_blanket": [
-        "What is the Markov blanket of {A}?",
-        "Which variables form the Markov blanket of {A}?",
-    ],
-    "effect_kind": [
-        "Is the effect of {A} on {B} direct, indirect or both?",
-        "Does {A} affect {B} directly, indirectly or both?",
-    ],
-    "common_effects": [
-        "What are the common effects of {A} and {B}?",
-        "Which variables do both {A} and {B} affect?",
-    ],
-    "mode": ["What is the mode of {T}'s effects?"],
-    "correlation": ["What is the correlation between {A} and {B}?"],
-    "probability": ["What is the probability that {unit} {S} benefits from {T}?"],
-    "intervention_level": ["What would {B} be if we doubled {A}?"],
-    "iqr": ["What is the interquartile range of {T}'s effect?"],
-}
-"""Development wordings: fix the engine against these."""
-
-WORDING_SETS: dict[str, dict[str, list[str]]] = {"dev": DEV}
-_SETS_IN_MODULES = {
-    "dev2": ("qa_open_dev2", "DEV2"),
-    "test3": ("qa_open_test3", "TEST3"),
-    "test4": ("qa_open_test4", "TEST4"),
-    "test5": ("qa_open_test5", "TEST5"),
-    "test6": ("qa_open_test6", "TEST6"),
-    "test7": ("qa_open_test7", "TEST7"),
-    "test8": ("qa_open_test8", "TEST8"),
-    "test9": ("qa_open_test9", "TEST9"),
-    "test10": ("qa_open_test10", "TEST10"),
-    "test11": ("qa_open_test11", "TEST11"),
-    "test12": ("qa_open_test12", "TEST12"),
-    "test13": ("qa_open_test13", "TEST13"),
-    "test14": ("qa_open_test14", "TEST14"),
-}
-"""Wording sets in modules of their own (module, variable), imported when asked for."""
-
-
-def wordings(name: str) -> dict[str, list[str]]:
-    """A wording set by name: ``dev`` (ours) and ``dev2`` (a second writer's) for
-    development; ``test`` and ``test2`` (`causalqa.bench.qa_open_test`) written by an
-    independent writer, each measured once held out and then used for development
-    (bench/README.md); ``test3`` (`causalqa.bench.qa_open_test3`, a third writer's) was
-    measured once held out after the learned check (bench/README.md), then joined its
-    training rows; so did ``test4`` (`causalqa.bench.qa_open_test4`, a fourth writer's)
-    after its two held-out measurements. ``test5`` (`causalqa.bench.qa_open_test5`, a fifth
-    writer's) was measured twice held out, then read (bench/README.md) and joined the
-    check's training rows. ``test6`` (`causalqa.bench.qa_open_test6`, a sixth
-    writer's) was measured three times held out, then read (2026-11-26): development; ``test7``
-    (`causalqa.bench.qa_open_test7`, a seventh writer's) was measured once held out
-    (2026-11-26, bench/README.md), then read: development. ``test8``
-    (`causalqa.bench.qa_open_test8`, an eighth writer's, added 2026-11-26) was measured
-    once held out (bench/README.md), then read: development. ``test9``
-    (`causalqa.bench.qa_open_test9`, a ninth writer's) was measured once held out
-    (bench/README.md), then read: development. ``test10`` (`causalqa.bench.qa_open_test10`,
-    a tenth writer's) was measured once held out (bench/README.md), then read: development.
-    ``test11`` (`causalqa.bench.qa_open_test11`, an eleventh writer's, added 2026-11-26) was
-    measured once held out (bench/README.md), then read: development. ``test12``
-    (`causalqa.bench.qa_open_test12`, a twelfth writer's, added 2026-11-27) was measured
-    once held out (bench/README.md), then read: development. ``test13``
-    (`causalqa.bench.qa_open_test13`, a thirteenth writer's, added 2026-11-27) was measured
-    once held out (bench/README.md), then read: development. ``test14``
-    (`causalqa.bench.qa_open_test14`, a fourteenth writer's, added 2026-11-27) was measured
-    once held out (bench/README.md: 0 wrong) and not yet read."""
-    if name in WORDING_SETS:
-        return WORDING_SETS[name]
-    if name in _SETS_IN_MODULES:
-        module, variable = _SETS_IN_MODULES[name]
-        return getattr(importlib.import_module(f"causalqa.bench.{module}"), variable)
-    from causalqa.bench import qa_open_test
-
-    sets = qa_open_test.SETS
-    if name not in sets:
-        known = ["dev", "dev2", *sets, *(n for n in _SETS_IN_MODULES if n != "dev2")]
-        raise ValueError(
-            f"unknown wording set {name!r}: use {', '.join(known[:-1])} or {known[-1]}"
-        )
-    return sets[name]
-
-
 # -- questions ---------------------------------------------------------------------------
 
 
@@ -624,9 +444,10 @@ def open_model(size: str, seed: int) -> CausalModel:
 def generate_open_questions(
     model: CausalModel, *, seed: int, wording: str = "dev", kinds: list[str] | None = None
 ) -> list[OpenItem]:
-    """One pick per kind (seeded) and every wording of the set for it."""
+    """One pick per kind (seeded) and every wording of the set `wording` (a name of
+    `causalqa.bench.wordings.wording_sets("open")`) for it."""
     rng = np.random.default_rng(seed)
-    texts = wordings(wording)
+    texts = load_wordings(wording, "open").wordings
     items = []
     for kind in KINDS:
         if kinds is not None and kind.name not in kinds:
@@ -728,6 +549,7 @@ def run_open_bench(
 
     if quick:
         sizes, seeds = ("small",), 1
+    load_wordings(wording, "open")  # an unknown set is an error before the LLM loads
     llm = get_llm(llm_spec, cache=cache, quiet=True)
     llm.load()
     jobs = []

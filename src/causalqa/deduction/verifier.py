@@ -13,7 +13,6 @@ it most.
 
 from __future__ import annotations
 
-import hashlib
 import platform
 import time
 from collections.abc import Mapping, Sequence
@@ -32,7 +31,7 @@ from causalqa.deduction.features import (
     TextFeatures,
 )
 from causalqa.errors import DataFileError, DeductionError
-from causalqa.evidence.model import read_artefact, write_artefact
+from causalqa.evidence.artefact import load_artefact, save_state
 
 CE_FEATURE = "cross_encoder"
 PAIRS_FEATURE = "term_pairs"
@@ -381,18 +380,13 @@ class Verifier:
 
     # -- files ---------------------------------------------------------------------------
     def save(self, path: str | Path, *, info: Mapping[str, Any] | None = None) -> Path:
-        """One file (pickle) with a manifest beside it (sha256, features, threshold,
-        `info`: the training command and the data's hashes), written atomically."""
-        import pickle
-
+        """One file (an ``.npz`` of the fitted state, no pickle:
+        `causalqa.evidence.artefact`) with a manifest beside it (sha256, features,
+        threshold, `info`: the training command and the data's hashes), written
+        atomically."""
         self._check()
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        blob = pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
         manifest = {
             "version": ARTEFACT_VERSION,
-            "sha256": hashlib.sha256(blob).hexdigest(),
-            "bytes": len(blob),
             "features": self.feature_names_,
             "threshold": self.threshold_,
             "n_train": self.n_train_,
@@ -401,31 +395,42 @@ class Verifier:
             "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "info": dict(info or {}),
         }
-        return write_artefact(target, blob, manifest)
+        return save_state(path, self, manifest, trusted=_trusted())
 
     @classmethod
     def load(cls, path: str | Path, *, embedder=None) -> Verifier:
-        """A verifier written by `save`. A missing, truncated or altered file (checked
-        against the manifest's sha256) is a `DataFileError` with the rebuild command."""
-        model = read_artefact(
+        """A verifier written by `save` (or pickled by an earlier causalqa). A missing,
+        truncated or altered file (checked against the manifest's sha256) is a
+        `DataFileError` with the rebuild command."""
+        model = load_artefact(
             path,
             cls,
             what="verifier",
             hint="rebuild it: causalqa deduction train (see its manifest for the exact command)",
+            trusted=_trusted(),
         )
         model.embedder = embedder
         return model
 
 
-SHIPPED = Path(__file__).with_name("verifier.pkl")
+def _trusted() -> tuple[type, ...]:
+    """The classes a saved verifier holds besides scikit-learn's and XGBoost's."""
+    from causalqa.deduction.cross_encoder import CrossEncoder
+    from causalqa.evidence import EvidenceModel
+
+    return (Verifier, TextFeatures, TermPairs, ImpliedFindings, CrossEncoder, EvidenceModel)
+
+
+SHIPPED = Path(__file__).with_name("verifier.npz")
 """The verifier shipped with causalqa (trained on the NTSB data set, no LLM feature)."""
 
 
 def user_verifier_path() -> Path:
-    """Where `causalqa deduction train` writes by default: ``<home>/deduction/verifier.pkl``."""
+    """Where `causalqa deduction train` writes by default: ``<home>/deduction/verifier.npz``
+    (a verifier an earlier causalqa trained, ``verifier.pkl``, is still read)."""
     from causalqa.config import home_dir
 
-    return home_dir() / "deduction" / "verifier.pkl"
+    return home_dir() / "deduction" / "verifier.npz"
 
 
 def load_verifier(path: str | Path | None = None, *, embedder=None) -> Verifier:
@@ -434,7 +439,8 @@ def load_verifier(path: str | Path | None = None, *, embedder=None) -> Verifier:
     the command that rebuilds it."""
     if path is not None:
         return Verifier.load(path, embedder=embedder)
-    for candidate in (user_verifier_path(), SHIPPED):
+    user = user_verifier_path()
+    for candidate in (user, user.with_suffix(".pkl"), SHIPPED):
         if candidate.is_file():
             return Verifier.load(candidate, embedder=embedder)
     raise DataFileError(

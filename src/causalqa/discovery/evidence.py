@@ -308,12 +308,13 @@ class EvidenceJudge:
 
     # -- files -----------------------------------------------------------------------------
     def save(self, folder: str | Path, *, info: Mapping[str, Any] | None = None) -> Path:
-        """Write the combiners (``<variant>.pkl`` with their manifests), the text head
+        """Write the combiners (``<variant>.npz`` with their manifests), the text head
         (``text/``, unless it is a fine-tuned model kept elsewhere) and ``judge.json``."""
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         for variant, model in self.combiners.items():
-            model.save(out / f"{variant}.pkl", info={"variant": variant, **dict(info or {})})
+            model.save(out / f"{variant}.npz", info={"variant": variant, **dict(info or {})})
+            _drop(out / f"{variant}.pkl")  # an earlier causalqa's pickle would only mislead
         manifest = {
             **self.manifest,
             "thresholds": self.thresholds,
@@ -323,12 +324,14 @@ class EvidenceJudge:
             manifest["info"] = dict(info)
         if self.lexical:
             for i, reader in enumerate(self.lexical):
-                reader.save(out / "lexical" / f"fold{i}.pkl", info=dict(info or {}))
+                reader.save(out / "lexical" / f"fold{i}.npz", info=dict(info or {}))
             manifest["lexical"] = len(self.lexical)
-            # fold files of an earlier model with more folds would only mislead a reader
-            for old in (out / "lexical").glob("fold*.pkl*"):
+            # fold files of an earlier model (more folds, or pickles) would only mislead
+            for old in (out / "lexical").glob("fold*"):
                 index = old.name[4:].split(".")[0]
-                if index.isdigit() and int(index) >= len(self.lexical):
+                if old.name.endswith((".pkl", ".pkl.json")) or (
+                    index.isdigit() and int(index) >= len(self.lexical)
+                ):
                     old.unlink()
         if self.text is not None and self.text.mode == "frozen":
             self.text.save(out / "text", info=dict(info or {}))
@@ -358,7 +361,7 @@ class EvidenceJudge:
         combiners = {}
         for variant in manifest.get("variants", []):
             try:
-                combiners[variant] = EvidenceModel.load(path / f"{variant}.pkl")
+                combiners[variant] = EvidenceModel.load(_stored(path / variant))
             except DataFileError as e:
                 raise EvidenceArtefactError(e.message) from None
         text = None
@@ -375,10 +378,25 @@ class EvidenceJudge:
                     f"{path / 'judge.json'}: 'lexical' must be a count of fold models, not {n!r}",
                     hint="rebuild the evidence model: causalqa discover train",
                 )
-            lexical = [LexicalEvidence.load(path / "lexical" / f"fold{i}.pkl") for i in range(n)]
+            lexical = [
+                LexicalEvidence.load(_stored(path / "lexical" / f"fold{i}")) for i in range(n)
+            ]
         judge = cls(text, combiners, manifest.get("thresholds", {}), manifest, lexical=lexical)
         judge.folder = path
         return judge
+
+
+def _stored(stem: Path) -> Path:
+    """``<stem>.npz``, or the pickle an earlier causalqa wrote (``<stem>.pkl``) when only
+    that is there (a model rebuilt before; read after its sha256 is checked)."""
+    npz = stem.with_name(stem.name + ".npz")
+    pkl = stem.with_name(stem.name + ".pkl")
+    return pkl if pkl.is_file() and not npz.is_file() else npz
+
+
+def _drop(path: Path) -> None:
+    for p in (path, path.with_name(path.name + ".json")):
+        p.unlink(missing_ok=True)
 
 
 def order_free(names: Sequence[str]) -> list[str]:

@@ -26,8 +26,6 @@ learned state ends in ``_``.
 
 from __future__ import annotations
 
-import hashlib
-import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,7 @@ import numpy as np
 
 from causalqa.discovery.relation import Mention
 from causalqa.errors import DataFileError, EvidenceArtefactError, EvidenceModelError
-from causalqa.evidence.model import read_artefact, write_artefact
+from causalqa.evidence.artefact import load_artefact, save_state
 
 __all__ = [
     "FAMILIES",
@@ -106,20 +104,18 @@ def _shown(term: str) -> str:
 
 
 def _save(obj: Any, path: str | Path, manifest: dict[str, Any]) -> Path:
-    blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    head = {"sha256": hashlib.sha256(blob).hexdigest(), "bytes": len(blob)}
-    return write_artefact(target, blob, {**head, **manifest})
+    # arrays and a state tree, no pickle (causalqa.evidence.artefact)
+    return save_state(path, obj, manifest, trusted=(LexicalRelation, LexicalEvidence))
 
 
 def _load(cls: type, path: str | Path) -> Any:
     try:
-        return read_artefact(
+        return load_artefact(
             path,
             cls,
             what="lexical reader",
             hint="rebuild the evidence model: causalqa discover train",
+            trusted=(LexicalRelation, LexicalEvidence),
         )
     except DataFileError as e:
         raise EvidenceArtefactError(e.message, hint=e.hint) from None

@@ -5,7 +5,7 @@ verdict comes with a calibrated probability and the evidence that moved it.
 The features stay in each engine (`causalqa.discovery`, `causalqa.deduction`); this package
 holds what they share: `EvidenceModel` (fit → calibrated probabilities → per-feature
 contributions), threshold choice, grouped cross-validation folds, saved models checked
-against their manifest (`model.write_artefact` / `read_artefact`), and the torch training
+against their manifest, stored without pickle (`artefact`), and the torch training
 loop, transformer loader and pooling of their fine-tuned encoders (`finetune`).
 """
 

@@ -4,9 +4,6 @@ manner (parameters in the constructor, ``fit`` returns ``self``, learned state e
 
 from __future__ import annotations
 
-import hashlib
-import json
-import pickle
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -14,8 +11,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from causalqa.errors import DataFileError, EvidenceModelError
-from causalqa.jsonl import atomic_file
+from causalqa.errors import EvidenceModelError
+from causalqa.evidence.artefact import load_artefact, save_state, write_artefact
+from causalqa.evidence.artefact import load_artefact as read_artefact
+from causalqa.metrics import f1_from_counts
 
 Kind = Literal["xgboost", "logistic"]
 Calibration = Literal["isotonic", "sigmoid"]
@@ -84,17 +83,12 @@ def choose_threshold(
     fn = pos_below
     fp = n_neg - (below - pos_below)
     tn = below - pos_below
-
-    def f1(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        den = 2 * a + b + c  # zero only when the class is absent and never predicted
-        return np.divide(2 * a, den, out=np.zeros(len(a)), where=den > 0)
-
     if metric == "balanced":
         scores = (tp / n_pos + tn / n_neg) / 2
     elif metric == "f1":
-        scores = f1(tp, fp, fn)
+        scores = f1_from_counts(tp, fp, fn)
     else:
-        scores = (f1(tp, fp, fn) + f1(tn, fn, fp)) / 2
+        scores = (f1_from_counts(tp, fp, fn) + f1_from_counts(tn, fn, fp)) / 2
     best = np.flatnonzero(scores >= scores.max() - 1e-12)
     return float(np.clip(cuts[best].mean(), 1e-6, 1 - 1e-6))
 
@@ -271,30 +265,27 @@ class EvidenceModel:
 
     # -- files -----------------------------------------------------------------------------
     def save(self, path: str | Path, *, info: dict[str, Any] | None = None) -> Path:
-        """Write the fitted model to `path` with a manifest beside it (``<path>.json``:
+        """Write the fitted model to `path` (an ``.npz`` of its state, no pickle:
+        `causalqa.evidence.artefact`) with a manifest beside it (``<path>.json``:
         features, classes, settings, sha256 and `info`, e.g. the training command and the
         data's hashes). Both are written atomically."""
         if not hasattr(self, "model_"):
             raise EvidenceModelError("the evidence model is not fitted", hint="call fit first")
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        blob = pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
         manifest = {
-            "sha256": hashlib.sha256(blob).hexdigest(),
-            "bytes": len(blob),
             "kind": self.kind,
             "calibration": self.calibration,
             "features": self.feature_names_,
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes_],
             "info": info or {},
         }
-        return write_artefact(target, blob, manifest)
+        return save_state(path, self, manifest, trusted=(EvidenceModel,))
 
     @classmethod
     def load(cls, path: str | Path) -> EvidenceModel:
-        """A model written by `save`; a missing, truncated or altered file is a
-        `DataFileError` (checked against the manifest's sha256), never a crash."""
-        return read_artefact(
+        """A model written by `save` (or pickled by an earlier causalqa); a missing,
+        truncated or altered file is a `DataFileError` (checked against the manifest's
+        sha256), never a crash."""
+        return load_artefact(
             path,
             cls,
             what="evidence model",
@@ -302,41 +293,11 @@ class EvidenceModel:
         )
 
 
-def write_artefact(path: Path, blob: bytes, manifest: dict[str, Any]) -> Path:
-    """A saved model: `blob` at `path` and its `manifest` (JSON, with the blob's sha256)
-    at ``<path>.json``, each written atomically. Returns `path`."""
-    for suffix, data in (("", blob), (".json", json.dumps(manifest, indent=2).encode())):
-        with atomic_file(path.with_name(path.name + suffix), binary=True) as f:
-            f.write(data)
-    return path
-
-
-def read_artefact(path: str | Path, cls: type, *, what: str, hint: str) -> Any:
-    """The `cls` object pickled at `path` by `write_artefact`, with its manifest as
-    `manifest_`. Missing, unreadable, truncated or altered (the sha256 in the manifest),
-    or not a `cls`: a `DataFileError` naming the file, `what` it should hold and `hint`."""
-    target = Path(path)
-    manifest_path = target.with_name(target.name + ".json")
-    if not target.is_file() or not manifest_path.is_file():
-        raise DataFileError(f"no {what} at {target}", hint=hint, path=str(target))
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        blob = target.read_bytes()
-    except (OSError, ValueError) as e:
-        raise DataFileError(
-            f"{manifest_path}: unreadable ({e})", hint=hint, path=str(target)
-        ) from None
-    if not isinstance(manifest, dict) or hashlib.sha256(blob).hexdigest() != manifest.get("sha256"):
-        raise DataFileError(
-            f"{target} does not match its manifest (damaged or replaced)",
-            hint=hint,
-            path=str(target),
-        )
-    try:
-        obj = pickle.loads(blob)
-    except Exception as e:  # a pickle of a different causalqa version
-        raise DataFileError(f"{target} cannot be read ({e})", hint=hint, path=str(target)) from None
-    if not isinstance(obj, cls):
-        raise DataFileError(f"{target} holds no {what}", hint=hint, path=str(target))
-    obj.manifest_ = manifest
-    return obj
+__all__ = [
+    "Contribution",
+    "EvidenceModel",
+    "choose_threshold",
+    "grouped_folds",
+    "read_artefact",
+    "write_artefact",
+]
