@@ -1,4 +1,5 @@
-"""The deduction sub-app: deduce, mine, stats, dataset (scripted LLM)."""
+"""`causalqa deduce`, `kg mine` and the `deduction` group (stats, dataset, reparse, train),
+and `deduce_items`, the dispatch they share with the server (scripted LLM)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,23 @@ def test_deduce_json(llm, tmp_path):
     out = json.loads(res.stdout)
     assert out["label"] == "True" and out["fmt"] == "V1"
     assert out["probability"] == pytest.approx(0.82, abs=0.01)
+
+
+def test_deduce_items_dispatches_by_method_and_keeps_the_order(llm):
+    from causalqa.deduction.deduce import deduce, deduce_items
+    from causalqa.errors import DeductionError
+
+    items = [(CTX, "Frost on the wings."), (CTX, "The runway lights.")]
+    found = deduce_items(items, method="both", llm=llm)
+    assert [d.statement for d in found] == ["Frost on the wings.", "The runway lights."]
+    alone = deduce(CTX, "The runway lights.", llm, method="both")
+    assert found[1].model_dump(exclude={"seconds"}) == alone.model_dump(exclude={"seconds"})
+    # P(True) = 1 / (1 + e^(-1.7 + 0.2)) under the scripted label scores
+    assert found[0].method == "both" and found[0].probability == pytest.approx(0.818, abs=1e-3)
+    with pytest.raises(DeductionError, match="unknown method"):
+        deduce_items(items, method="vote", llm=llm)
+    with pytest.raises(DeductionError, match="prompt format"):  # refused, not ignored
+        deduce_items(items, method="verifier", fmt="V3")
 
 
 def test_deduce_text_method_human_output(llm):
