@@ -41,7 +41,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -909,8 +909,15 @@ def pair_kg(open_kg, *, need: bool):
 def needs_llm(method: str, judge=None, *, no_llm: bool = False) -> bool:
     """Whether `discover_pairs` will ask the LLM, so a surface opens (and loads) the model
     only then: always for the paper's prompt; for the evidence method when the model has
-    an LLM feature and `no_llm` is off."""
-    return method == "llm" or evidence_llm(judge, True, no_llm=no_llm)[0] is not None
+    an LLM feature and `no_llm` is off (`judge`: the evidence model, default the one
+    `discover_pairs` would load)."""
+    if method == "llm":
+        return True
+    if no_llm:
+        return False
+    from causalqa.discovery.evidence import EvidenceJudge
+
+    return evidence_llm(judge or EvidenceJudge.load(), True)[0] is not None
 
 
 def discover_pairs(
@@ -928,8 +935,9 @@ def discover_pairs(
     kinds_b: Sequence[str] | None = None,
     decision: str = "reference",
     capture_errors: bool = False,
-):
-    """Judge every pair of `items`, yielding one result per item in input order: an
+) -> Iterator[Any]:
+    """Judge every pair of `items`, yielding one result per item in input order (as each
+    is judged, so a long batch can be written as it goes): an
     `EvidenceVerdict` (``method="evidence"``, `judge_pair` with `judge`, default the
     shipped or trained evidence model) or a `PairVerdict` (``method="llm"``,
     `discover_pair`: the paper's prompt with the `top_k` paths `ranker` ranks first).
