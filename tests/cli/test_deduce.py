@@ -1,4 +1,5 @@
-"""The deduction sub-app: deduce, mine, stats, dataset (scripted LLM)."""
+"""`causalqa deduce`, `kg mine` and the `deduction` group (stats, dataset, reparse, train),
+and `deduce_items`, the dispatch they share with the server (scripted LLM)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from causalqa.cli import deduce as cli
+from causalqa.cli import app
 from causalqa.errors import ContextError, DatasetError
 from causalqa.llm.testing import ScriptedLLM
 
@@ -46,7 +47,7 @@ def test_deduce_json(llm, tmp_path):
     f = tmp_path / "r.txt"
     f.write_text(CTX, encoding="utf-8")
     res = runner.invoke(
-        cli.app,
+        app,
         [
             "deduce",
             "--context",
@@ -64,9 +65,26 @@ def test_deduce_json(llm, tmp_path):
     assert out["probability"] == pytest.approx(0.82, abs=0.01)
 
 
+def test_deduce_items_dispatches_by_method_and_keeps_the_order(llm):
+    from causalqa.deduction.deduce import deduce, deduce_items
+    from causalqa.errors import DeductionError
+
+    items = [(CTX, "Frost on the wings."), (CTX, "The runway lights.")]
+    found = deduce_items(items, method="both", llm=llm)
+    assert [d.statement for d in found] == ["Frost on the wings.", "The runway lights."]
+    alone = deduce(CTX, "The runway lights.", llm, method="both")
+    assert found[1].model_dump(exclude={"seconds"}) == alone.model_dump(exclude={"seconds"})
+    # P(True) = 1 / (1 + e^(-1.7 + 0.2)) under the scripted label scores
+    assert found[0].method == "both" and found[0].probability == pytest.approx(0.818, abs=1e-3)
+    with pytest.raises(DeductionError, match="unknown method"):
+        deduce_items(items, method="vote", llm=llm)
+    with pytest.raises(DeductionError, match="prompt format"):  # refused, not ignored
+        deduce_items(items, method="verifier", fmt="V3")
+
+
 def test_deduce_text_method_human_output(llm):
     res = runner.invoke(
-        cli.app,
+        app,
         ["deduce", "-c", CTX, "-s", "Frost on the wings.", "--method", "text"],
     )
     assert res.exit_code == 0, res.output
@@ -74,16 +92,16 @@ def test_deduce_text_method_human_output(llm):
 
 
 def test_deduce_garbled_context_raises_a_clear_error(llm):
-    res = runner.invoke(cli.app, ["deduce", "-c", "zzkt qxwv brrk", "-s", "Frost."])
+    res = runner.invoke(app, ["deduce", "-c", "zzkt qxwv brrk", "-s", "Frost."])
     assert isinstance(res.exception, ContextError)
-    res = runner.invoke(cli.app, ["deduce", "-c", "", "-s", "Frost."])
+    res = runner.invoke(app, ["deduce", "-c", "", "-s", "Frost."])
     assert isinstance(res.exception, ContextError)
     assert "empty" in res.exception.message
 
 
 def test_semantic_retriever_needs_a_kg(llm):
     res = runner.invoke(
-        cli.app, ["deduce", "-c", CTX, "-s", "Frost.", "-r", "semantic", "--method", "logprobs"]
+        app, ["deduce", "-c", CTX, "-s", "Frost.", "-r", "semantic", "--method", "logprobs"]
     )
     assert isinstance(res.exception, DatasetError)
     assert "--kg" in res.exception.hint
@@ -91,7 +109,7 @@ def test_semantic_retriever_needs_a_kg(llm):
 
 def test_retriever_or_format_with_the_verifier_is_refused_not_ignored(llm):
     for extra in (["-r", "semantic"], ["--format", "V3"]):
-        res = runner.invoke(cli.app, ["deduce", "-c", CTX, "-s", "Frost.", *extra])
+        res = runner.invoke(app, ["deduce", "-c", CTX, "-s", "Frost.", *extra])
         assert isinstance(res.exception, DatasetError), res.output
         assert "--method logprobs" in res.exception.hint
 
@@ -115,7 +133,7 @@ def test_mine_then_deduce_with_the_kg(llm, fast_embedder, tmp_path):
     )
     kg_dir = tmp_path / "kg"
     res = runner.invoke(
-        cli.app, ["mine", str(tmp_path / "reports"), str(data), "--out", str(kg_dir), "--json"]
+        app, ["kg", "mine", str(tmp_path / "reports"), str(data), "--out", str(kg_dir), "--json"]
     )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
@@ -125,14 +143,14 @@ def test_mine_then_deduce_with_the_kg(llm, fast_embedder, tmp_path):
     assert out["stats"]["edges_by_type"]["inferred"] == 2
     # Again: nothing left to mine.
     res = runner.invoke(
-        cli.app, ["mine", str(tmp_path / "reports"), "--out", str(kg_dir), "--json"]
+        app, ["kg", "mine", str(tmp_path / "reports"), "--out", str(kg_dir), "--json"]
     )
     assert json.loads(res.stdout)["run"]["calls"] == 0
-    res = runner.invoke(cli.app, ["stats", str(kg_dir), "--json"])
+    res = runner.invoke(app, ["deduction", "stats", str(kg_dir), "--json"])
     assert json.loads(res.stdout)["nodes"] == out["stats"]["nodes"]
     # Deduce on a new report with semantic retrieval from the mined KG.
     res = runner.invoke(
-        cli.app,
+        app,
         [
             "deduce",
             "-c",
@@ -154,15 +172,15 @@ def test_mine_then_deduce_with_the_kg(llm, fast_embedder, tmp_path):
 
 
 def test_mine_errors(llm, tmp_path):
-    res = runner.invoke(cli.app, ["mine", str(tmp_path / "nope.txt"), "--out", str(tmp_path)])
+    res = runner.invoke(app, ["kg", "mine", str(tmp_path / "nope.txt"), "--out", str(tmp_path)])
     assert isinstance(res.exception, DatasetError)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"context": "x"}\n', encoding="utf-8")
-    res = runner.invoke(cli.app, ["mine", str(bad), "--out", str(tmp_path / "kg")])
+    res = runner.invoke(app, ["kg", "mine", str(bad), "--out", str(tmp_path / "kg")])
     assert isinstance(res.exception, DatasetError) and ":1:" in res.exception.message
     empty = tmp_path / "empty.txt"
     empty.write_text("  ", encoding="utf-8")
-    res = runner.invoke(cli.app, ["mine", str(empty), "--out", str(tmp_path / "kg")])
+    res = runner.invoke(app, ["kg", "mine", str(empty), "--out", str(tmp_path / "kg")])
     assert isinstance(res.exception, ContextError)
 
 
@@ -176,7 +194,16 @@ def test_dataset_command_on_tiny_files(tmp_path, fast_embedder):
     )
     (tmp_path / "ntsb" / "fatal.json").write_text("[]", encoding="utf-8")
     res = runner.invoke(
-        cli.app, ["dataset", "--data", str(tmp_path), "--out", str(tmp_path / "d.jsonl"), "--json"]
+        app,
+        [
+            "deduction",
+            "dataset",
+            "--data",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "d.jsonl"),
+            "--json",
+        ],
     )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["true"] == 2
@@ -226,7 +253,7 @@ def test_reparse_command(fast_embedder, tmp_path):
     )
     kg.add_record(MiningRecord(report_id="A", task="extract", raw=raw))
     kg.save()
-    res = runner.invoke(cli.app, ["reparse", str(tmp_path / "kg"), "--json"])
+    res = runner.invoke(app, ["deduction", "reparse", str(tmp_path / "kg"), "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["before"]["chains_by_kind"]["extracted"] == 0
@@ -268,7 +295,7 @@ def test_deduce_defaults_to_the_verifier_and_shows_its_evidence(verifier_file, m
     monkeypatch.setattr("causalqa.llm.get_llm", no_llm)
     ctx = TOPICS[0][0] + FILLER
     res = runner.invoke(
-        cli.app,
+        app,
         [
             "deduce",
             "-c",
@@ -287,7 +314,7 @@ def test_deduce_defaults_to_the_verifier_and_shows_its_evidence(verifier_file, m
     assert d["evidence"][0]["passage"].startswith("The pilot did not remove frost")
     assert d["contributions"]
     res = runner.invoke(
-        cli.app,
+        app,
         ["deduce", "-c", ctx, "-s", "Wire strike.", "--verifier", str(verifier_file), "--no-llm"],
     )
     assert res.exit_code == 0, res.output
@@ -301,9 +328,7 @@ def test_deduce_batch_keeps_input_order(verifier_file, tmp_path):
         for i, s in enumerate(["Frost on the wings.", "Frost on the wings.", "Carburetor icing."])
     ]
     items.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
-    res = runner.invoke(
-        cli.app, ["deduce", "--batch", str(items), "--verifier", str(verifier_file)]
-    )
+    res = runner.invoke(app, ["deduce", "--batch", str(items), "--verifier", str(verifier_file)])
     assert res.exit_code == 0, res.output
     out = [json.loads(line) for line in res.stdout.splitlines()]
     assert [o["statement"] for o in out] == [r["statement"] for r in rows]
@@ -311,9 +336,7 @@ def test_deduce_batch_keeps_input_order(verifier_file, tmp_path):
     assert all({"verdict", "probability", "evidence"} <= set(o) for o in out)
     # A bad line names the file and the line, before anything loads.
     items.write_text(json.dumps(rows[0]) + "\n" + json.dumps({"context": "x"}) + "\n")
-    res = runner.invoke(
-        cli.app, ["deduce", "--batch", str(items), "--verifier", str(verifier_file)]
-    )
+    res = runner.invoke(app, ["deduce", "--batch", str(items), "--verifier", str(verifier_file)])
     assert isinstance(res.exception, DatasetError) and ":2:" in res.exception.message
 
 
@@ -325,13 +348,13 @@ def test_deduce_with_a_damaged_or_missing_verifier(verifier_file, tmp_path, monk
     verifier_file.write_bytes(bytes(blob))
     ctx = TOPICS[0][0] + FILLER
     res = runner.invoke(
-        cli.app, ["deduce", "-c", ctx, "-s", "Frost.", "--verifier", str(verifier_file)]
+        app, ["deduce", "-c", ctx, "-s", "Frost.", "--verifier", str(verifier_file)]
     )
     assert isinstance(res.exception, DataFileError)
     assert "deduction train" in res.exception.hint
     monkeypatch.setattr("causalqa.deduction.verifier.SHIPPED", tmp_path / "none.pkl")
     monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
-    res = runner.invoke(cli.app, ["deduce", "-c", ctx, "-s", "Frost."])
+    res = runner.invoke(app, ["deduce", "-c", ctx, "-s", "Frost."])
     assert (
         isinstance(res.exception, DataFileError) and "no trained verifier" in res.exception.message
     )
@@ -339,7 +362,7 @@ def test_deduce_with_a_damaged_or_missing_verifier(verifier_file, tmp_path, monk
 
 def test_deduce_refuses_a_statement_longer_than_the_report(verifier_file):
     ctx = TOPICS[0][0] + FILLER
-    res = runner.invoke(cli.app, ["deduce", "-c", ctx, "-s", ctx + " " + ctx])
+    res = runner.invoke(app, ["deduce", "-c", ctx, "-s", ctx + " " + ctx])
     assert (
         isinstance(res.exception, ContextError)
         and "longer than the report" in res.exception.message

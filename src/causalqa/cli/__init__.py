@@ -27,7 +27,7 @@ from rich.markup import escape
 
 from causalqa import __version__
 from causalqa.cli import bench, deduce, discover, kg, llm, mcp, qa, serve
-from causalqa.cli.options import JSONOption, LLMOption, err, out, state
+from causalqa.cli.options import JSONOption, LLMOption, deprecated, err, out, state
 from causalqa.errors import (
     CausalQAError,
     LLMTimeoutError,
@@ -84,10 +84,13 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(kg.app, name="kg")
 app.add_typer(deduce.app, name="deduction")
 app.add_typer(discover.app, name="discover")
-# Older spellings under `causalqa deduction`, kept: `deduction mine` is `kg mine`,
-# `deduction bench` is `bench deduction`.
-deduce.app.command("mine")(kg.mine_command)
-deduce.app.command("bench")(bench.bench_deduction_command)
+# Older names, retired: each still runs, after a line on stderr naming the command to use.
+for old_name, command, new_name in (
+    ("deduce", deduce.deduce_command, "deduce"),
+    ("mine", kg.mine_command, "kg mine"),
+    ("bench", bench.bench_deduction_command, "bench deduction"),
+):
+    deduce.app.command(old_name, hidden=True)(deprecated(command, new_name))
 
 
 def exit_code(error: BaseException) -> int:

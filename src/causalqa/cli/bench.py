@@ -11,11 +11,16 @@ from typing import Annotated, Any
 import typer
 
 from causalqa import config
-from causalqa.cli.deduce import load_event_graph
 from causalqa.cli.options import (
+    CacheOption,
+    CausalKGOption,
     ConcurrencyOption,
+    DeductionDataOption,
+    EvidenceModelOption,
     JSONOption,
+    KGStoreOption,
     LLMOption,
+    ResultsOption,
     SeedOption,
     as_json,
     choices,
@@ -28,6 +33,7 @@ from causalqa.cli.options import (
     progress,
     resolved_spec,
     steps,
+    warn_deprecated,
     write_and_emit,
 )
 from causalqa.errors import ConfigError
@@ -56,9 +62,7 @@ def bench_llm_command(
     quick: Annotated[
         bool, typer.Option("--quick", help="Short prompts and outputs (CI smoke test).")
     ] = False,
-    out_dir: Annotated[
-        Path, typer.Option("--out", help="Where to write JSON and Markdown.")
-    ] = Path("bench/results"),
+    out_dir: ResultsOption = Path("bench/results"),
     kernels: Annotated[
         str | None,
         typer.Option(
@@ -138,9 +142,7 @@ def bench_scale_command(
     parts: Annotated[
         str, typer.Option("--parts", help="Comma-separated: chat,warm,cold,throughput.")
     ] = "chat,warm,cold,throughput",
-    out_dir: Annotated[
-        Path, typer.Option("--out", help="Where to write JSON, Markdown and the plot.")
-    ] = Path("bench/results"),
+    out_dir: ResultsOption = Path("bench/results"),
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -175,11 +177,15 @@ def bench_scale_command(
     emit_report(report, json_)
 
 
+QuickOption = Annotated[
+    bool, typer.Option("--quick", help="One small size, one seed (CI smoke test).")
+]
+SeedsOption = Annotated[int, typer.Option("--seeds", min=1, help="Models per size.")]
+
+
 @app.command("qa")
 def bench_qa_command(
-    quick: Annotated[
-        bool, typer.Option("--quick", help="One small size, one seed (CI smoke test).")
-    ] = False,
+    quick: QuickOption = False,
     large: Annotated[
         bool, typer.Option("--sizes-large", help="200/1,000 nodes; 1,000/10,000 subjects.")
     ] = False,
@@ -190,7 +196,7 @@ def bench_qa_command(
     effect_sizes: Annotated[
         str | None, typer.Option("--effect-sizes", help="Treatments x subjects, e.g. 5x10,40x100.")
     ] = None,
-    seeds: Annotated[int, typer.Option("--seeds", min=1)] = 5,
+    seeds: SeedsOption = 5,
     per_template: Annotated[int, typer.Option("--per-template", min=1)] = 2,
     modes: Annotated[
         str,
@@ -229,81 +235,30 @@ def bench_qa_command(
         str | None,
         typer.Option("--judge-llm", help="Backend of the judge (default: the answering LLM)."),
     ] = None,
-    cache: Annotated[
-        bool,
-        typer.Option("--cache/--no-cache", help="Reuse cached LLM replies (reruns are cheap)."),
-    ] = True,
-    open_: Annotated[
-        bool,
-        typer.Option(
-            "--open",
-            help="The open-question benchmark instead: medians, counts and shares over "
-            "thresholds, differences, confounders, d-separation, adjustment sets, and kinds "
-            "that must be refused; graded right / refused / wrong.",
-        ),
-    ] = False,
-    wordings: Annotated[
-        str,
-        typer.Option(
-            "--wordings",
-            help="With --open: dev, dev2, test, test2 … test14 (see bench/README).",
-        ),
-    ] = "dev",
-    open_sizes: Annotated[
-        str, typer.Option("--open-sizes", help="With --open: small,medium,large.")
-    ] = "small,medium,large",
-    cold: Annotated[
-        int,
-        typer.Option(
-            "--cold", min=0, help="With --open: also time N questions in fresh processes."
-        ),
-    ] = 0,
-    replay: Annotated[
-        Path | None,
-        typer.Option(
-            "--replay",
-            help="With --open: ask a stored run's questions again through this engine, "
-            "giving the LLM plans that run recorded (no LLM; seconds). RUN is its "
-            "qa-open-*.json. Replaying a held-out set's run measures it.",
-            metavar="RUN",
-        ),
-    ] = None,
-    out_dir: Annotated[Path, typer.Option("--out")] = Path("bench/results"),
+    cache: CacheOption = None,
+    open_: Annotated[bool, typer.Option("--open", hidden=True)] = False,
+    wordings: Annotated[str, typer.Option("--wordings", hidden=True)] = "dev",
+    open_sizes: Annotated[str, typer.Option("--open-sizes", hidden=True)] = "small,medium,large",
+    cold: Annotated[int, typer.Option("--cold", min=0, hidden=True)] = 0,
+    replay: Annotated[Path | None, typer.Option("--replay", hidden=True)] = None,
+    out_dir: ResultsOption = Path("bench/results"),
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
-    """The paper's QA benchmark: tool vs context mode, Tables 1–4 shape, plots; with
-    --open, the open-question benchmark."""
+    """The paper's QA benchmark (templates, or a paraphrase set): tool vs context mode,
+    Tables 1–4 shape, plots."""
     from causalqa.bench.qa import planner_options, run_qa_bench
 
+    # Older spellings of the two other QA benchmarks, which have commands of their own.
     if replay is not None:
-        if not open_:
-            raise ConfigError("--replay replays an open-question run", hint="add --open")
-        from causalqa.bench.qa_open import replay_open_bench
-
-        report = replay_open_bench(replay, out_dir=out_dir, console=err)
-        emit_report(report, json_, drop=("outcomes", "markdown"))
-        return
+        warn_deprecated("causalqa bench qa-replay RUN")
+        return bench_qa_replay_command(replay, out_dir, json_)
     if open_:
-        from causalqa.bench.qa_open import SIZES, run_open_bench
-
-        sizes = tuple(choices(open_sizes, tuple(SIZES), "sizes"))
-        report = run_open_bench(
-            llm_spec(llm),
-            sizes=sizes,
-            seeds=seeds,
-            wording=wordings,
-            cache=cache,
-            out_dir=out_dir,
-            quick=quick,
-            cold_samples=cold,
-            console=err,
-            concurrency=concurrency(concurrency_, llm),
+        warn_deprecated("causalqa bench qa-open")
+        return bench_qa_open_command(
+            quick, seeds, wordings, open_sizes, cold, cache, out_dir, concurrency_, llm, json_
         )
-        emit_report(report, json_, drop=("outcomes", "markdown"))
-        return
-
     mode_list = tuple(m.strip() for m in modes.split(",") if m.strip())
     if not mode_list or set(mode_list) - {"tool", "context"}:
         raise ConfigError(f"unknown modes {modes!r}", hint="use --modes tool,context")
@@ -336,12 +291,69 @@ def bench_qa_command(
         judge=judge,
         judge_sample=judge_sample,
         judge_llm=judge_llm,
-        cache=cache,
+        cache=config.resolve_cache(cache, default=True),
         out_dir=out_dir,
         console=err,
         concurrency=concurrency(concurrency_, llm),
     )
     emit_report(report, json_, drop=("outcomes",))
+
+
+@app.command("qa-open")
+def bench_qa_open_command(
+    quick: QuickOption = False,
+    seeds: SeedsOption = 5,
+    wordings: Annotated[
+        str,
+        typer.Option(
+            "--wordings", help="The wording set: dev, dev2, test, test2 … test14 (bench/README)."
+        ),
+    ] = "dev",
+    sizes: Annotated[
+        str, typer.Option("--sizes", "--open-sizes", help="Comma-separated: small,medium,large.")
+    ] = "small,medium,large",
+    cold: Annotated[
+        int, typer.Option("--cold", min=0, help="Also time N questions in fresh processes.")
+    ] = 0,
+    cache: CacheOption = None,
+    out_dir: ResultsOption = Path("bench/results"),
+    concurrency_: ConcurrencyOption = None,
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """The open-question benchmark: medians, counts and shares over thresholds,
+    differences, confounders, d-separation, adjustment sets, and kinds that must be
+    refused; graded right / refused / wrong."""
+    from causalqa.bench.qa_open import SIZES, run_open_bench
+
+    report = run_open_bench(
+        llm_spec(llm),
+        sizes=tuple(choices(sizes, tuple(SIZES), "sizes")),
+        seeds=seeds,
+        wording=wordings,
+        cache=config.resolve_cache(cache, default=True),
+        out_dir=out_dir,
+        quick=quick,
+        cold_samples=cold,
+        console=err,
+        concurrency=concurrency(concurrency_, llm),
+    )
+    emit_report(report, json_, drop=("outcomes", "markdown"))
+
+
+@app.command("qa-replay")
+def bench_qa_replay_command(
+    run: Annotated[Path, typer.Argument(help="A stored run of bench qa-open: its qa-open-*.json.")],
+    out_dir: ResultsOption = Path("bench/results"),
+    json_: JSONOption = False,
+) -> None:
+    """Ask a stored open-question run's questions again through this engine, giving the
+    LLM the plans that run recorded (no LLM; seconds). Replaying a held-out set's run
+    measures it."""
+    from causalqa.bench.qa_open import replay_open_bench
+
+    report = replay_open_bench(run, out_dir=out_dir, console=err)
+    emit_report(report, json_, drop=("outcomes", "markdown"))
 
 
 # -- causalqa bench deduction --------------------------------------------------------------
@@ -355,13 +367,8 @@ def _fold_line(row: dict[str, Any]) -> None:
 
 @app.command("deduction", help="Paper 002's cross-validated deduction benchmark.")
 def bench_deduction_command(
-    data: Annotated[
-        Path, typer.Option("--data", "-d", help="Deduction data set JSONL (causalqa dataset).")
-    ],
-    kg: Annotated[
-        Path | None,
-        typer.Option("--kg", help="Causal KG directory (kg mine); without it only none runs."),
-    ] = None,
+    data: DeductionDataOption,
+    kg: CausalKGOption = None,
     conditions: Annotated[
         str,
         typer.Option(
@@ -414,53 +421,28 @@ def bench_deduction_command(
             "verifier with, statement by statement.",
         ),
     ] = None,
-    mining: Annotated[
-        bool,
-        typer.Option(
-            "--mining",
-            help="Measure mining instead: s/report, tokens, chains per report (--limit-reports "
-            "reports, --mining-mode fast|paper).",
-        ),
-    ] = False,
-    speed: Annotated[
-        bool,
-        typer.Option("--speed", help="Measure deduce's cost with the verifier (no LLM)."),
-    ] = False,
-    mining_mode: Annotated[
-        str, typer.Option("--mining-mode", help="fast (one schema call) or paper (P3 + P4s).")
-    ] = "fast",
+    mining: Annotated[bool, typer.Option("--mining", hidden=True)] = False,
+    speed: Annotated[bool, typer.Option("--speed", hidden=True)] = False,
+    mining_mode: Annotated[str, typer.Option("--mining-mode", hidden=True)] = "fast",
     seed: SeedOption = 0,
-    out_dir: Annotated[
-        Path, typer.Option("--out", "-o", help="Where the JSON and Markdown go.")
-    ] = Path("bench/results/deduction"),
+    out_dir: ResultsOption = Path("bench/results/deduction"),
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
     """Cross-validate the evidence verifier beside no / semantic / RoTG retrieval; tables
-    beside the paper's (§5); with --mining, the cost of mining."""
+    beside the paper's (§5), retrieval conditions only where --kg gives a mined KG."""
     from causalqa.bench.deduction import run_deduction_bench
+    from causalqa.deduction.deduce import load_event_graph
 
+    # Older spellings of the two cost benchmarks, which have commands of their own.
     if speed:
-        from causalqa.bench.deduction_mining import run_speed_bench
-
-        report = run_speed_bench(data, seed=seed, out_dir=out_dir)
-        emit_report(report, json_, raw=True)
-        return
+        warn_deprecated("causalqa bench deduction-speed")
+        return bench_deduction_speed_command(data, seed, out_dir, json_)
     if mining:
-        from causalqa.bench.deduction_mining import run_mining_bench
-
-        report = run_mining_bench(
-            data,
-            llm_spec=resolved_spec(llm)[0],
-            reports=limit_reports or 5,
-            mode=mining_mode,
-            seed=seed,
-            out_dir=out_dir,
-            progress=not as_json(json_),
-        )
-        emit_report(report, json_, raw=True)
-        return
+        warn_deprecated("causalqa bench deduction-mining")
+        reports = limit_reports or 5
+        return bench_deduction_mining_command(data, reports, mining_mode, seed, out_dir, llm, json_)
     report = run_deduction_bench(
         data,
         kg=load_event_graph(kg) if kg is not None else None,
@@ -487,22 +469,57 @@ def bench_deduction_command(
         err.print(f"[dim]written to {out_dir}/deduction-latest.{{json,md}}[/]")
 
 
+@app.command("deduction-mining")
+def bench_deduction_mining_command(
+    data: DeductionDataOption,
+    reports: Annotated[int, typer.Option("--reports", min=1, help="Reports to mine.")] = 5,
+    mode: Annotated[
+        str, typer.Option("--mode", help="fast (one schema call) or paper (P3 + P4s).")
+    ] = "fast",
+    seed: SeedOption = 0,
+    out_dir: ResultsOption = Path("bench/results/deduction"),
+    llm: LLMOption = None,
+    json_: JSONOption = False,
+) -> None:
+    """The cost of mining a causal KG (paper 002): seconds and tokens per report, chains
+    per report, on a seeded sample of the data set's reports."""
+    from causalqa.bench.deduction_mining import run_mining_bench
+
+    report = run_mining_bench(
+        data,
+        llm_spec=resolved_spec(llm)[0],
+        reports=reports,
+        mode=mode,
+        seed=seed,
+        out_dir=out_dir,
+        progress=not as_json(json_),
+    )
+    emit_report(report, json_, raw=True)
+
+
+@app.command("deduction-speed")
+def bench_deduction_speed_command(
+    data: DeductionDataOption,
+    seed: SeedOption = 0,
+    out_dir: ResultsOption = Path("bench/results/deduction"),
+    json_: JSONOption = False,
+) -> None:
+    """The cost of ``causalqa deduce`` with the verifier and no LLM: loading, the first
+    call, warm calls and per item in one batch."""
+    from causalqa.bench.deduction_mining import run_speed_bench
+
+    report = run_speed_bench(data, seed=seed, out_dir=out_dir)
+    emit_report(report, json_, raw=True)
+
+
 # -- causalqa bench discovery ------------------------------------------------------------
 DEFAULT_OUT = Path("bench/results/discovery")
-OutOption = Annotated[Path, typer.Option("--out", help="Where to write JSON and Markdown.")]
 DatasetsOption = Annotated[
     str, typer.Option("--datasets", help="Comma-separated: comagc,gene,ade,semeval.")
 ]
 PathDataOption = Annotated[
     Path | None,
     typer.Option("--data", help="The path-to-causality folder (default: shared data)."),
-]
-CacheOption = Annotated[
-    bool | None, typer.Option("--cache/--no-cache", help="LLM response cache (default: on).")
-]
-KGStoreOption = Annotated[
-    Path | None,
-    typer.Option("--kg", help="Knowledge graph store (default: $CAUSALQA_HOME/kg/default)."),
 ]
 
 
@@ -549,13 +566,10 @@ def bench_sachs_command(
     with_llm: Annotated[
         bool, typer.Option("--with-llm", help="--evidence: with the LLM feature (slower).")
     ] = False,
-    evidence_model: Annotated[
-        Path | None,
-        typer.Option("--evidence-model", help="--evidence: the evidence model's folder."),
-    ] = None,
+    evidence_model: EvidenceModelOption = None,
     llm: LLMOption = None,
     seed: SeedOption = 0,
-    out_dir: OutOption = DEFAULT_OUT,
+    out_dir: ResultsOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
     """PC, ExactSearch (A*) and DirectLiNGAM on SACHS in one run (and, with --ours, our
@@ -621,6 +635,45 @@ def bench_sachs_command(
         )
     report, md = sachs_report(bench, graphs, name=f"sachs-{truth}", note=note, **fields)
     write_and_emit(out_dir, f"sachs-{truth}", report, md, json_)
+
+
+def sachs_kg(kg_path, ranker, top_k, context, truth, llm, out_dir, json_, decision) -> None:
+    """The SACHS run of ours alone (no-subgraph and `ranker`) beside the statistical
+    baselines, one verdict rule: what the retired ``discover graph --sachs`` ran, kept until
+    it goes (``bench discovery sachs --ours`` measures the same and every rule)."""
+    from causalqa.bench.discovery_sachs import SACHS_CONTEXT, run_sachs, sachs_report
+    from causalqa.discovery.graph import DEFAULT_DECISION
+
+    decision = decision or DEFAULT_DECISION
+    rankers = ["none"] + ([ranker] if ranker != "none" else [])
+    kg = open_kg(kg_path) if ranker != "none" else None
+    try:
+        model = open_llm(llm)
+        with err.status("SACHS …") as status:
+            bench, graphs = run_sachs(
+                ours=rankers,
+                kg=kg,
+                llm=model,
+                top_k=top_k,
+                context=context or SACHS_CONTEXT,
+                truth=truth,
+                on_progress=status.update,
+                calibrate=decision == "content-free",
+                decisions=[decision],
+            )
+    finally:
+        if kg is not None:
+            kg.close()
+    name = f"sachs-kg-{truth}"
+    report, md = sachs_report(
+        bench,
+        graphs,
+        name=name,
+        benchmark="sachs-kg",
+        model=getattr(model, "model", ""),
+        context=context or SACHS_CONTEXT,
+    )
+    write_and_emit(out_dir, name, report, md, json_)
 
 
 def _sachs_evidence(
@@ -702,7 +755,7 @@ def bench_rankers_command(
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
     seed: SeedOption = 0,
-    out_dir: OutOption = DEFAULT_OUT,
+    out_dir: ResultsOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
     """Subgraph rankers on the four path data sets: NDCG@5 and Recall@5 (Table D2)."""
@@ -804,7 +857,7 @@ def bench_pairs_command(
     llm: LLMOption = None,
     cache: CacheOption = None,
     seed: SeedOption = 0,
-    out_dir: OutOption = DEFAULT_OUT,
+    out_dir: ResultsOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
     """Zero-shot pair classification with top-k paths: P/R/F1 (Tables 1–2); or, with
@@ -884,16 +937,14 @@ def bench_latency_command(
         int, typer.Option("--pairs", min=2, help="Test pairs to answer (with their sentence).")
     ] = 12,
     kg_path: KGStoreOption = None,
-    evidence_model: Annotated[
-        Path | None, typer.Option("--evidence-model", help="The evidence model's folder.")
-    ] = None,
+    evidence_model: EvidenceModelOption = None,
     with_llm: Annotated[
         bool, typer.Option("--with-llm/--no-llm", help="Also with the LLM.")
     ] = True,
     data: PathDataOption = None,
     llm: LLMOption = None,
     seed: SeedOption = 0,
-    out_dir: OutOption = DEFAULT_OUT,
+    out_dir: ResultsOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
     """Seconds per discover pair answer (evidence method) in one process: cold and warm,
@@ -969,7 +1020,7 @@ def bench_reference_command(
     llm: LLMOption = None,
     cache: CacheOption = None,
     seed: SeedOption = 0,
-    out_dir: OutOption = DEFAULT_OUT,
+    out_dir: ResultsOption = DEFAULT_OUT,
     json_: JSONOption = False,
 ) -> None:
     """Reference thresholds for `discover pair`: the model's mean log-odds of "causal" on

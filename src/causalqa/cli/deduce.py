@@ -1,9 +1,12 @@
 """``causalqa deduce`` (is a statement a probable cause of an accident?) and the
-``causalqa deduction`` group: build the data set, describe or re-parse a mined causal KG."""
+``causalqa deduction`` group: build the data set, train the verifier, describe or re-parse
+a mined causal KG. ``deduce`` parses and prints; the verdicts are
+`causalqa.deduction.deduce.deduce_items`, which the HTTP API and the MCP server call too."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,10 +15,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from causalqa.cli.options import (
+    CausalKGOption,
     ConcurrencyOption,
+    DeductionDataOption,
     JSONOption,
     LLMOption,
+    NoLLMOption,
     SeedOption,
+    SharedDataOption,
     SimilarityOption,
     as_json,
     concurrency,
@@ -33,7 +40,6 @@ app = typer.Typer(
 
 
 # -- causalqa deduce -----------------------------------------------------------------------
-@app.command("deduce")
 def deduce_command(
     context: Annotated[
         str | None,
@@ -61,9 +67,7 @@ def deduce_command(
         Path | None,
         typer.Option("--verifier", help="A verifier file (causalqa deduction train)."),
     ] = None,
-    no_llm: Annotated[
-        bool, typer.Option("--no-llm", help="Never load the LLM (verifier method).")
-    ] = False,
+    no_llm: NoLLMOption = False,
     retriever: Annotated[
         str,
         typer.Option(
@@ -72,9 +76,7 @@ def deduce_command(
             help="none, semantic or rotg (need --kg; rotg a model trained into it).",
         ),
     ] = "none",
-    kg: Annotated[
-        Path | None, typer.Option("--kg", help="A causal KG directory (causalqa kg mine).")
-    ] = None,
+    kg: CausalKGOption = None,
     fmt: Annotated[
         str | None,
         typer.Option("--format", "-f", help="Prompt format V1–V9 (default V1, V6 if retrieving)."),
@@ -84,7 +86,14 @@ def deduce_command(
     json_: JSONOption = False,
 ) -> None:
     """Is STATEMENT a probable cause of the accident in CONTEXT? Verdict, P(True), evidence."""
-    from causalqa.deduction.deduce import METHODS, check_pair, read_context
+    from causalqa.deduction.deduce import (
+        METHODS,
+        check_pair,
+        deduce_items,
+        load_event_graph,
+        read_batch,
+        read_context,
+    )
 
     if method not in METHODS:
         raise DatasetError(f"unknown --method {method!r}", hint=f"use {', '.join(METHODS)}")
@@ -99,89 +108,46 @@ def deduce_command(
                 hint="causalqa deduce -c report.txt -s 'The pilot's failure to ...'",
             )
         items = [check_pair(read_context(context), statement)]
-    if method == "verifier" and (retriever.strip().lower() != "none" or fmt is not None):
+    retrieving = retriever.strip().lower() != "none"
+    if method == "verifier" and (retrieving or fmt is not None):
         raise DatasetError(
             "--retriever and --format choose the prompt of the paper's prompt-only methods; "
             "the verifier reads the KG's chains itself (give --kg)",
             hint="add --method logprobs (or text, both) to prompt with retrieved chains",
         )
     graph = load_event_graph(kg) if kg is not None else None
+    verifier, found, model = None, None, None
     if method == "verifier":
-        results = _verify(items, verifier_path, graph, llm, no_llm, json_)
-    else:
-        results = _prompt_only(items, method, retriever, graph, fmt, k, llm, json_)
-    if batch is not None:
-        import sys
+        from causalqa.deduction.verifier import load_verifier
 
+        verifier = load_verifier(verifier_path)
+        if verifier.llm_features and not no_llm:
+            model = open_llm(llm, quiet=as_json(json_))
+    else:
+        if retrieving:
+            found = _retriever(retriever, graph)
+        model = open_llm(llm, quiet=as_json(json_))
+    results = deduce_items(
+        items, method=method, verifier=verifier, llm=model, kg=graph, retriever=found,
+        fmt=fmt, k=k,
+    )  # fmt: skip
+    if batch is not None:
         for r in results:
             sys.stdout.write(json.dumps(r.model_dump(), ensure_ascii=False, default=str) + "\n")
         return
-    result = results[0]
-    if emit_json_if(json_, result.model_dump()):
-        return
-    _print_human(result)
+    if not emit_json_if(json_, results[0].model_dump()):
+        _print_human(results[0])
 
 
-def read_batch(path: Path) -> list[tuple[str, str]]:
-    """The (context, statement) items of a ``--batch`` JSONL file, checked in full before
-    any model loads: a bad line is a `DatasetError` naming the file and line."""
-    from causalqa.deduction.deduce import check_pair
-    from causalqa.errors import ContextError
-    from causalqa.jsonl import read_jsonl
-
-    if not path.is_file():
-        raise DatasetError(f"no such batch file: {path}", path=str(path))
-    items = []
-    for n, obj in read_jsonl(path, error=DatasetError):
-        if (
-            not isinstance(obj, dict)
-            or not isinstance(obj.get("context"), str)
-            or not isinstance(obj.get("statement"), str)
-        ):
-            raise DatasetError(
-                f"{path}:{n}: expected a JSON object with string fields context and statement",
-                path=str(path),
-                line=n,
-            )
-        try:
-            items.append(check_pair(obj["context"], obj["statement"]))
-        except ContextError as e:
-            raise DatasetError(
-                f"{path}:{n}: {e.message}", hint=e.hint, path=str(path), line=n
-            ) from None
-    if not items:
-        raise DatasetError(f"{path} holds no items", path=str(path))
-    return items
-
-
-def _verify(items, verifier_path, graph, llm, no_llm, json_):
-    from causalqa.deduction.deduce import verify_batch
-    from causalqa.deduction.verifier import load_verifier
-
-    v = load_verifier(verifier_path)
-    model = None
-    if v.llm_features and not no_llm:
-        model = open_llm(llm, quiet=as_json(json_))
-    return verify_batch(items, v, llm=model, kg=graph)
-
-
-def _prompt_only(items, method, retriever, graph, fmt, k, llm, json_):
-    from causalqa.deduction.deduce import deduce
+def _retriever(name: str, graph):
     from causalqa.deduction.retrieve import get_retriever
 
-    r = None
-    if retriever.strip().lower() != "none":
-        if graph is None:
-            raise DatasetError(
-                f"the {retriever} retriever needs a causal KG",
-                hint="pass --kg DIR (mine one with `causalqa kg mine REPORTS --out DIR`)",
-            )
-        r = get_retriever(retriever).fit(graph)
-    model = open_llm(llm, quiet=as_json(json_))
-    return [
-        deduce(c, s, model, r, fmt, method=method, k=k, kg=graph)  # type: ignore[arg-type]
-        for c, s in items
-    ]
+    if graph is None:
+        raise DatasetError(
+            f"the {name} retriever needs a causal KG",
+            hint="pass --kg DIR (mine one with `causalqa kg mine REPORTS --out DIR`)",
+        )
+    return get_retriever(name).fit(graph)
 
 
 def _print_human(result) -> None:
@@ -223,17 +189,7 @@ def _print_human(result) -> None:
     )
 
 
-def load_event_graph(path: Path):
-    """A mined causal KG that has nodes (`DatasetError` otherwise)."""
-    from causalqa.deduction.event_graph import CausalKG
-
-    kg = CausalKG.load(path)
-    if not kg.nodes:
-        raise DatasetError(f"the causal KG at {path} is empty", hint="mine some reports first")
-    return kg
-
-
-# -- causalqa kg mine ----------------------------------------------------------------------
+# -- causalqa deduction stats | reparse ----------------------------------------------------
 @app.command("stats")
 def stats_command(
     kg: Annotated[Path, typer.Argument(help="A causal KG directory.")],
@@ -290,9 +246,7 @@ def print_stats(stats: dict[str, Any], path: Path) -> None:
 @app.command("dataset")
 def dataset_command(
     out_file: Annotated[Path, typer.Option("--out", "-o", help="JSONL file to write.")],
-    data: Annotated[
-        Path | None, typer.Option("--data", help="Folder holding ntsb/ (default ../shared/data).")
-    ] = None,
+    data: SharedDataOption = None,
     max_words: Annotated[int, typer.Option("--max-words", help="Longest context kept.")] = 2000,
     true_from: Annotated[
         str, typer.Option("--true-from", help="rules, or llm (Prompt 1).")
@@ -398,10 +352,7 @@ def dataset_command(
 # -- causalqa deduction train --------------------------------------------------------------
 @app.command("train")
 def train_command(
-    data: Annotated[
-        Path,
-        typer.Option("--data", "-d", help="Deduction data set JSONL (causalqa deduction dataset)."),
-    ],
+    data: DeductionDataOption,
     out_file: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Verifier file (default: the user's cache folder)."),
@@ -410,18 +361,17 @@ def train_command(
         bool,
         typer.Option("--cross-encoder/--no-cross-encoder", help="Fine-tune the cross-encoder."),
     ] = True,
-    kg: Annotated[
-        Path | None, typer.Option("--kg", help="Add causal-KG features from this mined KG.")
-    ] = None,
+    kg: CausalKGOption = None,
     seed: SeedOption = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     json_: JSONOption = False,
 ) -> None:
-    """Train the evidence verifier on a data set and save it (with its manifest)."""
+    """Train the evidence verifier on a data set and save it (with its manifest); with
+    --kg, also on the chain features of that mined causal KG."""
     import hashlib
-    import sys
 
     from causalqa.deduction.dataset import load_jsonl, summary
+    from causalqa.deduction.deduce import load_event_graph
     from causalqa.deduction.verifier import Verifier, user_verifier_path
 
     target = out_file or user_verifier_path()

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from causalqa.cli.options import (
+    CacheOption,
     ConcurrencyOption,
     JSONOption,
     LLMOption,
@@ -27,9 +28,6 @@ from causalqa.cli.options import (
 )
 
 TimeoutOption = Annotated[float | None, typer.Option("--timeout", help="Seconds per call.")]
-CacheOption = Annotated[
-    bool | None, typer.Option("--cache/--no-cache", help="Use the on-disk response cache.")
-]
 
 
 def llm_command(

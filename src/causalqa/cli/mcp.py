@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from causalqa.cli.options import LLMOption, err
-from causalqa.cli.serve import DeductionKGOption, KGOption, LoadOption, TokenOption
+from causalqa.cli.options import KGStoreOption, LLMOption, err
+from causalqa.cli.serve import DeductionKGOption, LoadOption, TokenOption
 from causalqa.errors import ConfigError
 
 
@@ -22,7 +22,7 @@ def mcp_command(
     port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 8001,
     token: TokenOption = None,
     load: LoadOption = [],  # noqa: B006
-    kg: KGOption = None,
+    kg: KGStoreOption = None,
     deduction_kg: DeductionKGOption = None,
     data_dir: Annotated[
         Path | None, typer.Option("--data-dir", help="Where the server's models are kept.")

@@ -1,6 +1,8 @@
 """What every command shares: the global options given before the command (``--llm``,
 ``--json``, ``--verbose``), each command's own ``--llm``/``--json``, the one place that
-reads them, and how results reach the terminal."""
+reads them, the options more than one command takes (declared here once, so ``--kg`` or
+``--cache`` reads the same everywhere), retired names, and how results reach the
+terminal."""
 
 from __future__ import annotations
 
@@ -44,6 +46,45 @@ ConcurrencyOption = Annotated[
 SeedOption = Annotated[int, typer.Option("--seed")]
 SimilarityOption = Annotated[
     float, typer.Option("--similarity", help="Cosine above which nodes are linked.")
+]
+CacheOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--cache/--no-cache",
+        help="The on-disk LLM response cache (default: $CAUSALQA_CACHE, else the config "
+        "file; benchmarks: on).",
+    ),
+]
+KGStoreOption = Annotated[
+    Path | None,
+    typer.Option("--kg", help="Knowledge graph store folder (default: $CAUSALQA_HOME/kg/default)."),
+]
+CausalKGOption = Annotated[
+    Path | None,
+    typer.Option("--kg", help="A mined causal KG directory (causalqa kg mine)."),
+]
+ResultsOption = Annotated[
+    Path, typer.Option("--out", "-o", help="Where to write the JSON and Markdown report.")
+]
+SharedDataOption = Annotated[
+    Path | None,
+    typer.Option("--data", help="The shared data folder (default: ../shared/data)."),
+]
+DeductionDataOption = Annotated[
+    Path,
+    typer.Option("--data", "-d", help="Deduction data set JSONL (causalqa deduction dataset)."),
+]
+EvidenceModelOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--evidence-model",
+        help="Folder of an evidence model (default: the one causalqa discover train made, "
+        "else the one shipped with causalqa).",
+    ),
+]
+NoLLMOption = Annotated[
+    bool,
+    typer.Option("--no-llm", help="Leave the LLM feature out and never load the LLM (faster)."),
 ]
 
 
@@ -120,6 +161,33 @@ def choices(value: str, allowed: Sequence[str], what: str) -> list[str]:
             f"unknown {what}: {', '.join(bad) or repr(value)}", hint=f"use {', '.join(allowed)}"
         )
     return items
+
+
+def deprecated(command: Callable[..., Any], new: str) -> Callable[..., Any]:
+    """`command` under an older name: it still runs, after one line on stderr naming the
+    command to use instead (register it with ``hidden=True``)."""
+    import functools
+
+    @functools.wraps(command)  # typer reads the options from the wrapped signature
+    def run(*args: Any, **kwargs: Any) -> Any:
+        warn_deprecated(f"causalqa {new}")
+        return command(*args, **kwargs)
+
+    return run
+
+
+def warn_deprecated(instead: str) -> None:
+    """The one line an older spelling prints on stderr: what to write instead."""
+    err.print(f"[yellow]deprecated:[/] use {instead} instead", highlight=False, soft_wrap=True)
+
+
+def with_status(results: Iterator[Any], labels: Sequence[str]) -> Iterator[Any]:
+    """The items of `results`, each computed under a spinner on stderr showing its label
+    (the spinner stops before the caller prints the result)."""
+    for label in labels:
+        with err.status(label):
+            result = next(results)
+        yield result
 
 
 def progress():

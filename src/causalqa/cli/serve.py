@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from causalqa.cli.options import LLMOption, err, resolved_spec
+from causalqa.cli.options import KGStoreOption, LLMOption, err, resolved_spec
 from causalqa.errors import ConfigError
 
 TokenOption = Annotated[
@@ -27,10 +27,6 @@ LoadOption = Annotated[
         help="A model directory to serve read-only, as NAME=DIR or DIR (repeat); e.g. "
         "partners=examples/partners/model.",
     ),
-]
-KGOption = Annotated[
-    Path | None,
-    typer.Option("--kg", help="Knowledge graph store for discovery (default: the default store)."),
 ]
 DeductionKGOption = Annotated[
     Path | None,
@@ -91,7 +87,7 @@ def serve_command(
     port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 8000,
     token: TokenOption = None,
     load: LoadOption = [],  # noqa: B006
-    kg: KGOption = None,
+    kg: KGStoreOption = None,
     deduction_kg: DeductionKGOption = None,
     data_dir: Annotated[
         Path | None,

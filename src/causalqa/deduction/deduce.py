@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from causalqa.deduction.chains import Chain
 from causalqa.deduction.prompts import get_format, paper_verdict, render
-from causalqa.errors import ContextError, DeductionError
+from causalqa.errors import ContextError, DatasetError, DeductionError
 
 Method = Literal["text", "logprobs", "both"]
 METHODS = ("verifier", "logprobs", "text", "both")
@@ -198,7 +198,8 @@ def deduce(
     seed: int = 0,
     threshold: float = 0.5,
 ) -> Deduction:
-    """Judge whether `statement` is a probable cause of the accident in `context`.
+    """Judge whether `statement` is a probable cause of the accident in `context` by the
+    paper's prompt alone.
 
     `retriever` (fitted, e.g. `SemanticRetriever().fit(kg)`) supplies the chains of the
     "retrieved" formats V6–V9; `fmt` defaults to V6 (the paper's best) with a retriever
@@ -366,3 +367,85 @@ def _with_reasons(contributions: list[dict], reasons: dict[str, str]) -> list[di
 def verify(context: str, statement: str, verifier, *, llm=None, kg=None, top: int = 3):
     """The verifier's verdict on one statement about one report (see `verify_batch`)."""
     return verify_batch([(context, statement)], verifier, llm=llm, kg=kg, top=top)[0]
+
+
+# -- many statements, as every surface asks them ---------------------------------------------
+def deduce_items(
+    items: list[tuple[str, str]],
+    *,
+    method: str = "verifier",
+    verifier=None,
+    llm=None,
+    kg=None,
+    retriever=None,
+    fmt: str | None = None,
+    k: int = 3,
+) -> list[Deduction]:
+    """The verdict on each (context, statement) of `items`, in order, by `method` (one of
+    `METHODS`): what ``causalqa deduce`` and the API's and MCP's ``deduce`` run.
+
+    ``verifier`` (default): `verify_batch` with `verifier` (default `load_verifier()`), the
+    causal KG `kg` for its chain features and `llm` for its LLM feature when it has one
+    (None: the verifier refuses, since its verdict would lack a feature it was trained
+    with). ``logprobs``, ``text``, ``both``: the paper's prompt (`deduce`) in format `fmt`,
+    with the chains the fitted `retriever` finds among the `k` nearest nodes; these need
+    `llm`. A retriever or a format given to the verifier is refused, not ignored.
+    """
+    if method not in METHODS:
+        raise DeductionError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
+    if method == "verifier":
+        if retriever is not None or fmt is not None:
+            raise DeductionError(
+                "a retriever and a prompt format choose the prompt of the paper's "
+                "prompt-only methods; the verifier reads the KG's chains itself",
+                hint="use method logprobs (or text, both) to prompt with retrieved chains",
+            )
+        if verifier is None:
+            from causalqa.deduction.verifier import load_verifier
+
+            verifier = load_verifier()
+        return verify_batch(items, verifier, llm=llm if verifier.llm_features else None, kg=kg)
+    return [deduce(c, s, llm, retriever, fmt, method=method, k=k, kg=kg) for c, s in items]
+
+
+def read_batch(path: Path) -> list[tuple[str, str]]:
+    """The (context, statement) items of a JSON Lines file (fields ``context`` and
+    ``statement``), checked in full before any model loads: a bad line is a `DatasetError`
+    naming the file and line."""
+    from causalqa.jsonl import read_jsonl
+
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"no such batch file: {path}", path=str(path))
+    items = []
+    for n, obj in read_jsonl(path, error=DatasetError):
+        if (
+            not isinstance(obj, dict)
+            or not isinstance(obj.get("context"), str)
+            or not isinstance(obj.get("statement"), str)
+        ):
+            raise DatasetError(
+                f"{path}:{n}: expected a JSON object with string fields context and statement",
+                path=str(path),
+                line=n,
+            )
+        try:
+            items.append(check_pair(obj["context"], obj["statement"]))
+        except ContextError as e:
+            raise DatasetError(
+                f"{path}:{n}: {e.message}", hint=e.hint, path=str(path), line=n
+            ) from None
+    if not items:
+        raise DatasetError(f"{path} holds no items", path=str(path))
+    return items
+
+
+def load_event_graph(path: Path):
+    """The mined causal KG at `path`, which must have nodes (`DatasetError` otherwise: an
+    empty KG would silently give every statement the no-chain verdict)."""
+    from causalqa.deduction.event_graph import CausalKG
+
+    kg = CausalKG.load(path)
+    if not kg.nodes:
+        raise DatasetError(f"the causal KG at {path} is empty", hint="mine some reports first")
+    return kg

@@ -170,6 +170,41 @@ class EvidenceVerdict:
             "seconds": round(self.seconds, 3),
         }
 
+    def to_text(self) -> list[str]:
+        """The verdict for a person, a line each: the direction and its probabilities,
+        the evidence used, why (the largest contributions to the log-odds), the sentence's
+        cue and words, the paths, the LLM's log-odds and the notes."""
+        from causalqa.discovery.lexical import FAMILY_NAMES
+
+        arrow = {"A→B": f"{self.a} → {self.b}", "B→A": f"{self.b} → {self.a}",
+                 "none": f"{self.a} ⊥ {self.b}"}  # fmt: skip
+        probs = "  ".join(f"P({k}) = {p:.3f}" for k, p in self.probabilities.items())
+        text = f"; text model: {self.text_model}" if self.text_model else ""
+        lines = [
+            f"{self.direction} {arrow[self.direction]}  {probs}",
+            f"  evidence: {self.variant.replace('+', ' + ')}; causal when P(causal) ≥ "
+            f"{self.threshold:.2f}{text}; {self.seconds:.2f} s",
+        ]
+        if self.contributions:
+            lines.append("  why (log-odds): " + ", ".join(
+                f"{c['feature']} = {c['value']:.3g} ({c['contribution']:+.2f})"
+                for c in self.contributions
+            ))  # fmt: skip
+        if self.cue:
+            lines.append(f"  sentence cue: “{self.cue}”")
+        if self.terms and self.terms.get("terms"):
+            family = FAMILY_NAMES.get(self.terms["family"], self.terms["family"])
+            words = ", ".join(
+                f"“{t['term']}” {t['contribution']:+.2f}" for t in self.terms["terms"]
+            )
+            lines.append(
+                f"  words (reads as {family} text, P = {self.terms['p_family']:.2f}): {words}"
+            )
+        lines += [f"  path: {p['path']}" for p in self.paths]
+        if self.llm:
+            lines.append(f"  LLM log-odds of causal: {self.llm['log_odds']:+.2f}")
+        return lines + [f"  note: {n}" for n in self.notes]
+
 
 def direction_share(ev: PairEvidence) -> tuple[float, str]:
     """P(A→B | causal) and where it came from."""

@@ -10,6 +10,13 @@ top-k paths from a to b. The rule that turns the answers into a directed adjacen
 - both say causal → the edge whose P(causal) is higher; an exact tie keeps both
   (``A[i, j] = A[j, i] = 1``, an undirected edge, which the metrics score as both).
 
+`find_graph(variables, method=...)` is what every surface calls (``causalqa discover
+graph``, the API's ``/discover/graph``): every ordered pair asked of the LLM as above, or
+every pair judged by the evidence model and, given observations, knowledge-guided PC
+(`guided_pc`); with observations also the statistical baselines. Its `GraphFinding`
+renders as JSON and Markdown and writes GraphML that ``causalqa ask --graph`` loads
+(`write_graphml`).
+
 `benchmark_sachs_kg` runs it on SACHS' 11 variables (the protein names of Sachs et al.;
 each mapped to Hetionet gene symbols by `SACHS_KG_NAMES`) and the three statistical
 baselines (`sachs.benchmark_sachs`) in the same run, all scored by `metrics.graph_metrics`.
@@ -45,16 +52,21 @@ from causalqa.errors import CausalQAError, GraphDiscoveryError
 __all__ = [
     "DEFAULT_DECISION",
     "DIRECTION_RULE",
+    "GRAPH_METHODS",
     "GraphDiscovery",
+    "GraphFinding",
     "GuidedGraph",
     "as_dag",
+    "check_graph_out",
     "decide_directions",
-    "evidence_adjacency",
     "discover_graph",
+    "evidence_adjacency",
+    "find_graph",
     "guided_pc",
     "knowledge_from_verdicts",
     "orient_by_evidence",
     "pair_verdicts",
+    "write_graphml",
 ]
 
 DIRECTION_RULE = (
@@ -593,3 +605,231 @@ def guided_pc(
         names, adjacency, plain, guided, dict(verdicts), required, forbidden, oriented,
         settings, notes,
     )  # fmt: skip
+
+
+# -- a graph among variables, as every surface asks for one ---------------------------------
+
+GRAPH_METHODS = ("llm", "evidence")
+"""How `find_graph` (``causalqa discover graph``, the API's ``/discover/graph``) decides:
+``llm`` asks every ordered pair with the paper's prompt (`discover_graph`); ``evidence``
+judges every pair with the evidence model (`pair_verdicts`) and, given observations, runs
+knowledge-guided PC on them (`guided_pc`)."""
+
+
+@dataclass
+class GraphFinding:
+    """A graph found among `variables` by `find_graph`, as every surface reports it
+    (`to_dict` is ``discover graph --json`` and the API job's result, `to_markdown` the
+    command's text): for the ``llm`` method the `discovery` and the LLM's `model`; for
+    ``evidence`` the pair `verdicts`, the evidence model's `text_model` and, with
+    observations, the `guided` PC graph; with observations also the `statistical`
+    baselines; `written` once `write_graphml` has written it."""
+
+    method: str
+    variables: list[str]
+    discovery: GraphDiscovery | None = None
+    model: str = ""
+    verdicts: dict[tuple[str, str], dict[str, Any] | None] | None = None
+    text_model: str | None = None
+    guided: GuidedGraph | None = None
+    statistical: list[dict[str, Any]] | None = None
+    written: dict[str, Any] | None = None
+
+    def weighted_adjacency(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the graph's adjacency, each edge's weight: the probability it stands on), as
+        `write_graphml` breaks cycles by them."""
+        if self.discovery is not None:
+            return self.discovery.adjacency, self.discovery.probability
+        adjacency, weight = evidence_adjacency(self.variables, self.verdicts or {})
+        if self.guided is not None:  # PC on the data decided the edges; evidence weighs them
+            adjacency = self.guided.adjacency
+        return adjacency, weight
+
+    def write_graphml(self, path, *, force: bool = False) -> dict[str, Any]:
+        """Write the graph as GraphML (`write_graphml`) and remember what was written."""
+        adjacency, weight = self.weighted_adjacency()
+        self.written = write_graphml(path, self.variables, adjacency, weight, force=force)
+        return self.written
+
+    def _pair_rows(self) -> list[dict[str, Any]]:
+        return [{"a": a, "b": b, **(v or {"evidence": None})}
+                for (a, b), v in (self.verdicts or {}).items()]  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.discovery is not None:
+            report: dict[str, Any] = {"model": self.model, **self.discovery.to_dict()}
+            if self.written is not None:
+                report["written"] = self.written
+            if self.statistical is not None:
+                report["statistical"] = self.statistical
+            return report
+        report = {"method": "evidence", "text_model": self.text_model, "pairs": self._pair_rows()}
+        if self.guided is not None:
+            report["graph"] = self.guided.to_dict()
+        if self.statistical is not None:
+            report["statistical"] = self.statistical
+        if self.written is not None:
+            report["written"] = self.written
+        return report
+
+    def to_markdown(self) -> str:
+        if self.discovery is not None:
+            md = self.discovery.to_markdown() + self._written_markdown()
+            if self.statistical is not None:
+                md += "\n\nStatistical baselines on the data:\n\n" + "\n".join(
+                    f"- {r['method']}: "
+                    + (r.get("error") or ", ".join(f"{a}→{b}" for a, b in r["edges"]))
+                    for r in self.statistical
+                )
+            return md
+        lines = ["| a | b | P(causal) | P(a→b) | P(b→a) | evidence |", "|---|---|---|---|---|---|"]
+        for r in self._pair_rows():
+            if "p_causal" in r:
+                lines.append(
+                    f"| {r['a']} | {r['b']} | {r['p_causal']:.3f} | {r['p_ab']:.3f} "
+                    f"| {r['p_ba']:.3f} | {r['evidence']} |"
+                )
+            else:
+                lines.append(f"| {r['a']} | {r['b']} | – | – | – | {r.get('error') or 'none'} |")
+        if self.guided is not None:
+            g = self.guided
+            lines += [
+                "",
+                "Knowledge-guided PC: "
+                + (", ".join(f"{a}→{b}" for a, b in g.edges()) or "no edge"),
+                "PC alone: " + (", ".join(f"{a}→{b}" for a, b in g.pc.edges()) or "no edge"),
+                *(f"- {n}" for n in g.notes),
+            ]
+        if self.written is not None:
+            lines.append(self._written_markdown().strip())
+        return "\n".join(lines)
+
+    def _written_markdown(self) -> str:
+        if self.written is None:
+            return ""
+        w = self.written
+        md = f"\n\nWrote {w['path']} ({len(w['edges'])} edges)"
+        if w["dropped_for_acyclicity"]:
+            md += "; dropped to break cycles: " + ", ".join(
+                f"{a}→{b}" for a, b in w["dropped_for_acyclicity"]
+            )
+        return md + "."
+
+
+def find_graph(
+    variables: Sequence[str],
+    *,
+    method: str = "llm",
+    kg=None,
+    llm=None,
+    judge=None,
+    context: str | None = None,
+    ranker: Any = "similarity",
+    top_k: int = 1,
+    hops: int = 4,
+    decision: str | None = None,
+    observations=None,
+    alpha: float = 0.05,
+    require: float = 0.9,
+    forbid: float = 0.05,
+    on_progress: Callable[[int, int, str], None] | None = None,
+) -> GraphFinding:
+    """A directed graph among `variables`, as ``causalqa discover graph`` and the API find
+    it (`GRAPH_METHODS`).
+
+    ``llm``: `discover_graph` with `ranker`, `top_k`, `hops` and `decision` (default
+    `DEFAULT_DECISION`; the content-free prompt is asked exactly when that rule needs it).
+    ``evidence``: `pair_verdicts` by `judge` (default: the trained or shipped evidence
+    model), and with `observations` (a DataFrame whose columns are the variables)
+    `guided_pc` at level `alpha`, requiring edges at P(a→b) ≥ `require` and forbidding
+    pairs at P(causal) ≤ `forbid`. With `observations` either way, the statistical
+    baselines run on them too. `on_progress(done, total, what)` follows the questions.
+    """
+    if method not in GRAPH_METHODS:
+        raise GraphDiscoveryError(
+            f"unknown method {method!r}", hint=f"use {', '.join(GRAPH_METHODS)}"
+        )
+    names = [v.strip() for v in variables]
+    statistical = None
+    if method == "llm":
+        decision = decision or DEFAULT_DECISION
+        found = discover_graph(
+            names, kg=kg, llm=llm, ranker=ranker, top_k=top_k, context=context, k=hops,
+            on_progress=on_progress, calibrate=decision == "content-free", decision=decision,
+        )  # fmt: skip
+        if observations is not None:
+            from causalqa.discovery.statistical import run_baselines
+
+            statistical = run_baselines(observations)
+        return GraphFinding("llm", names, discovery=found, model=getattr(llm, "model", ""),
+                            statistical=statistical)  # fmt: skip
+    for name, value in (("require", require), ("forbid", forbid)):
+        if not 0.0 <= value <= 1.0:
+            raise GraphDiscoveryError(f"{name} must be a probability, got {value}")
+    from causalqa.discovery.evidence import EvidenceJudge
+
+    judge = judge or EvidenceJudge.load()
+    verdicts = pair_verdicts(names, judge=judge, kg=kg, llm=llm, context=context,
+                             on_progress=on_progress)  # fmt: skip
+    guided = None
+    if observations is not None:
+        from causalqa.discovery.statistical import run_baselines
+
+        guided = guided_pc(observations, names, verdicts, alpha=alpha, require=require,
+                           forbid=forbid)  # fmt: skip
+        statistical = run_baselines(observations)
+    return GraphFinding("evidence", names, verdicts=verdicts, text_model=judge.text_model,
+                        guided=guided, statistical=statistical)  # fmt: skip
+
+
+def check_graph_out(path, force: bool = False) -> None:
+    """Refuse, before any work, a GraphML target that is not a ``.graphml`` (or ``.xml``)
+    file name, or that exists (unless `force`)."""
+    from pathlib import Path
+
+    from causalqa.errors import ConfigError
+
+    path = Path(path)
+    if path.suffix.lower() not in (".graphml", ".xml"):
+        raise ConfigError(
+            f"--out {path}: the graph is written as GraphML",
+            hint="give a file name ending in .graphml",
+        )
+    if path.is_dir() or (path.exists() and not force):
+        raise ConfigError(
+            f"--out {path} already exists", hint="pass --force to overwrite it, or another --out"
+        )
+
+
+def write_graphml(
+    path, variables: Sequence[str], adjacency: np.ndarray, weight: np.ndarray | None = None,
+    *, force: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """Write a discovered graph as GraphML that ``causalqa ask --graph`` loads, atomically
+    (a reader never sees half a file). A causal model's graph must be acyclic: `as_dag`
+    drops the weakest edge of each cycle. Returns the path, the edges written and those
+    dropped for acyclicity."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from causalqa.causal_model import CausalModel
+
+    path = Path(path)
+    check_graph_out(path, force)
+    dag, dropped = as_dag(variables, adjacency, weight)
+    text = CausalModel.from_graph(dag).to_graphml()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return {
+        "path": str(path),
+        "edges": [list(e) for e in dag.edges()],
+        "dropped_for_acyclicity": [list(e) for e in dropped],
+    }

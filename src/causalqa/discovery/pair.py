@@ -29,7 +29,11 @@ the same shape.
 - `discover_pair(a, b, kg=..., llm=...)`: link both names in a `KnowledgeGraph`, extract
   the paths between them, rank them (random, similarity, llm, or a saved trained ranker),
   and classify with the top-k. An unknown or ambiguous name, or no path within k hops,
-  gives a verdict from the pair alone with a note saying so — never an exception.
+  gives a verdict from the pair alone with a note saying so — never an exception;
+- `discover_pairs(items, method=...)`: what every surface calls (``causalqa discover
+  pair``, the API's and MCP's ``discover_pair``): many pairs in input order, by the
+  evidence model (`judge_pair`, the default) or the paper's prompt (`discover_pair`), a
+  failing pair of a batch reported as a `PairFailure` instead of ending the run.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,15 +60,22 @@ __all__ = [
     "LABELS",
     "NON_CAUSAL",
     "PairDiscoveryError",
+    "PairFailure",
+    "PairItem",
     "PairVerdict",
     "candidate_from_path",
     "classify_pair",
     "content_free_logprobs",
     "discover_pair",
+    "discover_pairs",
     "gather_evidence",
     "judge_pair",
+    "needs_kg",
+    "needs_llm",
+    "pair_kg",
     "pair_prompt",
     "path_sentences",
+    "read_pairs",
     "readable_relation",
     "verbalise_path",
 ]
@@ -314,6 +325,17 @@ class PairVerdict:
             "seconds": round(self.seconds, 3),
             "prompt": self.prompt,
         }
+
+    def to_text(self) -> list[str]:
+        """The verdict for a person, a line each: the verdict, P(causal) and how it was
+        reached, then the paths in the prompt and the notes."""
+        return [
+            f"{self.verdict} {self.a} – {self.b}  P(causal) = {self.probability:.3f}  "
+            f"({self.model}, ranker {self.ranker}, {self.candidates} paths found, "
+            f"{self.decision} verdict)",
+            *(f"  path: {p}" for p in self.paths),
+            *(f"  note: {n}" for n in self.notes),
+        ]
 
 
 CONTENT_FREE = "N/A"
@@ -801,6 +823,159 @@ def judge_pair(
     if context is not None and kg is None:
         ev.notes.append("no knowledge graph loaded: text evidence only")
     return judge.judge(ev, started=started)
+
+
+# -- many pairs, as every surface asks them ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairItem:
+    """One pair to judge: the two names, an optional sentence naming both, and the line of
+    the batch file it came from (None when it did not come from a file)."""
+
+    a: str
+    b: str
+    context: str | None = None
+    line: int | None = None
+
+
+@dataclass
+class PairFailure:
+    """A pair of a batch that could not be judged: which one, and the error's message and
+    hint (`discover_pairs` with ``capture_errors``)."""
+
+    a: str
+    b: str
+    line: int | None
+    error: str
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "line": self.line, "error": self.error,
+                "hint": self.hint}  # fmt: skip
+
+
+def read_pairs(path) -> list[PairItem]:
+    """The pairs of a JSON Lines file, one object a line with the fields ``a``, ``b`` and
+    optionally ``context``; all checked before any is judged, so a bad line is a
+    `DataFileError` naming the file and line, not a failure halfway through a long run."""
+    from causalqa.errors import DataFileError
+    from causalqa.jsonl import read_jsonl
+
+    items = []
+    for line, obj in read_jsonl(path):
+        if not isinstance(obj, dict):
+            raise DataFileError(
+                f"{path}:{line}: expected a JSON object with a and b", path=str(path), line=line
+            )
+        for key in ("a", "b"):
+            if not isinstance(obj.get(key), str) or not obj[key].strip():
+                raise DataFileError(
+                    f"{path}:{line}: field {key!r} must be a non-empty string",
+                    hint='each line: {"a": "...", "b": "...", "context": "..." (optional)}',
+                    path=str(path),
+                    line=line,
+                )
+        ctx = obj.get("context")
+        if ctx is not None and not isinstance(ctx, str):
+            raise DataFileError(
+                f"{path}:{line}: field 'context' must be a string", path=str(path), line=line
+            )
+        items.append(PairItem(obj["a"], obj["b"], ctx, line))
+    if not items:
+        raise DataFileError(f"{path}: no pair in the file", path=str(path))
+    return items
+
+
+def needs_kg(method: str, items: Sequence[PairItem]) -> bool:
+    """Whether the pairs cannot be judged without a knowledge graph: the paper's prompt
+    always ranks paths; the evidence method reads a sentence alone when every pair has one."""
+    return method == "llm" or any(item.context is None for item in items)
+
+
+def pair_kg(open_kg, *, need: bool):
+    """The knowledge graph `open_kg()` opens; None instead of its `KGStoreError` when the
+    graph is not `need`-ed (every pair has a sentence to judge by)."""
+    from causalqa.errors import KGStoreError
+
+    try:
+        return open_kg()
+    except KGStoreError:
+        if need:
+            raise
+        return None
+
+
+def needs_llm(method: str, judge=None, *, no_llm: bool = False) -> bool:
+    """Whether `discover_pairs` will ask the LLM, so a surface opens (and loads) the model
+    only then: always for the paper's prompt; for the evidence method when the model has
+    an LLM feature and `no_llm` is off (`judge`: the evidence model, default the one
+    `discover_pairs` would load)."""
+    if method == "llm":
+        return True
+    if no_llm:
+        return False
+    from causalqa.discovery.evidence import EvidenceJudge
+
+    return evidence_llm(judge or EvidenceJudge.load(), True)[0] is not None
+
+
+def discover_pairs(
+    items: Sequence[PairItem],
+    *,
+    method: str = DEFAULT_METHOD,
+    kg=None,
+    llm=None,
+    judge=None,
+    no_llm: bool = False,
+    ranker: Any = "similarity",
+    top_k: int = 1,
+    hops: int = 4,
+    kinds_a: Sequence[str] | None = None,
+    kinds_b: Sequence[str] | None = None,
+    decision: str = "reference",
+    capture_errors: bool = False,
+) -> Iterator[Any]:
+    """Judge every pair of `items`, yielding one result per item in input order (as each
+    is judged, so a long batch can be written as it goes): an
+    `EvidenceVerdict` (``method="evidence"``, `judge_pair` with `judge`, default the
+    shipped or trained evidence model) or a `PairVerdict` (``method="llm"``,
+    `discover_pair`: the paper's prompt with the `top_k` paths `ranker` ranks first).
+    This is ``causalqa discover pair`` and the API's and MCP's ``discover_pair``.
+
+    `ranker`, `top_k` and `decision` choose the paper's prompt and are not read by the
+    evidence method. `llm` is left out of the evidence (with a note saying why) when
+    `no_llm` or when the evidence model has no LLM feature. `hops`: the longest path.
+    With `capture_errors` a pair that raises a `CausalQAError` yields a `PairFailure`
+    naming it and the rest go on (a batch); without, the error propagates.
+    """
+    if method not in METHODS:
+        raise PairDiscoveryError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
+    kinds = {"kinds_a": list(kinds_a) if kinds_a else None,
+             "kinds_b": list(kinds_b) if kinds_b else None}  # fmt: skip
+    note = None
+    if method == "evidence":
+        from causalqa.discovery.evidence import EvidenceJudge
+
+        judge = judge or EvidenceJudge.load()
+        llm, note = evidence_llm(judge, llm, no_llm=no_llm)
+    for item in items:
+        try:
+            if method == "evidence":
+                verdict = judge_pair(item.a, item.b, judge=judge, kg=kg, llm=llm,
+                                     context=item.context, k=hops, **kinds)  # fmt: skip
+                if note:
+                    verdict.notes.append(note)
+            else:
+                verdict = discover_pair(item.a, item.b, kg=kg, llm=llm, ranker=ranker,
+                                        top_k=top_k, context=item.context, k=hops,
+                                        decision=decision, **kinds)  # fmt: skip
+        except CausalQAError as e:
+            if not capture_errors:
+                raise
+            yield PairFailure(item.a, item.b, item.line, e.message, e.hint)
+            continue
+        yield verdict
 
 
 __getattr__ = moved_names(__name__)  # old names, for one release

@@ -42,7 +42,9 @@ __all__ = [
     "direct_lingam",
     "exact_search",
     "pc",
+    "read_observations",
     "run_baseline",
+    "run_baselines",
 ]
 
 Undirected = Literal["both", "drop"]
@@ -291,3 +293,43 @@ def run_baseline(method: str, data: Any, **kwargs: Any) -> StatisticalResult:
             f"unknown statistical baseline {method!r}", hint=f"use one of: {', '.join(BASELINES)}"
         )
     return BASELINES[method](data, **kwargs)
+
+
+def run_baselines(data: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every baseline on `data` (columns: the variables), one row each: the method's label
+    and its edges and adjacency, or the error that stopped it (one failing method does not
+    stop the others)."""
+    from causalqa.errors import CausalQAError
+
+    rows: list[dict[str, Any]] = []
+    for m in BASELINES:
+        try:
+            res = run_baseline(m, data)
+        except CausalQAError as e:
+            rows.append({"method": LABELS[m], "error": e.message})
+            continue
+        edges = [(res.names[i], res.names[j]) for i, j in zip(*res.adjacency.nonzero())]
+        rows.append({"method": LABELS[m], "edges": edges, "adjacency": res.adjacency.tolist()})
+    return rows
+
+
+def read_observations(path: Any, names: Sequence[str]) -> pd.DataFrame:
+    """The columns `names` of the CSV at `path`, in that order: a `DiscoveryError` when the
+    file is not a readable CSV, lacks a column (naming the columns it has), or a column is
+    not numeric."""
+    from causalqa.errors import DiscoveryError
+
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise DiscoveryError(f"{path}: not a readable CSV: {e}") from None
+    missing = [n for n in names if n not in frame.columns]
+    if missing:
+        raise DiscoveryError(
+            f"{path}: no column for {', '.join(missing)}",
+            hint="columns are: " + ", ".join(map(str, frame.columns)),
+        )
+    frame = frame[list(names)]
+    if frame.empty or not all(pd.api.types.is_numeric_dtype(frame[c]) for c in names):
+        raise DiscoveryError(f"{path}: the variables' columns must be numeric and non-empty")
+    return frame

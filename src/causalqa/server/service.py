@@ -2,11 +2,14 @@
 worker, with one method per thing a client can ask. The HTTP API (`app`) and the MCP
 server (`mcp`) are thin layers over it, so both answer alike.
 
-Engine results go out exactly as the CLI's ``--json`` prints them — `Answer.model_dump()`,
-`PairVerdict.to_dict()`, ``{"model", **GraphDiscovery.to_dict()}``,
-`Deduction.model_dump()` — and options a client leaves out are left to the engine's own
-defaults. A client never names a file: texts come in the request, files as uploads, and
-the knowledge graphs are the operator's (`ServerSettings.kg`, `deduction_kg`).
+Discovery and deduction go through the same library functions as the CLI
+(`discovery.pair.discover_pairs`, `discovery.graph.find_graph`,
+`deduction.deduce.deduce_items`), so results go out exactly as the CLI's ``--json``
+prints them — `Answer.model_dump()`, `EvidenceVerdict.to_dict()` or
+`PairVerdict.to_dict()`, `GraphFinding.to_dict()`, `Deduction.model_dump()` — and options
+a client leaves out are left to those functions' defaults. A client never names a file:
+texts come in the request, files as uploads, and the knowledge graphs are the operator's
+(`ServerSettings.kg`, `deduction_kg`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from causalqa import __version__
 from causalqa.errors import (
     CausalQAError,
     DeductionError,
-    KGStoreError,
     NotReadyError,
     PairDiscoveryError,
     ServiceError,
@@ -288,13 +290,22 @@ class Service:
         method: str | None = None,
         no_llm: bool | None = None,
     ) -> dict[str, Any]:
-        """Is there a causal relation between a and b? The CLI's ``discover pair --json``:
-        by default the evidence method (`EvidenceVerdict.to_dict()`, the evidence model
-        loaded once); method "llm" is the paper's prompt (`PairVerdict.to_dict()`)."""
-        from causalqa.discovery.pair import DEFAULT_METHOD, check_names, discover_pair
+        """Is there a causal relation between a and b? `discover_pairs` on one pair, as the
+        CLI's ``discover pair --json``: by default the evidence method
+        (`EvidenceVerdict.to_dict()`, the evidence model loaded once); method "llm" is the
+        paper's prompt (`PairVerdict.to_dict()`)."""
+        from causalqa.discovery.pair import (
+            DEFAULT_METHOD,
+            PairItem,
+            check_names,
+            discover_pairs,
+            needs_kg,
+            pair_kg,
+        )
 
         check_names(a, b)
-        if (method or DEFAULT_METHOD) == "evidence":
+        method = method or DEFAULT_METHOD
+        if method == "evidence":
             given = [n for n, v in (("ranker", ranker), ("top_k", top_k), ("decision", decision))
                      if v is not None]  # fmt: skip
             if given:
@@ -303,19 +314,17 @@ class Service:
                     "method does not prompt with ranked paths",
                     hint="add method 'llm' to prompt with ranked paths",
                 )
-            return await self._judge_pair(a, b, context, hops, kinds_a, kinds_b, bool(no_llm))
-        options = _given(
-            context=context,
-            ranker=ranker,
-            top_k=top_k,
-            k=hops,
-            kinds_a=kinds_a or None,
-            kinds_b=kinds_b or None,
-            decision=decision,
-        )
+        items = [PairItem(a, b, context)]
+        options = _given(ranker=ranker, top_k=top_k, hops=hops, decision=decision)
 
         def work(llm: Any) -> dict[str, Any]:
-            return discover_pair(a, b, kg=self._discovery_kg(), llm=llm, **options).to_dict()
+            judge = self._evidence() if method == "evidence" else None
+            kg = pair_kg(self._discovery_kg, need=needs_kg(method, items))
+            (verdict,) = discover_pairs(
+                items, method=method, kg=kg, llm=llm, judge=judge, no_llm=bool(no_llm),
+                kinds_a=kinds_a, kinds_b=kinds_b, **options,
+            )  # fmt: skip
+            return verdict.to_dict()
 
         return await self.worker.run(work)
 
@@ -325,28 +334,6 @@ class Service:
 
             self._evidence_judge = EvidenceJudge.load()
         return self._evidence_judge
-
-    async def _judge_pair(self, a, b, context, hops, kinds_a, kinds_b, no_llm) -> dict[str, Any]:
-        from causalqa.discovery.pair import evidence_llm, judge_pair
-
-        def work(llm: Any) -> dict[str, Any]:
-            judge = self._evidence()
-            try:
-                kg = self._discovery_kg()
-            except KGStoreError:
-                if context is None:
-                    raise
-                kg = None  # as the CLI: a sentence alone is text evidence, said in the notes
-            model, note = evidence_llm(judge, llm, no_llm=no_llm)
-            verdict = judge_pair(
-                a, b, judge=judge, kg=kg, llm=model, context=context,
-                kinds_a=kinds_a or None, kinds_b=kinds_b or None, **_given(k=hops),
-            )  # fmt: skip
-            if note:
-                verdict.notes.append(note)
-            return verdict.to_dict()
-
-        return await self.worker.run(work)
 
     def discover_graph(
         self,
@@ -358,9 +345,9 @@ class Service:
         hops: int | None = None,
         decision: str | None = None,
     ) -> Job:
-        """A job asking every ordered pair; its result is the CLI's ``discover graph
-        --json`` object."""
-        from causalqa.discovery.graph import DEFAULT_DECISION, discover_graph
+        """A job asking every ordered pair (`find_graph`, the LLM method); its result is the
+        CLI's ``discover graph --json`` object."""
+        from causalqa.discovery.graph import find_graph
 
         limit = self.settings.max_graph_variables
         if len(variables) > limit:
@@ -369,21 +356,19 @@ class Service:
                 f"at most {limit} ({limit * (limit - 1)} model calls)",
                 hint="ask about fewer variables, or start the server with --max-graph-variables",
             )
-        options = _given(context=context, ranker=ranker, top_k=top_k, k=hops)
-        # the CLI's rule unless one is named; calibrate exactly when the rule needs it
-        decision = decision or DEFAULT_DECISION
-        options.update(decision=decision, calibrate=decision == "content-free")
+        options = _given(context=context, ranker=ranker, top_k=top_k, hops=hops, decision=decision)
 
         def work(llm: Any, job: Job) -> dict[str, Any]:
             kg = self._discovery_kg() if ranker != "none" else None
-            found = discover_graph(
+            found = find_graph(
                 variables,
+                method="llm",
                 kg=kg,
                 llm=llm,
                 on_progress=lambda done, total, what: job.report(done, total, what),
                 **options,
             )
-            return {"model": getattr(llm, "model", ""), **found.to_dict()}
+            return found.to_dict()
 
         return self.jobs.start("discover-graph", self.worker.submit, work, error_body)
 
@@ -433,37 +418,30 @@ class Service:
         k: int | None = None,
     ) -> dict[str, Any]:
         """Is `statement` a probable cause of the accident in `context` (the report's
-        text)? `Deduction.model_dump()`. The method defaults to the CLI's: the evidence
-        verifier; "logprobs", "text" and "both" are the paper's prompt-only methods."""
-        from causalqa.deduction.deduce import check_text, deduce, verify_batch
+        text)? `deduce_items` on one item, as the CLI's ``deduce --json``
+        (`Deduction.model_dump()`): by default the evidence verifier; "logprobs", "text"
+        and "both" are the paper's prompt-only methods."""
+        from causalqa.deduction.deduce import check_text, deduce_items
 
         text = check_text(context, what="context")
         check_text(statement, what="statement", min_words=1)
-        if (method or "verifier") == "verifier":
-            if (retriever is not None and retriever.strip().lower() != "none") or fmt is not None:
-                raise DeductionError(
-                    "retriever and fmt choose the prompt of the paper's prompt-only methods; "
-                    "the verifier reads the server's causal KG itself",
-                    hint="add method 'logprobs' (or 'text', 'both') to prompt with chains",
-                )
-
-            def verify(llm: Any) -> dict[str, Any]:
-                v = self._verifier()
-                graph = self._deduction_graph()
-                (found,) = verify_batch(
-                    [(text, statement)], v, llm=llm if v.llm_features else None, kg=graph
-                )
-                return found.model_dump()
-
-            return await self.worker.run(verify)
-        options = _given(method=method, k=k)
+        method = method or "verifier"
+        retrieving = retriever is not None and retriever.strip().lower() != "none"
+        if method == "verifier" and (retrieving or fmt is not None):
+            raise DeductionError(
+                "retriever and fmt choose the prompt of the paper's prompt-only methods; "
+                "the verifier reads the server's causal KG itself",
+                hint="add method 'logprobs' (or 'text', 'both') to prompt with chains",
+            )
 
         def work(llm: Any) -> dict[str, Any]:
-            r = None
-            if retriever is not None and retriever.strip().lower() != "none":
-                r = self._retriever(retriever)
-            graph = self._deduction_graph()
-            return deduce(text, statement, llm, r, fmt, kg=graph, **options).model_dump()
+            verifier = self._verifier() if method == "verifier" else None
+            found = self._retriever(retriever) if retrieving else None
+            (result,) = deduce_items(
+                [(text, statement)], method=method, verifier=verifier, llm=llm,
+                kg=self._deduction_graph(), retriever=found, fmt=fmt, **_given(k=k),
+            )  # fmt: skip
+            return result.model_dump()
 
         return await self.worker.run(work)
 
