@@ -300,7 +300,7 @@ def test_bench_without_kg_skips_retrieval_with_a_note(tmp_path):
 def test_bench_cli(monkeypatch, tmp_path, embedder):
     from typer.testing import CliRunner
 
-    from causalqa.cli import deduce as cli
+    from causalqa import cli
     from causalqa.deduction.dataset import save_jsonl
 
     monkeypatch.setattr("causalqa.llm.get_llm", lambda *a, **k: _llm())
@@ -309,6 +309,7 @@ def test_bench_cli(monkeypatch, tmp_path, embedder):
         cli.app,
         [
             "bench",
+            "deduction",
             "--data",
             str(data),
             "--folds",

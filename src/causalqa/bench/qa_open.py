@@ -710,7 +710,7 @@ class RecordedPlanner:
 def replay_open_bench(
     run_path: Path, *, out_dir: Path = Path("bench/results"), console=None
 ) -> dict[str, Any]:
-    """Ask every question of a stored `bench qa --open` run again through this engine,
+    """Ask every question of a stored `bench qa-open` run again through this engine,
     giving each LLM plan that run recorded instead of asking an LLM: what a change to the
     frames, the check or the tools does to the same questions, in seconds and without the
     LLM's variance. Writes the usual report (``qa-open-latest.*`` under `out_dir`)."""
@@ -744,8 +744,8 @@ def replay_open_bench(
         raise CausalQAError(f"no such run file: {run_path}") from None
     except (OSError, ValueError, KeyError, TypeError):
         raise CausalQAError(
-            f"{run_path} is not the JSON of a `bench qa --open` run",
-            hint="give a qa-open-*.json written by causalqa bench qa --open",
+            f"{run_path} is not the JSON of a `bench qa-open` run",
+            hint="give a qa-open-*.json written by causalqa bench qa-open",
         ) from None
     llm = NoLLM()
     engines: dict[tuple[str, int], tuple[CausalModel, dict[str, OpenItem], Any]] = {}

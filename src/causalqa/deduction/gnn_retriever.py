@@ -340,7 +340,7 @@ class RoTGRetriever:
             if kg.path is None or not path.exists():
                 raise EventGraphError(
                     "RoTG needs labelled examples to train on",
-                    hint="fit(kg, examples) — e.g. via `causalqa deduction bench` — or save "
+                    hint="fit(kg, examples) — e.g. via `causalqa bench deduction` — or save "
                     "a trained model with .save() into the KG directory",
                 )
             return self._load_state(path)
