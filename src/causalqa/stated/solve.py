@@ -1,0 +1,233 @@
+"""read -> query -> identify -> compute -> answer, for one story and one question."""
+
+from __future__ import annotations
+
+import time
+
+import networkx as nx
+
+from causalqa.errors import StoryError
+from causalqa.stated.answer import StatedAnswer
+from causalqa.stated.compute import (
+    Calculator,
+    NotIdentified,
+    Result,
+    counterfactual,
+    effect_on_treated,
+    natural_effect,
+    total_effect,
+)
+from causalqa.stated.model import Query, StatedModel
+from causalqa.stated.question import QuestionForm, parse_question
+from causalqa.stated.reader import StoryRefusal, read_readings
+
+MAX_QUESTION_CHARS = 2_000
+
+
+class QueryRefusal(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _check_question(question: object) -> str:
+    if not isinstance(question, str):
+        raise StoryError(f"a question must be text, got {type(question).__name__}")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise StoryError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
+    return question
+
+
+def build_query(form: QuestionForm, mentions: dict, model: StatedModel, question: str) -> Query:
+    """The typed query from the question's form and its resolved phrases."""
+
+    def one(slot: str) -> tuple[str, int]:
+        got = mentions.get(slot) or []
+        if not got:
+            raise QueryRefusal(f"the question names no {slot}")
+        var, val, _ = got[0]
+        return var, val
+
+    q = Query(kind=form.kind, direction=form.direction, question=question)  # type: ignore[arg-type]
+    if "outcome" in form.slots:
+        q.outcome, q.outcome_value = one("outcome")
+    if "treatment" in form.slots:
+        q.treatment, q.treatment_value = one("treatment")
+    for var, val, _ in mentions.get("given", []):
+        q.given[var] = val
+    q.mediators = [var for var, _, _ in mentions.get("mediators", [])]
+    if form.kind == "backdoor":
+        q.methods = list(form.methods)
+    if form.kind in ("ett", "counterfactual"):
+        cf = mentions.get("counterfactual") or []
+        if cf and cf[0][0] != q.treatment:
+            raise QueryRefusal(
+                f"the question sets '{cf[0][2]}' ({cf[0][0]}) against '{mentions['treatment'][0][2]}' ({q.treatment}): not one variable"
+            )
+        if form.kind == "counterfactual" and cf:
+            if cf[0][1] == q.treatment_value:
+                q.notes.append("the question's two values of the treatment read alike; the factual value is taken as the other one")
+            q.given = {q.treatment: 1 - q.treatment_value}
+        if form.kind == "ett" and cf and cf[0][1] == q.treatment_value:
+            q.notes.append(
+                f"the question's alternative '{cf[0][2]}' reads as the group's own value; taken as the other value"
+            )
+    if q.treatment is not None and q.treatment == q.outcome:
+        raise QueryRefusal("the question's treatment and outcome are the same variable")
+    return q
+
+
+def _yes(value: float, direction: str) -> bool:
+    if direction == "up":
+        return value > 1e-12
+    return value < -1e-12
+
+
+def compute(model: StatedModel, q: Query) -> tuple[str, Result]:
+    calc = Calculator(model)
+    x, xv, y, yv = q.treatment, q.treatment_value, q.outcome, q.outcome_value
+    if q.kind == "marginal":
+        v = calc.need({y: yv})
+        r = Result(v, f"P({y}={yv})", list(calc.steps) + [f"P({y}={yv}) = {v:.4g}"])
+        yes = v > 0.5 if q.direction == "up" else v < 0.5
+        return ("yes" if yes else "no"), r
+    if q.kind == "correlation":
+        a, b = calc.need({y: yv}, {x: xv}), calc.need({y: yv}, {x: 1 - xv})
+        r = Result(a - b, f"P({y}={yv} | {x}={xv}) - P({y}={yv} | {x}={1 - xv})", list(calc.steps) + [f"{a:.4g} - {b:.4g} = {a - b:.4g}"])
+        return ("yes" if _yes(a - b, q.direction) else "no"), r
+    if q.kind == "explaining_away":
+        a = calc.need({y: yv}, {x: xv, **q.given})
+        b = calc.need({y: yv}, {x: 1 - xv, **q.given})
+        steps = list(calc.steps) + [f"P({y}={yv} | {x}={xv}, {q.given}) = {a:.4g}", f"P({y}={yv} | {x}={1 - xv}, {q.given}) = {b:.4g}"]
+        exact = calc.p({y: yv}, q.given)
+        if exact is not None:
+            value, est = a - exact, f"P({y}={yv} | {x}={xv}, given) - P({y}={yv} | given)"
+            steps.append(f"P({y}={yv} | given) = {exact:.4g}")
+        else:
+            value = a - b
+            est = (
+                f"P({y}={yv} | {x}={xv}, given) - P({y}={yv} | given) = P({x}={1 - xv} | given) * "
+                f"[P({y} | {x}={xv}, given) - P({y} | {x}={1 - xv}, given)]: its sign is that of the difference"
+            )
+        return ("yes" if _yes(value, q.direction) else "no"), Result(value, est, steps, sign_only=exact is None)
+    if q.kind == "collider_bias":
+        if nx.has_path(calc.graph, x, y):
+            raise NotIdentified(f"{x} has a causal path to {y}; the stated correlation within the subgroup does not give its effect")
+        r = Result(0.0, f"E[{y} | do({x}=1), given] - E[{y} | do({x}=0), given] = 0: no causal path from {x} to {y}", [
+            f"no directed path from {x} to {y} in the graph; a correlation within {q.given} comes from selecting on a common effect"
+        ])
+        affects = False
+        return ("yes" if (affects == (q.direction == "affects")) else "no"), r
+    if q.kind == "ate":
+        r = total_effect(calc, x, xv, y, yv)
+        r.derivation = list(calc.steps) + r.derivation
+        return ("yes" if _yes(r.value, q.direction) else "no"), r
+    if q.kind == "ett":
+        r = effect_on_treated(calc, x, xv, y, yv)
+        r.derivation = list(calc.steps) + r.derivation
+        return ("yes" if _yes(r.value, q.direction) else "no"), r
+    if q.kind in ("nde", "nie"):
+        if not q.mediators:
+            raise QueryRefusal("the question names no mediator")
+        r = natural_effect(calc, q.kind, x, xv, y, yv, q.mediators)
+        r.derivation = list(calc.steps) + r.derivation
+        return ("yes" if _yes(r.value, q.direction) else "no"), r
+    if q.kind == "backdoor":
+        methods = {m.label.lower(): m for m in model.methods}
+        wanted = [lab.lower() for lab in q.methods]
+        if any(w not in methods for w in wanted):
+            raise QueryRefusal(f"the story does not describe method {', '.join(w for w in wanted if w not in methods)}")
+        valid = [calc.is_backdoor(x, y, set(methods[w].adjust)) for w in wanted]
+        steps = [
+            f"method {w}: adjusting for {{{', '.join(methods[w].adjust)}}} is {'a valid' if v else 'not a valid'} back-door set"
+            for w, v in zip(wanted, valid)
+        ]
+        if valid[0] == valid[1]:
+            sizes = [len(methods[w].adjust) for w in wanted]
+            if not valid[0] or sizes[0] == sizes[1]:
+                raise NotIdentified(
+                    "both methods are " + ("valid" if valid[0] else "invalid") + " back-door adjustments; neither is more correct"
+                )
+            # both valid: the one adjusting for fewer variables (a minimal sufficient set)
+            better = 0 if sizes[0] < sizes[1] else 1
+            steps.append("both are valid; the one adjusting for fewer variables is the minimal sufficient set")
+            return ("yes" if better == 0 else "no"), Result(
+                1.0 if better == 0 else 0.0, f"back-door criterion for {x} -> {y} (minimal sufficient set)", steps
+            )
+        return ("yes" if valid[0] else "no"), Result(1.0 if valid[0] else 0.0, f"back-door criterion for {x} -> {y}", steps)
+    if q.kind == "counterfactual":
+        r = counterfactual(model, q)
+        return ("yes" if r.value == 1.0 else "no"), r
+    raise QueryRefusal(f"query kind {q.kind} is not handled")
+
+
+def _refusal(reason: str, start: float, **kw) -> StatedAnswer:
+    return StatedAnswer(answer=None, reason=reason, seconds=time.perf_counter() - start, **kw)
+
+
+def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
+    start = time.perf_counter()
+    if not isinstance(story, str):
+        raise StoryError(f"a story must be text, got {type(story).__name__}")
+    _check_question(question)
+    form = parse_question(question)
+    if form is None:
+        return _refusal(f"the question's form is not one the reader knows: “{question.strip()}”", start, route=["rules"])
+    try:
+        readings = read_readings(story, form)
+    except StoryRefusal as e:
+        return _refusal(e.message(), start, route=["rules"])
+    outcomes = []
+    for model, mentions in readings:
+        try:
+            q = build_query(form, mentions, model, question)
+            ans, r = compute(model, q)
+            outcomes.append((model, q, ans, r, None))
+        except (QueryRefusal, NotIdentified) as e:
+            outcomes.append((model, None, None, None, getattr(e, "reason", None) or str(e)))
+    answered = [o for o in outcomes if o[2] is not None]
+    route = ["rules"]
+    if len(readings) > 1:
+        verdicts = {o[2] for o in answered}
+        if len(verdicts) == 1:
+            route.append(f"{len(readings)} readings tie; the {len(answered)} that answer agree")
+        elif llm is not None:
+            from causalqa.stated.llm_map import choose_outcome
+
+            picked = choose_outcome(outcomes, story, question, llm)
+            if picked is None:
+                return _refusal("the readings of the story disagree and the LLM's choice did not settle it", start, route=["rules", "llm"])
+            answered = [picked]
+            route.append("llm")
+        else:
+            why = "the words leave several readings of a phrase, and they give different answers"
+            if not answered:
+                why = outcomes[0][4]
+            return _refusal(why + " (no LLM was given to decide)", start, route=route, model=readings[0][0].to_dict())
+    if not answered:
+        model, _, _, _, why = outcomes[0]
+        return _refusal(why, start, route=route, model=model.to_dict())
+    model, q, ans, r, _ = answered[0]
+    return StatedAnswer(
+        answer=ans,
+        value=r.value,
+        estimand=r.estimand,
+        query=q.to_dict(),
+        model=model.to_dict(),
+        derivation=r.derivation + q.notes,
+        route=route,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def read_query(question: str, model: StatedModel) -> Query:
+    """The typed query of `question` over the story `model` was read from."""
+    _check_question(question)
+    form = parse_question(question)
+    if form is None:
+        raise QueryRefusal(f"the question's form is not one the reader knows: “{question.strip()}”")
+    readings = read_readings(model.story, form)
+    for m, mentions in readings:
+        if m.to_dict() == model.to_dict():
+            return build_query(form, mentions, m, question)
+    return build_query(form, readings[0][1], readings[0][0], question)
