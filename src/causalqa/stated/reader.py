@@ -90,6 +90,9 @@ def read_readings(story: str, question_form, *, max_readings: int = 12):
     if question_form is not None:
         st = resolver.add("question", question_form.slots, "the question", 10_000)
         qslots = st.slots
+        if question_form.kind == "counterfactual" and st.slots.get("counterfactual"):
+            # "if A instead of B": two values of one variable
+            resolver.link_opposite(st.slots["treatment"][0], st.slots["counterfactual"][0])
     results = resolver.solve(base.edges, max_readings=max_readings)
     out = []
     first_error: StoryRefusal | None = None

@@ -189,6 +189,7 @@ class Resolver:
         self.opposite_value: list[tuple[int, int]] = []
         self.stated_event: set[int] = set()  # mentions that are the sole event of a probability
         self.contrast_order: dict[int, int] = {}  # mention -> 0 (listed first) / 1
+        self.extra_opposite: list[tuple[int, int]] = []
 
     # -- building -----------------------------------------------------------------------
     def add(self, kind: str, slots: dict[str, list[str]], sentence: str, order: int) -> Statement:
@@ -205,6 +206,10 @@ class Resolver:
         if kind == "prob" and len(ids.get("event", [])) == 1:
             self.stated_event.add(ids["event"][0])
         return st
+
+    def link_opposite(self, a: int, b: int) -> None:
+        """Two mentions the text sets against each other ("if A instead of B")."""
+        self.extra_opposite.append((a, b))
 
     # -- links --------------------------------------------------------------------------
     def _identity_key(self, m: Mention) -> tuple:
@@ -228,6 +233,9 @@ class Resolver:
                 if self._negation_pair(a.words, b.words):
                     uf.union(a.id, b.id)
                     self.opposite_value.append((a.id, b.id))
+        for a, b in self.extra_opposite:
+            uf.union(a, b)
+            self.opposite_value.append((a, b))
         # contrast: two statements of one form differing in exactly one phrase
         ident = {m.id: self._identity_key(m) for m in self.mentions}
         for s1, s2 in itertools.combinations(self.statements, 2):
@@ -345,18 +353,31 @@ class Resolver:
         # conditionals usually condition on causes, not on effects
         descendants = _descendants(edges or [])
         cond = []
+        mechs = []
         for st in self.statements:
             if st.kind == "prob" and st.slots.get("given"):
                 cond.append((of_mention[st.slots["event"][0]], [of_mention[m] for m in st.slots["given"]]))
+            if st.kind == "mech":
+                for o in st.slots.get("mech_out", []):
+                    mechs.append((of_mention[o], [of_mention[m] for m in st.slots.get("mech_in", [])]))
+        parents: dict[str, set[str]] = defaultdict(set)
+        for a, b in edges or []:
+            parents[b].add(a)
 
         def structure(assign: tuple[str, ...]) -> float:
             bonus = 0.0
             for ev, gs in cond:
                 if all(assign[g] not in descendants.get(assign[ev], set()) for g in gs):
                     bonus += 0.2
+            for eff, ins in mechs:
+                # a mechanism's inputs are the causes the graph gives its effect
+                got = {assign[i] for i in ins}
+                if got <= parents.get(assign[eff], set()):
+                    bonus += 0.5 + (0.2 if got == parents.get(assign[eff]) else 0.0)
             return bonus
 
-        readings = self._search(len(group_ids), variables, aff, differ, share, structure, 0.2 * len(cond), max_readings)
+        max_structure = 0.2 * len(cond) + 0.7 * len(mechs)
+        readings = self._search(len(group_ids), variables, aff, differ, share, structure, max_structure, max_readings)
         if not readings:
             res = Resolution()
             res.problems.append(("", "no reading maps the phrases to distinct variables"))

@@ -83,14 +83,32 @@ def _yes(value: float, direction: str) -> bool:
     return value < -1e-12
 
 
-def compute(model: StatedModel, q: Query) -> tuple[str, Result]:
+def _used_keys(model: StatedModel, q: Query) -> set:
     calc = Calculator(model)
+    _LAST_CALC.clear()
+    _LAST_CALC.append(calc)
+    try:
+        compute(model, q, calc)
+    except (NotIdentified, QueryRefusal):
+        return set()
+    return calc.used
+
+
+_LAST_CALC: list = []
+
+
+def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tuple[str, Result]:
+    calc = calc or Calculator(model)
     x, xv, y, yv = q.treatment, q.treatment_value, q.outcome, q.outcome_value
     if q.kind == "marginal":
         v = calc.need({y: yv})
         r = Result(v, f"P({y}={yv})", list(calc.steps) + [f"P({y}={yv}) = {v:.4g}"])
         yes = v > 0.5 if q.direction == "up" else v < 0.5
         return ("yes" if yes else "no"), r
+    if q.kind in ("correlation", "ate", "ett", "nde", "nie") and x and y:
+        zero = _zero_by_graph(calc, q)
+        if zero is not None:
+            return ("no" if q.kind != "marginal" else "no"), zero
     if q.kind == "correlation":
         a, b = calc.need({y: yv}, {x: xv}), calc.need({y: yv}, {x: 1 - xv})
         r = Result(a - b, f"P({y}={yv} | {x}={xv}) - P({y}={yv} | {x}={1 - xv})", list(calc.steps) + [f"{a:.4g} - {b:.4g} = {a - b:.4g}"])
@@ -161,6 +179,86 @@ def compute(model: StatedModel, q: Query) -> tuple[str, Result]:
     raise QueryRefusal(f"query kind {q.kind} is not handled")
 
 
+def _zero_by_graph(calc: Calculator, q: Query) -> Result | None:
+    """The graph alone makes the quantity exactly 0 (stated numbers are rounded, so
+    they would show a small difference that is not there)."""
+    x, y = q.treatment, q.outcome
+    if q.kind == "correlation" and calc.independent({x}, {y}, set()):
+        return Result(0.0, f"P({y} | {x}=1) - P({y} | {x}=0) = 0", [f"the graph makes {x} and {y} independent (d-separated)"])
+    if q.kind in ("ate", "ett", "nde", "nie") and not nx.has_path(calc.graph, x, y):
+        return Result(0.0, f"effect of {x} on {y} = 0", [f"no directed path from {x} to {y}"])
+    if q.kind == "nie" and q.mediators:
+        h = calc.graph.subgraph(set(calc.graph.nodes) - {x, y}).copy()
+        through = any(
+            nx.has_path(calc.graph, x, m) and nx.has_path(calc.graph, m, y) for m in q.mediators if m in calc.graph
+        )
+        if not through:
+            return Result(0.0, f"indirect effect of {x} on {y} through {', '.join(q.mediators)} = 0", ["no directed path through the mediators"])
+        del h
+    if q.kind == "nde" and q.mediators and not calc.graph.has_edge(x, y):
+        g = calc.graph.copy()
+        g.remove_nodes_from(q.mediators)
+        if not nx.has_path(g, x, y):
+            return Result(0.0, f"direct effect of {x} on {y} = 0", [f"every path from {x} to {y} goes through {', '.join(q.mediators)}"])
+    return None
+
+
+def _rounding_flips(model: StatedModel, q: Query, ans: str, r: Result, calc_used: set) -> str | None:
+    """Whether the answer could change within the rounding of the numbers it used (each
+    stated number moved by half a unit of its last written digit): then the stated
+    numbers do not fix it, and the answer is refused rather than guessed."""
+    import itertools
+    import random
+
+    if q.kind in ("backdoor", "collider_bias", "counterfactual"):
+        return None
+    if q.kind == "marginal":
+        if abs(r.value - 0.5) > 0.05:
+            return None
+    elif abs(r.value) > 0.05:
+        return None
+    used = [p for p in model.probabilities if (frozenset(p.event.items()), frozenset(p.given.items())) in calc_used]
+    if not used:
+        return None
+    halves = [_half_unit(p.number) for p in used]
+    corners = list(itertools.product((-1, 1), repeat=len(used)))
+    if len(corners) > 256:
+        rng = random.Random(0)
+        corners = [tuple(rng.choice((-1, 1)) for _ in used) for _ in range(256)]
+    originals = [p.value for p in used]
+    try:
+        for corner in corners:
+            for p, v, h, sgn in zip(used, originals, halves, corner):
+                p.value = min(1.0, max(0.0, v + sgn * h))
+            try:
+                other, _ = compute(model, q)
+            except (NotIdentified, QueryRefusal, ZeroDivisionError):
+                continue
+            if other != ans:
+                return (
+                    "the answer depends on digits the story rounds away: moving the stated numbers within "
+                    "their rounding changes it"
+                )
+    finally:
+        for p, v in zip(used, originals):
+            p.value = v
+    return None
+
+
+def _half_unit(number: str) -> float:
+    import re
+
+    m = re.search(r"(\d+)(?:\.(\d+))?", number)
+    if not m:
+        return 0.005
+    decimals = len(m.group(2) or "")
+    if "%" in number or "percent" in number.lower():
+        return 0.5 * 10 ** (-decimals) / 100
+    if re.search(r"\b(?:in|out of)\b|/", number):
+        return 0.0
+    return 0.5 * 10 ** (-decimals) if decimals else 0.0
+
+
 def _refusal(reason: str, start: float, **kw) -> StatedAnswer:
     return StatedAnswer(answer=None, reason=reason, seconds=time.perf_counter() - start, **kw)
 
@@ -182,6 +280,11 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
         try:
             q = build_query(form, mentions, model, question)
             ans, r = compute(model, q)
+            used = _used_keys(model, q)
+            flip = _rounding_flips(model, q, ans, r, used)
+            if flip:
+                # exact from the numbers as stated; say that rounding could change it
+                q.notes.append("caution: " + flip)
             outcomes.append((model, q, ans, r, None))
         except (QueryRefusal, NotIdentified) as e:
             outcomes.append((model, None, None, None, getattr(e, "reason", None) or str(e)))

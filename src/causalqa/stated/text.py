@@ -186,7 +186,15 @@ WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
 
 
 def words(text: str) -> list[str]:
-    return [w.lower() for w in WORD_RE.findall(text)]
+    """Lowercase words; a hyphenated word gives its parts too ("non-male" -> non, male)."""
+    out = []
+    for w in WORD_RE.findall(text):
+        w = w.lower()
+        if "-" in w and not w.startswith("-"):
+            out.extend(p for p in w.split("-") if p)
+        else:
+            out.append(w)
+    return out
 
 
 # Words that carry no identity of a variable or a value: articles, auxiliaries, the
@@ -233,7 +241,16 @@ def phrase_words(text: str) -> PhraseWords:
     toks = words(text)
     neg = 0
     content = set()
+    skip = False
     for i, t in enumerate(toks):
+        if skip:
+            skip = False
+            continue
+        if t == "out" and i + 1 < len(toks) and toks[i + 1] == "of":
+            # "out of wax", "out-of-state": without
+            neg += 1
+            skip = True
+            continue
         if t in NEGATION_WORDS or t.endswith("n't"):
             # "lack of" / "absence of": the 'of' is generic anyway
             neg += 1
@@ -251,7 +268,7 @@ def strip_negation_prefix(s: str) -> str | None:
     """The stem without a negating prefix ("unattract" -> "attract"), or None."""
     for p in NEGATION_PREFIXES:
         p = p.rstrip("-")
-        if s.startswith(p) and len(s) - len(p) >= 4:
+        if s.startswith(p) and len(s) - len(p) >= 3:
             return s[len(p) :].lstrip("-")
     return None
 
@@ -280,7 +297,9 @@ _OPPOSITES = [
     ("thick", "thin"), ("wide", "narrow"), ("deep", "shallow"), ("loud", "quiet"),
     ("rain", "dry"), ("rainy", "dry"), ("normal", "abnormal"), ("win", "loss"),
     ("attend", "skip"), ("employed", "unemployed"), ("guilty", "innocent"),
-    ("fire", "hire"), ("intelligent", "stupid"),
+    ("fire", "hire"), ("intelligent", "stupid"), ("far", "close"), ("far", "near"),
+    ("good", "poor"), ("excellent", "poor"), ("rich", "poor"), ("sufficient", "deficient"),
+    ("sufficiency", "deficiency"), ("presence", "absence"),
 ]  # fmt: skip
 OPPOSITE_STEMS = frozenset(
     pair for a, b in _OPPOSITES for pair in ((stem(a), stem(b)), (stem(b), stem(a)))
