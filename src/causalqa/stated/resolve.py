@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from causalqa.stated.text import (
     PhraseWords,
     normalize_phrase,
+    OPPOSITE_STEMS,
+    negated_bases,
     opposite_words,
     phrase_words,
     stems_match,
@@ -94,15 +96,20 @@ class Resolution:
 
 def _polar_content(pw: PhraseWords, other: frozenset[str]) -> tuple[frozenset[str], bool]:
     """Content and negation of a phrase, with a negating prefix read against `other`:
-    'unattract' becomes 'attract', negated, when the other phrase says 'attract'."""
+    'unattractive' reads as 'attractive', negated, when the other phrase says
+    'attractive'."""
     content = set()
     negated = pw.negated
+    written = dict(pw.written)
     for t in pw.content:
-        base = strip_negation_prefix(t)
-        if base and any(stems_match(base, o) for o in other) and not any(
-            stems_match(t, o) for o in other
-        ):
-            content.add(base)
+        if any(stems_match(t, o) for o in other):
+            content.add(t)
+            continue
+        word = written.get(t, t)
+        bases = [b for b in negated_bases(word) + [strip_negation_prefix(t)] if b]
+        hit = next((b for b in bases if any(stems_match(b, o) for o in other)), None)
+        if hit:
+            content.add(next(o for o in other if stems_match(hit, o)))
             negated = not negated
         else:
             content.add(t)
@@ -131,12 +138,15 @@ def value_relation(a: PhraseWords, b: PhraseWords, name: frozenset[str]) -> tupl
     ov = _overlap(ca, cb)
     a_in_b = ov == len(ca)
     b_in_a = _overlap(cb, ca) == len(cb)
+    if not same_polarity and _overlap(a.content, name) and _overlap(b.content, name):
+        # "no vaccine reaction" / "severe vaccination reaction", "no traffic on the
+        # road" / "heavy traffic": the negation is of the variable itself
+        return "opposite", (1.0 if (a_in_b or b_in_a) else 0.75)
     if a_in_b or b_in_a:
-        if not ca and not cb and same_polarity and normalize_phrase(a.text) != normalize_phrase(
-            b.text
-        ):
-            # both only the variable's name: "smoking" / "smokers" — same unless negated
-            return "same", 0.75
+        if bool(ca) != bool(cb):
+            # one phrase is only the variable's name, the other adds words that may
+            # change its meaning ("recovers from scurvy" / "scurvy"): not sure
+            return ("same" if same_polarity else "opposite"), 0.6
         return ("same" if same_polarity else "opposite"), 1.0
     if ov:
         return ("opposite", 0.75) if not same_polarity else ("opposite", 0.5)
@@ -278,7 +288,11 @@ class Resolver:
         for var, nw in self.name_words.items():
             score = 0.0
             for t in content:
-                hits = [v for v, w in self.name_words.items() if any(stems_match(t, x) for x in w)]
+                hits = [
+                    v
+                    for v, w in self.name_words.items()
+                    if any(stems_match(t, x) or (t, x) in OPPOSITE_STEMS for x in w)
+                ]
                 if var in hits:
                     score += 1.0 / len(hits)
             if score and _overlap(nw, content) == len(nw):
@@ -354,12 +368,15 @@ class Resolver:
         descendants = _descendants(edges or [])
         cond = []
         mechs = []
+        observed: list[int] = []
         for st in self.statements:
             if st.kind == "prob" and st.slots.get("given"):
                 cond.append((of_mention[st.slots["event"][0]], [of_mention[m] for m in st.slots["given"]]))
             if st.kind == "mech":
                 for o in st.slots.get("mech_out", []):
                     mechs.append((of_mention[o], [of_mention[m] for m in st.slots.get("mech_in", [])]))
+            if st.kind == "obs":
+                observed.extend(of_mention[m] for m in st.slots.get("obs", []))
         parents: dict[str, set[str]] = defaultdict(set)
         for a, b in edges or []:
             parents[b].add(a)
@@ -374,9 +391,14 @@ class Resolver:
                 got = {assign[i] for i in ins}
                 if got <= parents.get(assign[eff], set()):
                     bonus += 0.5 + (0.2 if got == parents.get(assign[eff]) else 0.0)
+            effects = {assign[e] for e, _ in mechs}
+            for o in observed:
+                # what is observed is what the mechanisms leave open
+                if assign[o] not in effects:
+                    bonus += 0.3
             return bonus
 
-        max_structure = 0.2 * len(cond) + 0.7 * len(mechs)
+        max_structure = 0.2 * len(cond) + 0.7 * len(mechs) + 0.3 * len(observed)
         readings = self._search(len(group_ids), variables, aff, differ, share, structure, max_structure, max_readings)
         if not readings:
             res = Resolution()
@@ -485,7 +507,13 @@ class Resolver:
                         stack.append(y)
                 comps.append(comp)
             # the story's most linked component first; the question's phrases last
-            comps.sort(key=lambda c: (all(self.mentions[m].question for m in c), -len(c)))
+            comps.sort(
+                key=lambda c: (
+                    all(self.mentions[m].question for m in c),
+                    len({colour[m] for m in c}) < 2,  # a component naming both values first
+                    -len(c),
+                )
+            )
             placed = list(comps[0]) if comps else []
             for comp in comps[1:]:
                 vote = self._orientation(comp, placed, colour, name)

@@ -103,7 +103,7 @@ def with_placeholder(sentence: str) -> tuple[str, list[StatedNumber]]:
 # Irregular forms of common English words: a stemmer by suffixes cannot see that "wives"
 # is "wife" or "lit" is "light".
 _IRREGULAR = {
-    "wives": "wife", "lives": "life", "knives": "knife", "leaves": "leaf", "halves": "half",
+    "wives": "wife", "knives": "knife", "leaves": "leaf", "halves": "half",
     "people": "person", "persons": "person", "children": "child", "men": "man",
     "women": "woman", "mice": "mouse", "teeth": "tooth", "feet": "foot", "geese": "goose",
     "lit": "light", "paid": "pay", "took": "take", "taken": "take", "went": "go",
@@ -116,7 +116,8 @@ _IRREGULAR = {
     "taught": "teach", "thought": "think", "told": "tell", "won": "win", "wrote": "write",
     "written": "write", "bought": "buy", "brought": "bring", "caught": "catch",
     "did": "do", "done": "do", "does": "do", "has": "have", "had": "have", "having": "have",
-    "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",
+    "death": "die", "dead": "die", "alive": "live", "life": "live", "lives": "live",
+    "born": "birth", "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",
     "am": "be", "died": "die", "dies": "die", "dying": "die", "lying": "lie",
     "better": "good", "best": "good", "worse": "bad", "worst": "bad",
     "blew": "blow", "blown": "blow", "slept": "sleep", "smelt": "smell", "spoke": "speak",
@@ -130,8 +131,13 @@ _IRREGULAR = {
 _DERIVATIONAL = (
     "ational", "ization", "fulness", "iveness", "ousness", "ement", "ment", "ness",
     "ance", "ence", "ation", "ition", "ity", "able", "ible", "ical", "ally", "ery",
-    "ive", "ous", "ful", "er", "ly",
+    "ive", "ous", "ful", "al", "er", "ly",
 )  # fmt: skip
+# endings rewritten rather than cut: admission -> admit, contraction -> contract,
+# deficiency -> deficient
+_REWRITES = (("ission", "it"), ("ction", "ct"), ("ency", "ent"), ("ancy", "ant"))
+_NEEDS_FOUR = ("al",)
+_NEEDS_FIVE = ("ive",)
 
 
 def _has_vowel(w: str) -> bool:
@@ -162,10 +168,16 @@ def stem(word: str) -> str:
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
                 w = w[:-1]  # "admitted" -> "admitt" -> "admit"
             break
-    for suffix in _DERIVATIONAL:
+    for suffix, repl in _REWRITES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)]
+            w = w[: -len(suffix)] + repl
             break
+    else:
+        for suffix in _DERIVATIONAL:
+            least = 5 if suffix in _NEEDS_FIVE else 4 if suffix in _NEEDS_FOUR else 3
+            if w.endswith(suffix) and len(w) - len(suffix) >= least:
+                w = w[: -len(suffix)]
+                break
     if len(w) > 3 and w.endswith("e"):
         w = w[:-1]
     if len(w) > 3 and w.endswith("y"):
@@ -191,7 +203,10 @@ def words(text: str) -> list[str]:
     for w in WORD_RE.findall(text):
         w = w.lower()
         if "-" in w and not w.startswith("-"):
-            out.extend(p for p in w.split("-") if p)
+            parts = [p for p in w.split("-") if p]
+            out.extend(parts)
+            if len(parts) == 2 and parts[0] not in NEGATION_WORDS and parts[0] not in ("in", "out", "non"):
+                out.append("".join(parts))  # "hard-working" is also "hardworking"
         else:
             out.append(w)
     return out
@@ -219,7 +234,7 @@ GENERIC_STEMS = frozenset(stem(w) for w in GENERIC) | GENERIC
 NEGATION_WORDS = frozenset(
     """not no non never without lack lacks lacking absence absent none nobody nothing
     don't doesn't didn't isn't aren't wasn't weren't cannot can't won't wouldn't
-    hasn't haven't hadn't shouldn't couldn't nor""".split()
+    hasn't haven't hadn't shouldn't couldn't nor off""".split()
 )
 NEGATION_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis", "anti-")
 
@@ -227,13 +242,14 @@ NEGATION_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis", "anti-"
 @dataclass(frozen=True)
 class PhraseWords:
     """What a phrase says, for matching: its content stems (no generic words, no
-    negation words), whether it is negated (an odd number of negation words), and its
-    words as written."""
+    negation words), whether it is negated (an odd number of negation words), its words
+    as written, and the written word of each content stem."""
 
     text: str
     content: frozenset[str]
     negated: bool
     tokens: tuple[str, ...]
+    written: tuple[tuple[str, str], ...] = ()
 
 
 @lru_cache(maxsize=50_000)
@@ -241,6 +257,7 @@ def phrase_words(text: str) -> PhraseWords:
     toks = words(text)
     neg = 0
     content = set()
+    written: list[tuple[str, str]] = []
     skip = False
     for i, t in enumerate(toks):
         if skip:
@@ -261,7 +278,8 @@ def phrase_words(text: str) -> PhraseWords:
         if t in GENERIC or s in GENERIC_STEMS:
             continue
         content.add(s)
-    return PhraseWords(text, frozenset(content), neg % 2 == 1, tuple(toks))
+        written.append((s, t))
+    return PhraseWords(text, frozenset(content), neg % 2 == 1, tuple(toks), tuple(written))
 
 
 def strip_negation_prefix(s: str) -> str | None:
@@ -271,6 +289,17 @@ def strip_negation_prefix(s: str) -> str | None:
         if s.startswith(p) and len(s) - len(p) >= 3:
             return s[len(p) :].lstrip("-")
     return None
+
+
+def negated_bases(word: str) -> list[str]:
+    """Stems of the word without each negating prefix it may carry ("inactive" ->
+    stem("active"))."""
+    out = []
+    for p in NEGATION_PREFIXES:
+        p = p.rstrip("-")
+        if word.startswith(p) and len(word) - len(p) >= 3:
+            out.append(stem(word[len(p) :].lstrip("-")))
+    return out
 
 
 def normalize_phrase(text: str) -> str:
@@ -298,7 +327,8 @@ _OPPOSITES = [
     ("rain", "dry"), ("rainy", "dry"), ("normal", "abnormal"), ("win", "loss"),
     ("attend", "skip"), ("employed", "unemployed"), ("guilty", "innocent"),
     ("fire", "hire"), ("intelligent", "stupid"), ("far", "close"), ("far", "near"),
-    ("good", "poor"), ("excellent", "poor"), ("rich", "poor"), ("sufficient", "deficient"),
+    ("good", "poor"), ("excellent", "poor"), ("local", "global"), ("die", "recover"),
+    ("sick", "recover"), ("die", "heal"), ("lazy", "hardworking"), ("lazy", "diligent"), ("rich", "poor"), ("sufficient", "deficient"),
     ("sufficiency", "deficiency"), ("presence", "absence"),
 ]  # fmt: skip
 OPPOSITE_STEMS = frozenset(
