@@ -266,6 +266,9 @@ def read_mechanism_sentence(sentence: str) -> list[RawMechanism]:
                 return []
             m = m2
         left, right = m.group("a"), m.group("b")
+        # "college degree or higher" is one phrase, not a disjunction
+        left = re.sub(r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b", r" or_\1", left, flags=re.I)
+        right = re.sub(r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b", r" or_\1", right, flags=re.I)
         if re.search(r"\s+or\s+", left, flags=re.I):
             op, inputs = "or", re.split(r"\s*,\s*(?:or\s+)?|\s+or\s+", left, flags=re.I)
         else:
@@ -273,9 +276,9 @@ def read_mechanism_sentence(sentence: str) -> list[RawMechanism]:
         effects = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", right, flags=re.I)
         out.append(
             RawMechanism(
-                [i.strip() for i in inputs if i.strip()],
+                [i.strip().replace(" or_", " or ") for i in inputs if i.strip()],
                 op,
-                [e.strip() for e in effects if e.strip()],
+                [e.strip().replace(" or_", " or ") for e in effects if e.strip()],
                 sentence,
             )
         )

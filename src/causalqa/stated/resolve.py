@@ -529,7 +529,7 @@ class Resolver:
                 res.value_of[m] = 1 if colour[m] == value_one else 0
                 if self.mentions[m].question is False:
                     continue
-                if name_key(self.mentions[m].text) == var or not _minus(self.mentions[m].words.content, name) and not self.mentions[m].words.negated:
+                if name_key(self.mentions[m].text) == var:
                     # a question that names the variable itself speaks of its value 1
                     res.value_of[m] = 1
 

@@ -263,10 +263,16 @@ def phrase_words(text: str) -> PhraseWords:
         if skip:
             skip = False
             continue
-        if t == "out" and i + 1 < len(toks) and toks[i + 1] == "of":
-            # "out of wax", "out-of-state": without
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        if (t == "out" and nxt == "of") or (t == "free" and nxt in ("of", "from")) or (
+            t in ("recover", "recovers", "recovered", "recovering", "cured") and nxt in ("from", "of")
+        ):
+            # "out of wax", "free of pain", "recovers from scurvy": without
             neg += 1
             skip = True
+            continue
+        if t in ("avoid", "avoids", "avoided", "avoiding", "prevent", "prevents", "prevented", "escape", "escapes"):
+            neg += 1
             continue
         if t in NEGATION_WORDS or t.endswith("n't"):
             # "lack of" / "absence of": the 'of' is generic anyway
@@ -303,7 +309,7 @@ def negated_bases(word: str) -> list[str]:
 
 
 def normalize_phrase(text: str) -> str:
-    return " ".join(words(text))
+    return " ".join(w.lower() for w in WORD_RE.findall(text))
 
 
 # Common English opposites: a phrase with one word of a pair names the other value than
