@@ -194,6 +194,16 @@ def _mentions(raw: RawStory, model: StatedModel):
     for m in raw.mechanisms:
         st = resolver.add("mech", {"mech_in": m.inputs, "mech_out": m.effects}, m.sentence, order.get(m.sentence, 0))
         bind.append(("mech", m, st))
+    for v in raw.values:
+        var = match_name(v.name, model)
+        if var is None:
+            raise StoryRefusal(f"the story gives values of '{v.name}', which the graph does not name", v.sentence)
+        st = resolver.add("values", {"values": v.values}, v.sentence, order.get(v.sentence, 0))
+        a, b = st.slots["values"]
+        resolver.link_opposite(a, b)
+        resolver.pinned[a] = var
+        resolver.pinned[b] = var
+        resolver.declared_first.add(a)
     for o in raw.observations:
         st = resolver.add("obs", {"obs": o.phrases}, o.sentence, order.get(o.sentence, 0))
         bind.append(("obs", o, st))

@@ -200,6 +200,8 @@ class Resolver:
         self.stated_event: set[int] = set()  # mentions that are the sole event of a probability
         self.contrast_order: dict[int, int] = {}  # mention -> 0 (listed first) / 1
         self.extra_opposite: list[tuple[int, int]] = []
+        self.pinned: dict[int, str] = {}  # mention -> variable the story declares it a value of
+        self.declared_first: set[int] = set()
 
     # -- building -----------------------------------------------------------------------
     def add(self, kind: str, slots: dict[str, list[str]], sentence: str, order: int) -> Statement:
@@ -327,7 +329,18 @@ class Resolver:
                 for v, sc in a.items():
                     per_var[v] = max(per_var[v], sc)
                     total[v] += sc
-            aff.append({v: per_var[v] + 0.01 * total[v] for v in variables})
+            scores = {v: per_var[v] + 0.01 * total[v] for v in variables}
+            pins = {self.pinned[mid] for mid in groups[g] if mid in self.pinned}
+            if len(pins) > 1:
+                res = Resolution()
+                res.problems.append(
+                    (self.mentions[groups[g][0]].sentence, f"a phrase is declared a value of both {' and '.join(sorted(pins))}")
+                )
+                return [res]
+            if pins:
+                (pin,) = pins
+                scores = {v: (scores[v] + 5.0 if v == pin else float("-inf")) for v in variables}
+            aff.append(scores)
         problems: list[tuple[str, str]] = []
         differ: set[tuple[int, int]] = set()
         for st in self.statements:
@@ -335,6 +348,8 @@ class Resolver:
                 ins = [of_mention[m] for m in st.slots.get("mech_in", [])]
                 outs = [of_mention[m] for m in st.slots.get("mech_out", [])]
                 pairs = [(a, b) for a in ins for b in outs] + list(itertools.combinations(ins, 2))
+            elif st.kind == "values":
+                pairs = []
             elif st.kind == "question":
                 gs = [of_mention[m] for k, ids in st.slots.items() if k != "counterfactual" for m in ids]
                 pairs = list(itertools.combinations(gs, 2))
@@ -426,7 +441,7 @@ class Resolver:
         best: list[tuple[float, tuple[str, ...]]] = []
         max_rest = [0.0] * (n + 1)
         for k in range(n - 1, -1, -1):
-            max_rest[k] = max_rest[k + 1] + max(aff[order[k]].values()) + sum(
+            max_rest[k] = max_rest[k + 1] + max(v for v in aff[order[k]].values() if v != float("-inf")) + sum(
                 s for (i, j), s in share.items() if order[k] in (i, j)
             )
         assign: dict[int, str] = {}
@@ -446,7 +461,7 @@ class Resolver:
                 return
             g = order[k]
             for v in sorted(variables, key=lambda v: -aff[g][v]):
-                if any(assign.get(o) == v for o in neighbours[g]):
+                if aff[g][v] == float("-inf") or any(assign.get(o) == v for o in neighbours[g]):
                     continue
                 bonus = sum(
                     s
@@ -480,8 +495,8 @@ class Resolver:
             for start in sorted(mids, key=lambda m: (self.mentions[m].question, self.mentions[m].order, m)):
                 if start in colour:
                     continue
-                if self.mentions[start].question and (
-                    name_key(self.mentions[start].text) == var
+                if self.mentions[start].question and name_key(self.mentions[start].text) == var and not any(
+                    start in pair for pair in self.extra_opposite
                 ):
                     colour[start] = 1
                     continue
@@ -529,7 +544,7 @@ class Resolver:
                 res.value_of[m] = 1 if colour[m] == value_one else 0
                 if self.mentions[m].question is False:
                     continue
-                if name_key(self.mentions[m].text) == var:
+                if name_key(self.mentions[m].text) == var and not any(m in pair for pair in self.extra_opposite):
                     # a question that names the variable itself speaks of its value 1
                     res.value_of[m] = 1
 
@@ -594,6 +609,9 @@ class Resolver:
         stated = {c: any(m in self.stated_event for m in classes[c]) for c in (0, 1)}
         if stated[0] != stated[1]:
             return (1 if stated[1] else 0), "the story states the probability of this value"
+        declared = {c: any(m in self.declared_first for m in classes[c]) for c in (0, 1)}
+        if declared[0] != declared[1]:
+            return (1 if declared[1] else 0), "the story lists this value first"
 
         def name_share(c: int) -> float:
             return max(_overlap(self.mentions[m].words.content, name) for m in classes[c])

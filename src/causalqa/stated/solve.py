@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import networkx as nx
@@ -75,6 +76,30 @@ def build_query(form: QuestionForm, mentions: dict, model: StatedModel, question
     if q.treatment is not None and q.treatment == q.outcome:
         raise QueryRefusal("the question's treatment and outcome are the same variable")
     return q
+
+
+def _method_label(label: str, model: StatedModel, methods: dict) -> str:
+    """A method named by its label, or by what it adjusts for ('@adjust:Z', '@empty')."""
+    from causalqa.stated.reader import match_name
+
+    if not label:
+        return ""
+    if label == "@empty":
+        found = [lab for lab, m in methods.items() if not m.adjust]
+        return found[0] if len(found) == 1 else "?"
+    if label in methods:
+        return label
+    if label.startswith("@adjust:"):
+        names = [n for n in re.split(r"\s*,\s*|\s+and\s+", label[len("@adjust:") :]) if n]
+        want = set()
+        for n in names:
+            v = match_name(n, model)
+            if v is None:
+                return "?"
+            want.add(v)
+        found = [lab for lab, m in methods.items() if set(m.adjust) == want]
+        return found[0] if len(found) == 1 else "?"
+    return label.lower()
 
 
 def _yes(value: float, direction: str) -> bool:
@@ -152,9 +177,24 @@ def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tup
         return ("yes" if _yes(r.value, q.direction) else "no"), r
     if q.kind == "backdoor":
         methods = {m.label.lower(): m for m in model.methods}
-        wanted = [lab.lower() for lab in q.methods]
+        if len(methods) < 2 and q.methods and q.methods[0].startswith("@adjust:"):
+            # "should we adjust for Z?" with no methods in the story: Z against no adjustment
+            from causalqa.stated.model import Method
+            from causalqa.stated.reader import match_name
+
+            zs = [match_name(n, model) for n in re.split(r"\s*,\s*|\s+and\s+", q.methods[0][8:]) if n]
+            if None in zs:
+                raise QueryRefusal(f"the question adjusts for '{q.methods[0][8:]}', which is not a variable of the graph")
+            methods = {"adjusted": Method("adjusted", zs, ""), "unadjusted": Method("unadjusted", [], "")}
+            q.methods = ["adjusted", "unadjusted"]
+        if len(methods) < 2:
+            raise QueryRefusal("the story does not describe two methods to compare")
+        wanted = [_method_label(lab, model, methods) for lab in q.methods]
+        if not wanted[1]:
+            others = [lab for lab in methods if lab != wanted[0]]
+            wanted[1] = others[0] if len(others) == 1 else ""
         if any(w not in methods for w in wanted):
-            raise QueryRefusal(f"the story does not describe method {', '.join(w for w in wanted if w not in methods)}")
+            raise QueryRefusal(f"the story does not describe the method(s) the question names ({', '.join(q.methods)})")
         valid = [calc.is_backdoor(x, y, set(methods[w].adjust)) for w in wanted]
         steps = [
             f"method {w}: adjusting for {{{', '.join(methods[w].adjust)}}} is {'a valid' if v else 'not a valid'} back-door set"
@@ -167,12 +207,14 @@ def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tup
                     "both methods are " + ("valid" if valid[0] else "invalid") + " back-door adjustments; neither is more correct"
                 )
             # both valid: the one adjusting for fewer variables (a minimal sufficient set)
-            better = 0 if sizes[0] < sizes[1] else 1
+            first_better = sizes[0] < sizes[1]
             steps.append("both are valid; the one adjusting for fewer variables is the minimal sufficient set")
-            return ("yes" if better == 0 else "no"), Result(
-                1.0 if better == 0 else 0.0, f"back-door criterion for {x} -> {y} (minimal sufficient set)", steps
-            )
-        return ("yes" if valid[0] else "no"), Result(1.0 if valid[0] else 0.0, f"back-door criterion for {x} -> {y}", steps)
+            est = f"back-door criterion for {x} -> {y} (minimal sufficient set)"
+        else:
+            first_better = valid[0]
+            est = f"back-door criterion for {x} -> {y}"
+        yes = first_better if q.direction != "first_worse" else not first_better
+        return ("yes" if yes else "no"), Result(1.0 if first_better else 0.0, est, steps)
     if q.kind == "counterfactual":
         r = counterfactual(model, q)
         return ("yes" if r.value == 1.0 else "no"), r

@@ -178,6 +178,8 @@ def stem(word: str) -> str:
             if w.endswith(suffix) and len(w) - len(suffix) >= least:
                 w = w[: -len(suffix)]
                 break
+    if len(w) > 6 and w.endswith(("iz", "is")) and not w.endswith("sis"):
+        w = w[:-2]  # hospitaliz(ed) / hospital(ization)
     if len(w) > 3 and w.endswith("e"):
         w = w[:-1]
     if len(w) > 3 and w.endswith("y"):
