@@ -297,6 +297,7 @@ _CORRELATION_FORMS = [
     rf"(?:the\s+)?correlation\s+between\s+(?P<ab>.+?)\s+(?:{_COND_MARK})\s+(?P<given>.+?)\s+{_IS}\s+{N}",
     rf"(?:{_FOR}\s+(?P<given>.+?),\s+)?(?P<ab>.+?)\s+(?:are|is)\s+correlated\s+(?:with\s+(?:a\s+)?coefficient(?:\s+of)?|at)\s+{N}",
     rf"(?:(?:{_FOR}|within\s+the\s+subgroup\s+of|within\s+the\s+group\s+of|within)\s+(?P<given>.+?),\s+)?(?P<ab>.+?)\s+(?:are\s+correlated\s+with\s+(?:a\s+)?coefficient(?:\s+of)?|have\s+a\s+correlation\s+(?:coefficient\s+)?of)\s+{N}",
+    rf"(?:(?:{_FOR}|looking\s+only\s+at|within\s+the\s+subgroup\s+of|within|restricting\s+attention\s+to)\s+(?P<given>.+?),\s+)?(?:the\s+)?correlation\s+of\s+(?P<ab>.+?\s+with\s+.+?)\s+{_IS}\s+{N}",
 ]
 
 
@@ -545,7 +546,11 @@ _COMPLEMENT = re.compile(
     r"not\s+all\s+of\s+(?:these|them)\s+hold|otherwise)\b.*|^otherwise\b.*",
     re.I,
 )
-_CAUSES = re.compile(r"\s+(?:causes|cause|leads\s+to|results\s+in|makes|brings\s+about)\s+", re.I)
+_CAUSES = re.compile(
+    r"(?<!\bthe)(?<!\ba)(?<!\bdirect)(?<!\bmain)(?<!\bone\sof\sthe)\s+(?:causes|cause)\s+(?!of\b)(?!changes\s+in\b)"
+    r"|\s+(?:leads\s+to|results\s+in|brings\s+about)\s+(?!changes\s+in\b)",
+    re.I,
+)
 
 
 def read_mechanism_sentence(sentence: str) -> list[RawMechanism]:
@@ -554,7 +559,9 @@ def read_mechanism_sentence(sentence: str) -> list[RawMechanism]:
     s = sentence.strip().rstrip(".!")
     out = []
     for part in re.split(r",?\s+and\s+we\s+know\s+that\s+|;\s*", s, flags=re.I):
-        part = _KNOW.sub("", part.strip())
+        part = _KNOW.sub("", part.strip()).strip()
+        if not part:
+            continue
         forced_op = None
         m = re.fullmatch(r"(?P<b>.+?)\s+(?:happens|holds|occurs|is\s+the\s+case|results)\s+(?:exactly\s+when|if\s+and\s+only\s+if|whenever|exactly\s+if)\s+(?P<a>.+?)", part, flags=re.I)
         if not m:
@@ -564,7 +571,7 @@ def read_mechanism_sentence(sentence: str) -> list[RawMechanism]:
             m = re.fullmatch(r"any\s+one\s+of\s+(?P<a>.+?)\s+is\s+enough\s+to\s+(?:bring\s+about|cause|produce)\s+(?P<b>.+)", part, flags=re.I)
             forced_op = "or" if m else None
         if not m:
-            m = re.fullmatch(rf"(?P<a>.+?)(?:\s+together|\s+jointly|\s+both)?{_CAUSES.pattern}(?P<b>.+)", part, flags=re.I)
+            m = re.fullmatch(rf"(?P<a>.+?)(?:\s+together|\s+jointly|\s+both)?(?:{_CAUSES.pattern})(?P<b>.+)", part, flags=re.I)
         if not m:
             m = re.fullmatch(r"if\s+(?P<a>.+?),?\s+then\s+(?P<b>.+)", part, flags=re.I)
         if not m:
