@@ -21,7 +21,7 @@ N = re.escape(PLACEHOLDER)
 _EFFECT_NOUN = r"(?:a\s+|an\s+)?(?:direct\s+|causal\s+|direct\s+causal\s+)?(?:effect|effects|influence|impact)"
 _FORWARD = [
     rf"(?P<s>.+?)\s+(?:has|have)\s+{_EFFECT_NOUN}\s+(?:on|upon)\s+(?P<o>.+)",
-    r"(?P<s>.+?)\s+(?:directly\s+)?(?:affects?|influences?|impacts?|determines?|drives?|causes?|"
+    r"(?P<s>.+?)\s+(?:directly\s+|causally\s+)?(?:affects?|influences?|impacts?|determines?|drives?|causes?|"
     r"leads?\s+to|contributes?\s+to|is\s+(?:a|the)\s+(?:direct\s+)?cause\s+of|"
     r"are\s+(?:the\s+)?(?:direct\s+)?causes\s+of|is\s+one\s+of\s+the\s+(?:direct\s+)?causes\s+of|"
     r"are\s+among\s+the\s+(?:direct\s+)?causes\s+of|is\s+a\s+parent\s+of|are\s+parents\s+of|"
@@ -296,8 +296,8 @@ _CORRELATION_FORMS = [
     rf"(?:{_FOR}\s+(?P<given>.+?),\s+)?(?:the\s+)?correlation\s+between\s+(?P<ab>.+?)\s+{_IS}\s+{N}",
     rf"(?:the\s+)?correlation\s+between\s+(?P<ab>.+?)\s+(?:{_COND_MARK})\s+(?P<given>.+?)\s+{_IS}\s+{N}",
     rf"(?:{_FOR}\s+(?P<given>.+?),\s+)?(?P<ab>.+?)\s+(?:are|is)\s+correlated\s+(?:with\s+(?:a\s+)?coefficient(?:\s+of)?|at)\s+{N}",
-    rf"(?:(?:{_FOR}|within\s+the\s+subgroup\s+of|within\s+the\s+group\s+of|within)\s+(?P<given>.+?),\s+)?(?P<ab>.+?)\s+(?:are\s+correlated\s+with\s+(?:a\s+)?coefficient(?:\s+of)?|have\s+a\s+correlation\s+(?:coefficient\s+)?of)\s+{N}",
-    rf"(?:(?:{_FOR}|looking\s+only\s+at|within\s+the\s+subgroup\s+of|within|restricting\s+attention\s+to)\s+(?P<given>.+?),\s+)?(?:the\s+)?correlation\s+of\s+(?P<ab>.+?\s+with\s+.+?)\s+{_IS}\s+{N}",
+    rf"(?:(?:within\s+the\s+subgroup\s+of|within\s+the\s+group\s+of|{_FOR})\s+(?P<given>.+?),\s+)?(?P<ab>.+?)\s+(?:are\s+correlated\s+with\s+(?:a\s+)?coefficient(?:\s+of)?|have\s+a\s+correlation\s+(?:coefficient\s+)?of)\s+{N}",
+    rf"(?:(?:within\s+the\s+subgroup\s+of|looking\s+only\s+at|restricting\s+attention\s+to|{_FOR})\s+(?P<given>.+?),\s+)?(?:the\s+)?correlation\s+of\s+(?P<ab>.+?\s+with\s+.+?)\s+{_IS}\s+{N}",
 ]
 
 
@@ -620,9 +620,9 @@ def read_observation_sentence(sentence: str) -> RawObservation | None:
 
 
 _METHOD = re.compile(
-    r"(?:method|approach|strategy)\s+(?P<label>\d+|one|two|[ab])\s*[:.)-]\s*(?P<body>.+?)"
-    r"(?=\s*(?:method|approach|strategy)\s+(?:\d+|one|two|[ab])\s*[:.)-]|\n|$)",
-    re.I | re.S,
+    r"(?:method|approach|strategy)\s+(?P<label>\d+|one|two|[ab])\s*[:.)-]\s*(?P<body>[^\n]+?)"
+    r"(?:(?<!\bi\.e)(?<!\be\.g)\.(?=\s|$)|(?=\s*(?:method|approach|strategy)\s+(?:\d+|one|two|[ab])\s*[:.)-])|(?=\n)|$)",
+    re.I,
 )
 
 

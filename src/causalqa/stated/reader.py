@@ -322,6 +322,24 @@ def _check(model: StatedModel) -> None:
                 f"the probability of {var} is stated for some values of {', '.join(gvars)} but not for the others (a phrase may be misread)",
                 ps[0].sentence,
             )
+    # "If A, then B; if not A, then not B": the second clause restates the first
+    kept: list[Mechanism] = []
+    for m in model.mechanisms:
+        twin = next(
+            (
+                k
+                for k in kept
+                if k.effect == m.effect
+                and len(k.inputs) == len(m.inputs) == 1
+                and k.inputs[0][0] == m.inputs[0][0]
+                and k.inputs[0][1] != m.inputs[0][1]
+                and k.effect_value != m.effect_value
+            ),
+            None,
+        )
+        if twin is None:
+            kept.append(m)
+    model.mechanisms = kept
     effects = defaultdict(list)
     for m in model.mechanisms:
         effects[m.effect].append(m)

@@ -187,6 +187,11 @@ def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tup
                 raise QueryRefusal(f"the question adjusts for '{q.methods[0][8:]}', which is not a variable of the graph")
             methods = {"adjusted": Method("adjusted", zs, ""), "unadjusted": Method("unadjusted", [], "")}
             q.methods = ["adjusted", "unadjusted"]
+        if len(methods) < 2 and q.methods and q.methods[0] == "@empty":
+            # "is the unadjusted correlation the right quantity?" with no methods stated
+            ok = calc.is_backdoor(x, y, set())
+            steps = [f"no adjustment is {'a valid' if ok else 'not a valid'} back-door set for {x} -> {y}"]
+            return ("yes" if ok else "no"), Result(1.0 if ok else 0.0, f"back-door criterion for {x} -> {y}", steps)
         if len(methods) < 2:
             raise QueryRefusal("the story does not describe two methods to compare")
         wanted = [_method_label(lab, model, methods) for lab in q.methods]

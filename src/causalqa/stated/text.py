@@ -224,7 +224,8 @@ GENERIC = frozenset(
     can could would will shall should may might must get gets got
     people person persons individual individuals subject subjects case cases
     patient patients student students resident residents participant participants
-    population group groups member members everyone anyone somebody someone
+    population group groups member members everyone anyone somebody someone subgroup
+    subgroups stratum strata subpopulation
     who're consider considered considering choose chooses chose chosen
     also both either neither just only overall generally general
     and or but so if then else instead
@@ -336,7 +337,8 @@ _OPPOSITES = [
     ("attend", "skip"), ("employed", "unemployed"), ("guilty", "innocent"),
     ("fire", "hire"), ("intelligent", "stupid"), ("far", "close"), ("far", "near"),
     ("good", "poor"), ("excellent", "poor"), ("local", "global"), ("die", "recover"),
-    ("sick", "recover"), ("die", "heal"), ("lazy", "hardworking"), ("lazy", "diligent"), ("rich", "poor"), ("sufficient", "deficient"),
+    ("sick", "recover"), ("die", "heal"), ("lazy", "hardworking"), ("lazy", "diligent"),
+    ("youth", "old"), ("young", "elderly"), ("rich", "poor"), ("sufficient", "deficient"),
     ("sufficiency", "deficiency"), ("presence", "absence"),
 ]  # fmt: skip
 OPPOSITE_STEMS = frozenset(
