@@ -21,12 +21,12 @@ N = re.escape(PLACEHOLDER)
 _EFFECT_NOUN = r"(?:a\s+|an\s+)?(?:direct\s+|causal\s+|direct\s+causal\s+)?(?:effect|effects|influence|impact)"
 _FORWARD = [
     rf"(?P<s>.+?)\s+(?:has|have)\s+{_EFFECT_NOUN}\s+(?:on|upon)\s+(?P<o>.+)",
-    r"(?P<s>.+?)\s+(?:directly\s+|causally\s+)?(?:affects?|influences?|impacts?|determines?|drives?|causes?|"
+    r"(?P<s>.+?)\s+(?:directly\s+|causally\s+)?(?:leads?\s+to\s+changes\s+in|affects?|influences?|impacts?|determines?|drives?|causes?|"
     r"leads?\s+to|contributes?\s+to|is\s+(?:a|the)\s+(?:direct\s+)?cause\s+of|"
     r"are\s+(?:the\s+)?(?:direct\s+)?causes\s+of|is\s+one\s+of\s+the\s+(?:direct\s+)?causes\s+of|"
     r"are\s+among\s+the\s+(?:direct\s+)?causes\s+of|is\s+a\s+parent\s+of|are\s+parents\s+of|"
     r"leads?\s+to\s+changes\s+in|(?:has|have)\s+an?\s+(?:causal\s+|direct\s+)?(?:effect|influence)\s+on|"
-    r"causally\s+(?:affects?|influences?|determines?)|is\s+an?\s+(?:direct\s+)?cause\s+of|are\s+(?:direct\s+)?causes\s+of)"
+    r"causally\s+(?:affects?|influences?|determines?)|(?:is|are)\s+(?:a|an|the|one\s+of\s+the)\s+(?:direct\s+)?causes?\s+of|are\s+(?:direct\s+)?causes\s+of)"
     r"\s+(?P<o>.+)",
 ]
 _CAUSE_LIST = [
@@ -709,6 +709,7 @@ def read_raw_story(story: str) -> RawStory:
     known = {n.lower() for g in plain_graph for e in g.edges for n in e} | {
         n.lower() for g in plain_graph for n in g.names
     }
+    has_numbers = any(with_placeholder(s)[1] for s in sentences) or bool(raw.methods)
     in_mechanisms = False
     for s in sentences:
         if _CLOSED_WORLD_RE.search(s) and not with_placeholder(s)[1] and "->" not in s:
@@ -733,7 +734,8 @@ def read_raw_story(story: str) -> RawStory:
             in_mechanisms = True
             raw.ignored.append(s)
             continue
-        plain_causes = bool(_CAUSES.search(s)) and plain_graph and not _is_name_edge(s, known)
+        # stated numbers mean a probabilistic story: there "A causes B" is an edge
+        plain_causes = bool(_CAUSES.search(s)) and plain_graph and not has_numbers and not _is_name_edge(s, known)
         if _KNOW.match(s) or (in_mechanisms and _CAUSES.search(s)) or _MECHANISM_CUES.search(s) or plain_causes or (
             _CAUSES.search(s) and re.search(r"\s+or\s+", s, flags=re.I)
         ):
