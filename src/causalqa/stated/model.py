@@ -112,6 +112,7 @@ class StatedModel:
     notes: list[str] = field(default_factory=list)
     route: list[str] = field(default_factory=list)
     story: str = ""
+    open_phrases: list[str] = field(default_factory=list)
 
     def parents(self, var: str) -> list[str]:
         return [a for a, b in self.edges if b == var]

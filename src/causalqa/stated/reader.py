@@ -37,11 +37,11 @@ MAX_STORY_CHARS = 20_000
 ROUNDING = 0.011  # numbers are stated to two decimals
 
 
-class StoryRefusal(Exception):
+class StoryRefusal(StoryError):
     """The story cannot be read as a consistent model; `sentence` is the one at fault."""
 
     def __init__(self, reason: str, sentence: str = "") -> None:
-        super().__init__(reason)
+        super().__init__(f"{reason}: “{sentence}”" if sentence else reason)
         self.reason = reason
         self.sentence = sentence
 
@@ -100,13 +100,8 @@ def read_readings(story: str, question_form, *, max_readings: int = 12):
         try:
             for sentence, why in res.problems:
                 raise StoryRefusal(why, sentence)
-            if res.ambiguous:
-                m = resolver.mentions[res.ambiguous[0][0]]
-                raise StoryRefusal(
-                    f"the words do not tell which value of {res.var_of[m.id]} the phrase '{m.text}' names",
-                    m.sentence,
-                )
             model = copy.deepcopy(base)
+            model.open_phrases = list(res.open_phrases)
             _fill_model(raw, model, resolver, res, bind)
             _check(model)
         except StoryRefusal as e:
@@ -124,6 +119,11 @@ def read_readings(story: str, question_form, *, max_readings: int = 12):
 
 def _tie_reason(readings) -> str:
     a, b = readings[0][0], readings[1][0]
+    if a.open_phrases:
+        return (
+            f"the words do not tell which value the phrase '{a.open_phrases[0]}' names, "
+            "and no LLM was given to decide"
+        )
     for var in a.variables:
         pa, pb = a.variables[var].phrases, b.variables[var].phrases
         if pa != pb:

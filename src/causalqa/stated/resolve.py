@@ -89,6 +89,7 @@ class Resolution:
     ambiguous: list[list[int]] = field(default_factory=list)  # groups of mention ids
     notes: list[str] = field(default_factory=list)
     score: float = 0.0
+    open_phrases: list[str] = field(default_factory=list)
 
 
 # -- relations between two phrases ----------------------------------------------------------
@@ -420,15 +421,44 @@ class Resolver:
             res.problems.append(("", "no reading maps the phrases to distinct variables"))
             return [res]
         out = []
-        for _, assign in readings:
+        for score, assign in readings:
             res = Resolution()
             for i, g in enumerate(group_ids):
                 for mid in groups[g]:
                     res.var_of[mid] = assign[i]
-            res.score = _
+            res.score = score
             self._values(res)
-            out.append(res)
-        return out
+            out.extend(self._value_variants(res))
+        return out[: max_readings * 2]
+
+    def _value_variants(self, res: Resolution) -> list[Resolution]:
+        """A reading whose words leave the value of some phrases open becomes one reading
+        per choice (at most two open groups); the caller answers only when they agree."""
+        if not res.ambiguous:
+            return [res]
+        open_groups = res.ambiguous[:2]
+        variants = []
+        for flips in itertools.product((False, True), repeat=len(open_groups)):
+            v = Resolution(
+                var_of=dict(res.var_of),
+                value_of=dict(res.value_of),
+                positive_reason=dict(res.positive_reason),
+                problems=list(res.problems),
+                notes=list(res.notes),
+                score=res.score,
+            )
+            for flip, comp in zip(flips, open_groups):
+                if flip:
+                    for m in comp:
+                        v.value_of[m] = 1 - v.value_of[m]
+            texts = ", ".join(f"'{self.mentions[c[0]].text}'" for c in open_groups)
+            v.notes.append(f"the words do not fix which value {texts} names; this reading takes one choice")
+            v.open_phrases = [self.mentions[c[0]].text for c in open_groups]
+            variants.append(v)
+        if len(res.ambiguous) > 2:
+            for v in variants:
+                v.problems.append((self.mentions[res.ambiguous[2][0]].sentence, "too many phrases leave their value open"))
+        return variants
 
     def _search(self, n, variables, aff, differ, share, structure, max_structure, keep):
         """All assignments of groups to variables that tie for the best score (at most

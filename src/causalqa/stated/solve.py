@@ -25,7 +25,9 @@ from causalqa.stated.reader import StoryRefusal, read_readings
 MAX_QUESTION_CHARS = 2_000
 
 
-class QueryRefusal(Exception):
+class QueryRefusal(StoryError):
+    """The question cannot be read, or asks what the story's model cannot answer."""
+
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -351,6 +353,9 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
             route.append("llm")
         else:
             why = "the words leave several readings of a phrase, and they give different answers"
+            opened = [p for m, *_ in outcomes for p in m.open_phrases]
+            if opened:
+                why = f"the words do not tell which value the phrase '{opened[0]}' names, and the readings give different answers"
             if not answered:
                 why = outcomes[0][4]
             return _refusal(why + " (no LLM was given to decide)", start, route=route, model=readings[0][0].to_dict())
