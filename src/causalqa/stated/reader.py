@@ -162,11 +162,13 @@ def _read_graph(raw: RawStory, model: StatedModel) -> None:
             model.variables[name_key(n)].observed = False
     graph = nx.DiGraph(model.edges)
     if not nx.is_directed_acyclic_graph(graph):
-        cycle = " -> ".join(a for a, _ in nx.find_cycle(graph))
-        sentence = next(
-            (g.sentence for g in raw.graph for e in g.edges if (name_key(e[0]), name_key(e[1])) in model.edges and name_key(e[0]) in cycle),
-            "",
-        )
+        cycle_edges = set(nx.find_cycle(graph))
+        cycle = " -> ".join(a for a, _ in cycle_edges)
+        # the sentence that closes the cycle: the last one stating one of its edges
+        sentence = ""
+        for g in raw.graph:
+            if any((name_key(a), name_key(b)) in cycle_edges for a, b in g.edges):
+                sentence = g.sentence
         raise StoryRefusal(f"the graph has a cycle ({cycle} -> …)", sentence)
 
 

@@ -249,27 +249,34 @@ class Resolver:
         for a, b in self.extra_opposite:
             uf.union(a, b)
             self.opposite_value.append((a, b))
-        # contrast: two statements of one form differing in exactly one phrase
+        # contrast: statements of one form that differ only in one phrase, when that
+        # place holds exactly two phrases across them (the two values of one variable; four
+        # conditions in the same place are not two values)
         ident = {m.id: self._identity_key(m) for m in self.mentions}
-        for s1, s2 in itertools.combinations(self.statements, 2):
-            if s1.kind != s2.kind or s1.slots.keys() != s2.slots.keys():
+        frames: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
+        for st in self.statements:
+            if st.kind in ("mech", "obs", "values", "question"):
                 continue
-            if any(len(s1.slots[k]) != len(s2.slots[k]) for k in s1.slots):
+            shape = tuple((k, len(v)) for k, v in sorted(st.slots.items()))
+            for k, ids in st.slots.items():
+                if k == "event" and len(ids) < 2:
+                    continue  # "P(Y | x)" and "P(Z | x)" are two outcomes, not two values
+                for i in range(len(ids)):
+                    rest = tuple(
+                        (kk, j, ident[st.slots[kk][j]])
+                        for kk in sorted(st.slots)
+                        for j in range(len(st.slots[kk]))
+                        if (kk, j) != (k, i)
+                    )
+                    frames[(st.kind, shape, k, i, rest)].append((st.id, ids[i]))
+        for members in frames.values():
+            keys = {ident[m] for _, m in members}
+            if len(keys) != 2:
                 continue
-            diffs = [
-                (k, i)
-                for k in s1.slots
-                for i in range(len(s1.slots[k]))
-                if ident[s1.slots[k][i]] != ident[s2.slots[k][i]]
-            ]
-            if len(diffs) != 1:
-                continue
-            k, i = diffs[0]
-            if k == "event" and len(s1.slots[k]) < 2:
-                continue  # "P(Y | x)" and "P(Z | x)" are two outcomes, not two values
-            if k in ("mech_out", "mech_in", "obs"):
-                continue
-            a, b = s1.slots[k][i], s2.slots[k][i]
+            a_key = ident[members[0][1]]
+            firsts = [m for _, m in members if ident[m] == a_key]
+            seconds = [m for _, m in members if ident[m] != a_key]
+            a, b = firsts[0], seconds[0]
             uf.union(a, b)
             self.opposite_value.append((a, b))
             self.contrast_order.setdefault(a, 0)
