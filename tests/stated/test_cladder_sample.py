@@ -13,7 +13,9 @@ from causalqa.bench.stated import _score, load_cladder
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "cladder"
 
 
-@pytest.mark.skipif(not (DATA / "test-model-meta.json").is_file(), reason="CLadder generator data not present")
+@pytest.mark.skipif(
+    not (DATA / "test-model-meta.json").is_file(), reason="CLadder generator data not present"
+)
 def test_sample_of_generator_items():
     import random
 
@@ -21,6 +23,8 @@ def test_sample_of_generator_items():
     rows = _score(items)
     right = sum(r["result"] == "right" for r in rows)
     wrong = [r for r in rows if r["result"] == "wrong"]
-    assert right >= 0.88 * len(rows), [(r["id"], r["reason"]) for r in rows if r["result"] != "right"]
+    assert right >= 0.88 * len(rows), [
+        (r["id"], r["reason"]) for r in rows if r["result"] != "right"
+    ]
     # a wrong answer may only come from rounding (a small gap), never from a misread number
     assert all((r.get("value_gap") or 0) <= 0.05 or r["caution"] for r in wrong)

@@ -1,6 +1,9 @@
 """The reader on hand-written stories: graph wordings, number formats, value phrases that
 differ between sentences, value declarations, tables, and made-up words."""
 
+# Stories and questions read best one sentence to a line.
+# ruff: noqa: E501
+
 from __future__ import annotations
 
 import pytest
@@ -12,7 +15,9 @@ def prob(model, event: dict, given: dict | None = None) -> float:
     for p in model.probabilities:
         if p.event == event and p.given == (given or {}):
             return p.value
-    raise AssertionError(f"no stated P({event} | {given}) in {[(p.event, p.given) for p in model.probabilities]}")
+    raise AssertionError(
+        f"no stated P({event} | {given}) in {[(p.event, p.given) for p in model.probabilities]}"
+    )
 
 
 ALARM = (
@@ -31,7 +36,11 @@ def test_phrases_that_differ_between_sentences_map_to_one_variable():
     assert prob(m, {"alarm clock": 1}, {"husband": 1}) == pytest.approx(0.85)
     q = read_query("Will alarm set by husband increase the chance of ringing alarm?", m)
     assert (q.kind, q.treatment, q.treatment_value, q.outcome, q.outcome_value) == (
-        "ate", "husband", 1, "alarm clock", 1
+        "ate",
+        "husband",
+        1,
+        "alarm clock",
+        1,
     )
 
 
@@ -47,12 +56,27 @@ def test_phrases_that_differ_between_sentences_map_to_one_variable():
 )
 def test_graph_wordings(graph):
     m = read_story(graph + "\nThe overall probability of alarm set by husband is 40%.")
-    assert sorted(m.edges) == [("husband", "alarm clock"), ("husband", "wife"), ("wife", "alarm clock")]
+    assert sorted(m.edges) == [
+        ("husband", "alarm clock"),
+        ("husband", "wife"),
+        ("wife", "alarm clock"),
+    ]
 
 
-@pytest.mark.parametrize("number,value", [("26%", 0.26), ("0.26", 0.26), ("26 in 100", 0.26), ("26 out of 100", 0.26), ("26 percent", 0.26)])
+@pytest.mark.parametrize(
+    "number,value",
+    [
+        ("26%", 0.26),
+        ("0.26", 0.26),
+        ("26 in 100", 0.26),
+        ("26 out of 100", 0.26),
+        ("26 percent", 0.26),
+    ],
+)
 def test_number_formats(number, value):
-    m = read_story(f"Smoking has a direct effect on cancer. The overall probability of smoking is {number}.")
+    m = read_story(
+        f"Smoking has a direct effect on cancer. The overall probability of smoking is {number}."
+    )
     assert prob(m, {"smoking": 1}) == pytest.approx(value)
 
 

@@ -1,6 +1,9 @@
 """Bad input: a refusal that names the sentence (or the quantity), never a traceback or
 a guess; nonsense argument types raise StoryError."""
 
+# Stories and questions read best one sentence to a line.
+# ruff: noqa: E501
+
 from __future__ import annotations
 
 import json
@@ -22,32 +25,44 @@ def refused(story: str, question: str = Q):
 
 
 def test_cycle_names_the_sentence():
-    reason = refused("A has a direct effect on B. B has a direct effect on C. C has a direct effect on A. The overall probability of a is 30%.", "Is a more likely than not a overall?")
+    reason = refused(
+        "A has a direct effect on B. B has a direct effect on C. C has a direct effect on A. The overall probability of a is 30%.",
+        "Is a more likely than not a overall?",
+    )
     assert "cycle" in reason and "C has a direct effect on A" in reason
 
 
 def test_probability_above_100_percent():
-    reason = refused(GRAPH + " For smokers, the probability of cancer is 130%. For nonsmokers, the probability of cancer is 10%.")
+    reason = refused(
+        GRAPH
+        + " For smokers, the probability of cancer is 130%. For nonsmokers, the probability of cancer is 10%."
+    )
     assert "130%" in reason and "For smokers" in reason
 
 
 def test_contradictory_statements():
     reason = refused(
-        GRAPH + " For smokers, the probability of cancer is 30%. For nonsmokers, the probability of cancer is 10%. "
+        GRAPH
+        + " For smokers, the probability of cancer is 30%. For nonsmokers, the probability of cancer is 10%. "
         "Among smokers, the chance of cancer is 45%."
     )
     assert "twice" in reason and "45%" in reason
 
 
 def test_complements_that_do_not_add_up():
-    reason = refused(GRAPH + " The overall probability of cancer is 30%. The overall probability of no cancer is 50%.", "Is cancer more likely than no cancer overall?")
+    reason = refused(
+        GRAPH
+        + " The overall probability of cancer is 30%. The overall probability of no cancer is 50%.",
+        "Is cancer more likely than no cancer overall?",
+    )
     assert "100%" in reason
 
 
 def test_a_number_about_no_variable_is_not_used():
     # "snow" is in no graph sentence: it cannot be read as a stated number of the model
     a = answer_story(
-        GRAPH + " For smokers, the probability of cancer is 30%. For nonsmokers, the probability of cancer is 10%. "
+        GRAPH
+        + " For smokers, the probability of cancer is 30%. For nonsmokers, the probability of cancer is 10%. "
         "The overall probability of snow is 40%.",
         "Is cancer more likely than no cancer overall?",
     )
@@ -65,7 +80,9 @@ def test_half_stated_conditional_is_refused():
 
 def test_empty_story_and_unknown_question():
     assert "empty" in refused("   ")
-    assert "form" in refused(GRAPH + " The overall probability of smoking is 30%.", "What is the meaning of this?")
+    assert "form" in refused(
+        GRAPH + " The overall probability of smoking is 30%.", "What is the meaning of this?"
+    )
 
 
 def test_not_identified_names_the_missing_quantity():

@@ -53,7 +53,11 @@ def load_cladder(data_dir: Path) -> list[dict[str, Any]]:
     stay in `meta`."""
     meta_path = data_dir / "test-model-meta.json"
     if not meta_path.is_file():
-        raise DataFileError(f"{meta_path} is missing", hint="point --data at the cladder folder", path=str(meta_path))
+        raise DataFileError(
+            f"{meta_path} is missing",
+            hint="point --data at the cladder folder",
+            path=str(meta_path),
+        )
     models = {m["model_id"]: m for m in json.loads(meta_path.read_text())}
     items = []
     for kind in KINDS:
@@ -73,7 +77,11 @@ def load_cladder(data_dir: Path) -> list[dict[str, Any]]:
                     "query_type": d["meta"]["query_type"],
                     "rung": d["meta"]["rung"],
                     "graph": d["meta"]["graph_id"],
-                    "truth_value": d["meta"].get("groundtruth") if d["meta"]["query_type"] in NUMERIC else None,
+                    "truth_value": d["meta"].get("groundtruth")
+                    if d["meta"]["query_type"] in NUMERIC
+                    else None,
+                    "given_info_formal": d["meta"].get("given_info"),
+                    "variable_mapping": model.get("variable_mapping"),
                 }
             )
     return items
@@ -86,8 +94,88 @@ def load_jsonl(path: Path) -> list[dict[str, Any]]:
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as e:
-                raise DataFileError(f"{path}:{i}: not JSON ({e.msg})", path=str(path), line=i) from None
+                raise DataFileError(
+                    f"{path}:{i}: not JSON ({e.msg})", path=str(path), line=i
+                ) from None
     return rows
+
+
+def formal_quantities(given_info: Any) -> dict[tuple, float]:
+    """The generator's own statement of what each stated number is (``meta.given_info``:
+    'p(Y | X, V2)' nested over the parents' values, 'P(X=1)', 'P(Y=1, X=0)', ...), as
+    {(event, given): P(event | given)} over its letters."""
+    import itertools
+    import re
+
+    out: dict[tuple, float] = {}
+    if not isinstance(given_info, dict):
+        return out
+    for key, val in given_info.items():
+        k = key.replace(" ", "")
+        m = re.fullmatch(r"[pP]\((\w+)\)", k)
+        if m:
+            v = val[0] if isinstance(val, list) else val
+            out[(frozenset({(m.group(1), 1)}), frozenset())] = float(v)
+            continue
+        m = re.fullmatch(r"[pP]\((\w+)\|([\w,]+)\)", k)
+        if m:
+            parents = m.group(2).split(",")
+            for combo in itertools.product((0, 1), repeat=len(parents)):
+                t = val
+                for c in combo:
+                    t = t[c]
+                out[(frozenset({(m.group(1), 1)}), frozenset(zip(parents, combo)))] = float(t)
+            continue
+        m = re.fullmatch(r"P\((\w+)=(\d)\)", k)
+        if m:
+            out[(frozenset({(m.group(1), int(m.group(2)))}), frozenset())] = float(val)
+            continue
+        m = re.fullmatch(r"P\((\w+)=(\d),(\w+)=(\d)\)", k)
+        if m:
+            ev = frozenset({(m.group(1), int(m.group(2))), (m.group(3), int(m.group(4)))})
+            out[(ev, frozenset())] = float(val)
+    return out
+
+
+def misread_statements(model: dict[str, Any], item: dict[str, Any]) -> int | None:
+    """How many stated probabilities the reader mapped to another quantity than the one
+    the generator says the number is (or with a value beyond its rounding), under the
+    best labelling of values (which value the reader calls 1 is its own choice). None
+    when the check cannot be made (no numbers, a variable named otherwise)."""
+    import itertools
+
+    from causalqa.stated.resolve import name_key
+
+    probs = model.get("probabilities") or []
+    formal = formal_quantities(item.get("given_info_formal"))
+    if not probs or not formal:
+        return None
+    vm = item.get("variable_mapping") or {}
+    letter = {name_key(vm[k]): k[: -len("name")] for k in vm if k.endswith("name")}
+    used = sorted({v for p in probs for v in [*p["event"], *p["given"]]})
+    if any(v not in letter for v in used):
+        return None
+    best = None
+    for flips in itertools.product((0, 1), repeat=len(used)):
+        flip = dict(zip(used, flips))
+
+        def conv(a: dict[str, int]) -> frozenset:
+            return frozenset((letter[v], x ^ flip[v]) for v, x in a.items())
+
+        bad = 0
+        for p in probs:
+            ev, gv = conv(p["event"]), conv(p["given"])
+            true = formal.get((ev, gv))
+            if true is None and len(ev) == 1:
+                ((var, val),) = ev
+                comp = formal.get((frozenset({(var, 1 - val)}), gv))
+                true = None if comp is None else 1 - comp
+            if true is None or abs(true - p["value"]) > 0.0051:
+                bad += 1
+        best = bad if best is None else min(best, bad)
+        if best == 0:
+            break
+    return best
 
 
 def _score(items: list[dict[str, Any]], llm=None) -> list[dict[str, Any]]:
@@ -98,8 +186,13 @@ def _score(items: list[dict[str, Any]], llm=None) -> list[dict[str, Any]]:
         start = time.perf_counter()
         a = answer_story(it["story"], it["question"], llm=llm)
         seconds = time.perf_counter() - start
-        result = "refused" if a.answer is None else ("right" if a.answer == it["answer"] else "wrong")
-        row = {k: it.get(k) for k in ("id", "kind", "story_kind", "query_type", "rung", "graph", "truth_value")}
+        result = (
+            "refused" if a.answer is None else ("right" if a.answer == it["answer"] else "wrong")
+        )
+        row = {
+            k: it.get(k)
+            for k in ("id", "kind", "story_kind", "query_type", "rung", "graph", "truth_value")
+        }
         row.update(
             result=result,
             answer=a.answer,
@@ -111,8 +204,15 @@ def _score(items: list[dict[str, Any]], llm=None) -> list[dict[str, Any]]:
             caution=any(d.startswith("caution:") for d in a.derivation),
             seconds=round(seconds, 5),
         )
+        if it.get("given_info_formal") is not None and a.answer is not None:
+            row["misread_statements"] = misread_statements(a.model, it)
         tv = it.get("truth_value")
-        if a.answer is not None and tv is not None and a.value is not None and "sign" not in (a.estimand or ""):
+        if (
+            a.answer is not None
+            and tv is not None
+            and a.value is not None
+            and "sign" not in (a.estimand or "")
+        ):
             # the value the answer came from, against the generator's unrounded ground truth
             # (a misread number shows here as a large gap; rounding as a small one)
             row["value_gap"] = round(abs(abs(a.value) - abs(tv)), 4)
@@ -210,8 +310,12 @@ def run_stated_bench(
         ).most_common(15),
         "wrong_with_rounding_caution": sum(1 for r in wrong if r["caution"]),
         "answers_with_value_gap_over_0_05": len(gaps),
+        "answers_from_misread_numbers": sum(1 for r in rows if (r.get("misread_statements") or 0) > 0),
+        "answers_checked_for_misreads": sum(1 for r in rows if r.get("misread_statements") is not None),
+        "misread_examples": [r["id"] for r in rows if (r.get("misread_statements") or 0) > 0][:30],
         "value_gap_examples": [
-            {k: r[k] for k in ("id", "query_type", "value", "truth_value", "result")} for r in gaps[:20]
+            {k: r[k] for k in ("id", "query_type", "value", "truth_value", "result")}
+            for r in gaps[:20]
         ],
         "seconds_per_question": {
             "median": round(statistics.median(secs), 4) if secs else None,
@@ -219,7 +323,10 @@ def run_stated_bench(
             "max": round(max(secs), 4) if secs else None,
             "total": round(total_seconds, 1),
         },
-        "anchors": [{"name": n, "accuracy": a, "measured_on": "CLadder official release"} for n, a in ANCHORS],
+        "anchors": [
+            {"name": n, "accuracy": a, "measured_on": "CLadder official release"}
+            for n, a in ANCHORS
+        ],
         "rows": rows,
     }
     if cold:
@@ -243,9 +350,13 @@ def run_stated_bench(
             "wrong": rc["wrong"],
             "refused": rc["refused"],
             "accuracy": round(100 * rc["right"] / max(1, len(rrows)), 2),
-            "by_query_type": _table(rrows, "query_type") if all(r.get("query_type") for r in rrows) else {},
+            "by_query_type": _table(rrows, "query_type")
+            if all(r.get("query_type") for r in rrows)
+            else {},
             "not_right": [
-                {k: r[k] for k in ("id", "query_type", "result", "reason")} for r in rrows if r["result"] != "right"
+                {k: r[k] for k in ("id", "query_type", "result", "reason")}
+                for r in rrows
+                if r["result"] != "right"
             ],
         }
     report["markdown"] = markdown(report)
@@ -260,10 +371,13 @@ def run_stated_bench(
 
 
 def _md_table(title: str, table: dict[str, dict[str, Any]]) -> list[str]:
-    lines = [f"| {title} | n | right | wrong | refused | accuracy % | accuracy of answered % |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"| {title} | n | right | wrong | refused | accuracy % | accuracy of answered % |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for k, v in table.items():
         lines.append(
-            f"| {k} | {v['n']} | {v['right']} | {v['wrong']} | {v['refused']} | {v['accuracy']} | {v['accuracy_answered']} |"
+            f"| {k} | {v['n']} | {v['right']} | {v['wrong']} | {v['refused']} | {v['accuracy']} | {v['accuracy_answered']} |"  # noqa: E501
         )
     return lines
 
@@ -275,10 +389,10 @@ def markdown(report: dict[str, Any]) -> str:
         f"Items: {report['items']} (CLadder generator outputs, `{report['data']}`); "
         f"LLM: {report.get('llm') or 'none (rules only)'}.",
         "",
-        f"**Overall: {o['accuracy']}% right** ({o['right']} right, {o['wrong']} wrong, {o['refused']} refused; "
+        f"**Overall: {o['accuracy']}% right** ({o['right']} right, {o['wrong']} wrong, {o['refused']} refused; "  # noqa: E501
         f"{o['accuracy_answered']}% of the answered).",
         "",
-        "Published anchors, measured on CLadder's *official release* (not these generator outputs): "
+        "Published anchors, measured on CLadder's *official release* (not these generator outputs): "  # noqa: E501
         + "; ".join(f"{a['name']}: {a['accuracy']}%" for a in report["anchors"])
         + ".",
         "",
@@ -287,12 +401,18 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     if report.get("cold_process_seconds"):
         cp = report["cold_process_seconds"]
-        lines.append(f"Cold process (import + one question): median {cp['median']} s over {len(cp['samples'])} runs.")
+        lines.append(
+            f"Cold process (import + one question): median {cp['median']} s over {len(cp['samples'])} runs."  # noqa: E501
+        )
     lines += [
+        "",
+        f"**Answers computed from a misread number: {report['answers_from_misread_numbers']}** "
+        f"(every stated probability the reader used, checked against the generator's own model "
+        f"under the reader's mapping, for {report['answers_checked_for_misreads']} answers with numbers).",
         "",
         f"Wrong answers flagged as sensitive to the rounding of the stated numbers: "
         f"{report['wrong_with_rounding_caution']}. Answers whose computed value is more than 0.05 "
-        f"from the generator's unrounded ground truth: {report['answers_with_value_gap_over_0_05']}.",
+        f"from the generator's unrounded ground truth: {report['answers_with_value_gap_over_0_05']}.",  # noqa: E501
         "",
     ]
     for title, key in (
@@ -336,26 +456,40 @@ def _plot(report: dict[str, Any], path: Path) -> None:
         ax.bar(names, refused, bottom=right, color="#bbb", label="refused")
         for name, style in zip([a["name"] for a in report["anchors"]], (":", "--", "-.")):
             acc = next(a["accuracy"] for a in report["anchors"] if a["name"] == name)
-            ax.axhline(acc, color="#a33", linestyle=style, linewidth=1, label=f"{name.split(' (')[0]} {acc}% (official release)")
+            ax.axhline(
+                acc,
+                color="#a33",
+                linestyle=style,
+                linewidth=1,
+                label=f"{name.split(' (')[0]} {acc}% (official release)",
+            )
         ax.set_ylim(0, 105)
         ax.set_title(title)
         ax.tick_params(axis="x", rotation=40)
     axes[0].legend(fontsize=7, loc="lower left")
-    fig.suptitle(f"causalqa stated: {report['overall']['accuracy']}% right on {report['items']} CLadder generator items")
+    fig.suptitle(
+        f"causalqa stated: {report['overall']['accuracy']}% right on {report['items']} CLadder generator items"  # noqa: E501
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m causalqa.bench.stated", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m causalqa.bench.stated", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--data", type=Path, default=Path("../shared/data/cladder"))
     p.add_argument("--out", type=Path, default=Path("bench/results/stated"))
-    p.add_argument("--rewordings", type=Path, nargs="*", default=None, help="JSON Lines of reworded stories")
+    p.add_argument(
+        "--rewordings", type=Path, nargs="*", default=None, help="JSON Lines of reworded stories"
+    )
     p.add_argument("--limit", type=int, default=None, help="a seeded sample of this many items")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cold", type=int, default=5, help="cold-process runs to time (0: none)")
-    p.add_argument("--llm", default=None, help="a backend spec for tied readings (default: rules only)")
+    p.add_argument(
+        "--llm", default=None, help="a backend spec for tied readings (default: rules only)"
+    )
     args = p.parse_args(argv)
     llm = None
     if args.llm:
@@ -366,7 +500,13 @@ def main(argv: list[str] | None = None) -> int:
     if rewordings is None:
         rewordings = sorted(Path("bench/data/stated").glob("dev-*.jsonl"))
     report = run_stated_bench(
-        args.data, args.out, rewordings=rewordings, limit=args.limit, seed=args.seed, llm=llm, cold=args.cold
+        args.data,
+        args.out,
+        rewordings=rewordings,
+        limit=args.limit,
+        seed=args.seed,
+        llm=llm,
+        cold=args.cold,
     )
     print(report["markdown"])
     return 0

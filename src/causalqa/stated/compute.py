@@ -79,7 +79,7 @@ class Calculator:
         given = dict(given or {})
         for k, v in event.items():
             if k in given:
-                return (1.0 if given[k] == v else 0.0)
+                return 1.0 if given[k] == v else 0.0
         key = (frozenset(event.items()), frozenset(given.items()))
         if key in self._memo:
             return self._memo[key]
@@ -133,7 +133,7 @@ class Calculator:
                 out = val if same_event else 1.0 - val
                 self.steps.append(
                     f"{_pstr(event, given)} = {out:.4g} (stated as {_pstr(e, g)}; the graph makes "
-                    f"{', '.join(evars)} independent of {', '.join(sorted(set(extra_stated) | set(extra_asked)))} here)"
+                    f"{', '.join(evars)} independent of {', '.join(sorted(set(extra_stated) | set(extra_asked)))} here)"  # noqa: E501
                 )
                 return out
         if len(event) > 1:
@@ -156,7 +156,9 @@ class Calculator:
                     continue
                 b = self.p(rest, given, depth + 1)
                 if b is not None:
-                    self.steps.append(f"{_pstr(event, given)} = {b:.4g} - {other:.4g} = {b - other:.4g}")
+                    self.steps.append(
+                        f"{_pstr(event, given)} = {b:.4g} - {other:.4g} = {b - other:.4g}"
+                    )
                     return b - other
         if given:
             # a conditional from a joint and a marginal
@@ -164,11 +166,13 @@ class Calculator:
             if joint is not None:
                 marg = self.p(given, {}, depth + 1)
                 if marg is not None and marg > EPS:
-                    self.steps.append(f"{_pstr(event, given)} = {joint:.4g} / {marg:.4g} = {joint / marg:.4g}")
+                    self.steps.append(
+                        f"{_pstr(event, given)} = {joint:.4g} / {marg:.4g} = {joint / marg:.4g}"
+                    )
                     return joint / marg
         # the law of total probability over a variable the stated numbers condition on
         candidates = []
-        for ev, gv in self.stated:
+        for _, gv in self.stated:
             for k, _ in gv:
                 if k not in event and k not in given and k not in candidates:
                     candidates.append(k)
@@ -236,7 +240,11 @@ def do_probability(calc: Calculator, y: str, yv: int, x: str, xv: int) -> tuple[
             zs = sorted(z)
             for zv in _values(zs):
                 total += calc.need({y: yv}, {x: xv, **zv}) * (calc.need(zv) if zs else 1.0)
-            how = f"back-door adjustment over {{{', '.join(zs)}}}" if zs else "no back-door path: P(Y | do(X)) = P(Y | X)"
+            how = (
+                f"back-door adjustment over {{{', '.join(zs)}}}"
+                if zs
+                else "no back-door path: P(Y | do(X)) = P(Y | X)"
+            )
             return total, how
         except NotIdentified as e:
             errors.append(str(e))
@@ -292,7 +300,7 @@ def _instrumental(calc: Calculator, y: str, yv: int, x: str, xv: int) -> Result 
         value = dy / dx
         return Result(
             value,
-            f"[P({y}={yv} | {z}=1) - P({y}={yv} | {z}=0)] / [P({x}={xv} | {z}=1) - P({x}={xv} | {z}=0)] "
+            f"[P({y}={yv} | {z}=1) - P({y}={yv} | {z}=0)] / [P({x}={xv} | {z}=1) - P({x}={xv} | {z}=0)] "  # noqa: E501
             f"(instrumental variable {z}; assumes the effect is the same for every unit)",
             [f"IV ratio = {dy:.4g} / {dx:.4g} = {value:.4g}"],
         )
@@ -328,8 +336,11 @@ def effect_on_treated(calc: Calculator, x: str, xv: int, y: str, yv: int) -> Res
                 cf = calc.need({y: yv}, {x: xc})
                 return Result(
                     cf - factual,
-                    f"E[{y}_{{{x}={xc}}} | {x}={xv}] - P({y}={yv} | {x}={xv}) = P({y} | {x}={xc}) - P({y} | {x}={xv}) (no back-door path)",
-                    [f"P({y}={yv} | {x}={xc}) = {cf:.4g}", f"P({y}={yv} | {x}={xv}) = {factual:.4g}"],
+                    f"E[{y}_{{{x}={xc}}} | {x}={xv}] - P({y}={yv} | {x}={xv}) = P({y} | {x}={xc}) - P({y} | {x}={xv}) (no back-door path)",  # noqa: E501
+                    [
+                        f"P({y}={yv} | {x}={xc}) = {cf:.4g}",
+                        f"P({y}={yv} | {x}={xv}) = {factual:.4g}",
+                    ],
                 )
             deltas = []
             for zv in _values(zs):
@@ -340,20 +351,23 @@ def effect_on_treated(calc: Calculator, x: str, xv: int, y: str, yv: int) -> Res
                 value = sum(w * d for w, (_, d) in zip(weights, deltas))
                 return Result(
                     value,
-                    f"sum over {', '.join(zs)} of P(z | {x}={xv}) * [P({y}={yv} | {x}={xc}, z) - P({y}={yv} | {x}={xv}, z)] (back-door)",
-                    [f"weights P(z | {x}={xv}) = {[round(w, 4) for w in weights]}", f"differences = {[round(d, 4) for _, d in deltas]}"],
+                    f"sum over {', '.join(zs)} of P(z | {x}={xv}) * [P({y}={yv} | {x}={xc}, z) - P({y}={yv} | {x}={xv}, z)] (back-door)",  # noqa: E501
+                    [
+                        f"weights P(z | {x}={xv}) = {[round(w, 4) for w in weights]}",
+                        f"differences = {[round(d, 4) for _, d in deltas]}",
+                    ],
                 )
             lo, hi = min(d for _, d in deltas), max(d for _, d in deltas)
             if lo > 0 or hi < 0:
                 return Result(
                     (lo + hi) / 2,
-                    f"sign of sum over {', '.join(zs)} of P(z | {x}={xv}) * [P({y} | {x}={xc}, z) - P({y} | {x}={xv}, z)]: "
-                    f"P(z | {x}={xv}) is not stated, but every difference has the same sign (between {lo:.4g} and {hi:.4g})",
+                    f"sign of sum over {', '.join(zs)} of P(z | {x}={xv}) * [P({y} | {x}={xc}, z) - P({y} | {x}={xv}, z)]: "  # noqa: E501
+                    f"P(z | {x}={xv}) is not stated, but every difference has the same sign (between {lo:.4g} and {hi:.4g})",  # noqa: E501
                     [f"differences = {[round(d, 4) for _, d in deltas]}"],
                     sign_only=True,
                 )
             raise NotIdentified(
-                f"the effect on the treated needs P({', '.join(zs)} | {x}={xv}), which the story does not state, "
+                f"the effect on the treated needs P({', '.join(zs)} | {x}={xv}), which the story does not state, "  # noqa: E501
                 f"and the differences {lo:.3g} and {hi:.3g} have opposite signs"
             )
         except NotIdentified as e:
@@ -363,22 +377,35 @@ def effect_on_treated(calc: Calculator, x: str, xv: int, y: str, yv: int) -> Res
     for m in sorted(v for v in g.nodes if v in calc.descendants(x) and v != y):
         h = g.copy()
         h.remove_node(m)
-        if nx.has_path(h, x, y) or not calc.is_backdoor(x, m, set()) or not calc.is_backdoor(m, y, {x}):
+        if (
+            nx.has_path(h, x, y)
+            or not calc.is_backdoor(x, m, set())
+            or not calc.is_backdoor(m, y, {x})
+        ):
             continue
         try:
-            cf = sum(calc.need({m: mv}, {x: xc}) * calc.need({y: yv}, {x: xv, m: mv}) for mv in (0, 1))
+            cf = sum(
+                calc.need({m: mv}, {x: xc}) * calc.need({y: yv}, {x: xv, m: mv}) for mv in (0, 1)
+            )
             factual = calc.need({y: yv}, {x: xv})
             return Result(
                 cf - factual,
-                f"E[{y}_{{{x}={xc}}} | {x}={xv}] = sum over {m} of P({m} | {x}={xc}) P({y} | {x}={xv}, {m}) (front-door), minus P({y} | {x}={xv})",
-                [f"E[{y}_{{{x}={xc}}} | {x}={xv}] = {cf:.4g}", f"P({y}={yv} | {x}={xv}) = {factual:.4g}"],
+                f"E[{y}_{{{x}={xc}}} | {x}={xv}] = sum over {m} of P({m} | {x}={xc}) P({y} | {x}={xv}, {m}) (front-door), minus P({y} | {x}={xv})",  # noqa: E501
+                [
+                    f"E[{y}_{{{x}={xc}}} | {x}={xv}] = {cf:.4g}",
+                    f"P({y}={yv} | {x}={xv}) = {factual:.4g}",
+                ],
             )
         except NotIdentified as e:
             errors.append(str(e))
-    raise NotIdentified(errors[0] if errors else "no adjustment identifies the effect on the treated")
+    raise NotIdentified(
+        errors[0] if errors else "no adjustment identifies the effect on the treated"
+    )
 
 
-def natural_effect(calc: Calculator, kind: str, x: str, xv: int, y: str, yv: int, mediators: list[str]) -> Result:
+def natural_effect(
+    calc: Calculator, kind: str, x: str, xv: int, y: str, yv: int, mediators: list[str]
+) -> Result:
     """NDE (kind 'nde') or NIE ('nie') of X=xv against the other value, with the baseline
     at the other value, through `mediators`."""
     g = calc.graph
@@ -389,26 +416,36 @@ def natural_effect(calc: Calculator, kind: str, x: str, xv: int, y: str, yv: int
     direct_path = nx.has_path(h, x, y)
     if not direct_path:
         if kind == "nde":
-            return Result(0.0, f"every path from {x} to {y} goes through {', '.join(mediators)}: the direct effect is 0")
+            return Result(
+                0.0,
+                f"every path from {x} to {y} goes through {', '.join(mediators)}: the direct effect is 0",  # noqa: E501
+            )
         r = total_effect(calc, x, xv, y, yv)
-        r.estimand = f"every path from {x} to {y} goes through {', '.join(mediators)}: NIE = total effect, " + r.estimand
+        r.estimand = (
+            f"every path from {x} to {y} goes through {', '.join(mediators)}: NIE = total effect, "
+            + r.estimand
+        )
         return r
     if len(ms) != 1:
-        raise NotIdentified("a natural effect through several mediators with a direct path is not handled")
+        raise NotIdentified(
+            "a natural effect through several mediators with a direct path is not handled"
+        )
     (m,) = ms
     confounders = _mediator_confounders(calc, x, m, y)
     if not confounders:
         if not calc.is_backdoor(x, y, set()) or not calc.is_backdoor(x, m, set()):
-            raise NotIdentified(f"something confounds {x} with {y} or {m}; the mediation formula does not apply")
+            raise NotIdentified(
+                f"something confounds {x} with {y} or {m}; the mediation formula does not apply"
+            )
         pm = {mv: calc.need({m: mv}, {x: x0}) for mv in (0, 1)}
         pm1 = {mv: calc.need({m: mv}, {x: xv}) for mv in (0, 1)}
         py = {(a, mv): calc.need({y: yv}, {x: a, m: mv}) for a in (0, 1) for mv in (0, 1)}
         if kind == "nde":
             value = sum(pm[mv] * (py[(xv, mv)] - py[(x0, mv)]) for mv in (0, 1))
-            est = f"sum over {m} of P({m} | {x}={x0}) * [P({y} | {x}={xv}, {m}) - P({y} | {x}={x0}, {m})] (mediation formula)"
+            est = f"sum over {m} of P({m} | {x}={x0}) * [P({y} | {x}={xv}, {m}) - P({y} | {x}={x0}, {m})] (mediation formula)"  # noqa: E501
         else:
             value = sum(py[(x0, mv)] * (pm1[mv] - pm[mv]) for mv in (0, 1))
-            est = f"sum over {m} of P({y} | {x}={x0}, {m}) * [P({m} | {x}={xv}) - P({m} | {x}={x0})] (mediation formula)"
+            est = f"sum over {m} of P({y} | {x}={x0}, {m}) * [P({m} | {x}={xv}) - P({m} | {x}={x0})] (mediation formula)"  # noqa: E501
         return Result(value, est, [f"{kind.upper()} = {value:.4g}"])
     return _mediation_bounds(calc, kind, x, xv, y, yv, m, confounders)
 
@@ -427,24 +464,50 @@ def _mediation_bounds(calc, kind, x, xv, y, yv, m, confounders) -> Result:
     from scipy.optimize import linprog
 
     if len(confounders) != 1:
-        raise NotIdentified(f"{', '.join(confounders)} confound {m} and {y}; their joint effect is not stated")
+        raise NotIdentified(
+            f"{', '.join(confounders)} confound {m} and {y}; their joint effect is not stated"
+        )
     (w,) = confounders
     x0 = 1 - xv
     try:
-        direct = [[[calc._lookup({y: yv}, {x: a, m: mv, w: wv}) for wv in (0, 1)] for mv in (0, 1)] for a in (0, 1)]
+        direct = [
+            [[calc._lookup({y: yv}, {x: a, m: mv, w: wv}) for wv in (0, 1)] for mv in (0, 1)]
+            for a in (0, 1)
+        ]
         if all(v is not None for a in direct for mv in a for v in mv):
             pw = {wv: calc.need({w: wv}) for wv in (0, 1)}
-            pm = {(a, wv, mv): calc.need({m: mv}, {x: a, w: wv}) for a in (0, 1) for wv in (0, 1) for mv in (0, 1)}
+            pm = {
+                (a, wv, mv): calc.need({m: mv}, {x: a, w: wv})
+                for a in (0, 1)
+                for wv in (0, 1)
+                for mv in (0, 1)
+            }
             if kind == "nde":
-                value = sum(pw[wv] * pm[(x0, wv, mv)] * (direct[xv][mv][wv] - direct[x0][mv][wv]) for wv in (0, 1) for mv in (0, 1))
+                value = sum(
+                    pw[wv] * pm[(x0, wv, mv)] * (direct[xv][mv][wv] - direct[x0][mv][wv])
+                    for wv in (0, 1)
+                    for mv in (0, 1)
+                )
             else:
-                value = sum(pw[wv] * direct[x0][mv][wv] * (pm[(xv, wv, mv)] - pm[(x0, wv, mv)]) for wv in (0, 1) for mv in (0, 1))
-            return Result(value, f"mediation formula adjusted for {w}", [f"{kind.upper()} = {value:.4g}"])
+                value = sum(
+                    pw[wv] * direct[x0][mv][wv] * (pm[(xv, wv, mv)] - pm[(x0, wv, mv)])
+                    for wv in (0, 1)
+                    for mv in (0, 1)
+                )
+            return Result(
+                value, f"mediation formula adjusted for {w}", [f"{kind.upper()} = {value:.4g}"]
+            )
         pw = {wv: calc.need({w: wv}) for wv in (0, 1)}
-        pm = {(a, wv, mv): calc.need({m: mv}, {x: a, w: wv}) for a in (0, 1) for wv in (0, 1) for mv in (0, 1)}
+        pm = {
+            (a, wv, mv): calc.need({m: mv}, {x: a, w: wv})
+            for a in (0, 1)
+            for wv in (0, 1)
+            for mv in (0, 1)
+        }
         py = {(a, mv): calc.need({y: yv}, {x: a, m: mv}) for a in (0, 1) for mv in (0, 1)}
     except NotIdentified:
         raise
+
     # unknowns u[a, mv, wv] = P(y | x=a, m=mv, w=wv), index a*4 + mv*2 + wv
     def idx(a, mv, wv):
         return a * 4 + mv * 2 + wv
@@ -474,13 +537,18 @@ def _mediation_bounds(calc, kind, x, xv, y, yv, m, confounders) -> Result:
         raise NotIdentified(f"the stated numbers about {w}, {m} and {y} do not fit together")
     low, high = lo.fun, -hi.fun
     est = (
-        f"{kind.upper()} with {w} confounding {m} and {y}: P({y} | {x}, {m}, {w}) is not stated; every "
+        f"{kind.upper()} with {w} confounding {m} and {y}: P({y} | {x}, {m}, {w}) is not stated; every "  # noqa: E501
         f"model that fits the stated numbers gives a value in [{low:.4g}, {high:.4g}]"
     )
     if low > 1e-9 or high < -1e-9:
-        return Result((low + high) / 2, est, [f"bounds by linear programming: [{low:.4g}, {high:.4g}]"], sign_only=True)
+        return Result(
+            (low + high) / 2,
+            est,
+            [f"bounds by linear programming: [{low:.4g}, {high:.4g}]"],
+            sign_only=True,
+        )
     raise NotIdentified(
-        f"the stated numbers do not identify the {kind.upper()}: {w} confounds {m} and {y}, and models that fit "
+        f"the stated numbers do not identify the {kind.upper()}: {w} confounds {m} and {y}, and models that fit "  # noqa: E501
         f"every stated number give values from {low:.3g} to {high:.3g} (both signs)"
     )
 
@@ -525,10 +593,15 @@ def counterfactual(model: StatedModel, query: Query) -> Result:
     if not worlds:
         raise NotIdentified("no setting of the unexplained variables agrees with the observations")
     outcomes = {run(w, {x: xv})[y] for w in worlds}
-    derivation = [f"{len(worlds)} world(s) agree with the observations {obs}", f"do({x}={xv}) gives {y} in {sorted(outcomes)}"]
+    derivation = [
+        f"{len(worlds)} world(s) agree with the observations {obs}",
+        f"do({x}={xv}) gives {y} in {sorted(outcomes)}",
+    ]
     if len(outcomes) > 1 and query.given:
         # the factual premise ("instead of ...") narrows the worlds when it can
-        narrowed = [w for w in worlds if all(run(w, {}).get(k) == v for k, v in query.given.items())]
+        narrowed = [
+            w for w in worlds if all(run(w, {}).get(k) == v for k, v in query.given.items())
+        ]
         if narrowed:
             outcomes = {run(w, {x: xv})[y] for w in narrowed}
             derivation.append(f"with the factual {query.given}: {y} in {sorted(outcomes)}")

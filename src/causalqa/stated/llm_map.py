@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from causalqa.errors import LLMError
+from causalqa.stated.refusal import StoryRefusal
 
 _SYSTEM = (
     "You read a short causal story. Some phrases in it can be read in more than one way. "
@@ -28,7 +29,9 @@ def _mapping(model) -> dict[str, str]:
                 if other and phrase in other:
                     continue
                 label = var.phrases.get(value, [phrase])[0]
-                out[phrase] = f"{var.name} = {label}" if label != phrase else f"{var.name} ({phrase})"
+                out[phrase] = (
+                    f"{var.name} = {label}" if label != phrase else f"{var.name} ({phrase})"
+                )
                 if label == phrase and other:
                     out[phrase] = f"{var.name} = {phrase} (not {other[0]})"
     return out
@@ -58,7 +61,9 @@ def _ask(models: list, story: str, question: str | None, llm) -> int | None:
     prompt = f"Story:\n{story.strip()}\n"
     if question:
         prompt += f"\nQuestion:\n{question.strip()}\n"
-    prompt += "\nPossible readings of the phrases:\n" + "\n".join(options) + "\n\nWhich reading is right?"
+    prompt += (
+        "\nPossible readings of the phrases:\n" + "\n".join(options) + "\n\nWhich reading is right?"
+    )
     try:
         response = llm.complete(
             [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
@@ -84,8 +89,6 @@ def choose_outcome(outcomes: list, story: str, question: str, llm):
 
 def choose_reading(readings: list, llm):
     """The model of the reading the LLM picks (a `StoryRefusal` when none)."""
-    from causalqa.stated.reader import StoryRefusal
-
     models = [m for m, _ in readings]
     idx = _ask(models, models[0].story, None, llm)
     if idx is None:

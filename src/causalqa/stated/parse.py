@@ -18,7 +18,9 @@ N = re.escape(PLACEHOLDER)
 
 # -- the graph -----------------------------------------------------------------------------
 
-_EFFECT_NOUN = r"(?:a\s+|an\s+)?(?:direct\s+|causal\s+|direct\s+causal\s+)?(?:effect|effects|influence|impact)"
+_EFFECT_NOUN = (
+    r"(?:a\s+|an\s+)?(?:direct\s+|causal\s+|direct\s+causal\s+)?(?:effect|effects|influence|impact)"
+)
 _FORWARD = [
     rf"(?P<s>.+?)\s+(?:has|have)\s+{_EFFECT_NOUN}\s+(?:on|upon)\s+(?P<o>.+)",
     r"(?P<s>.+?)\s+(?:directly\s+|causally\s+)?(?:leads?\s+to\s+changes\s+in|affects?|influences?|impacts?|determines?|drives?|causes?|"
@@ -102,7 +104,9 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
     tup = re.fullmatch(r"\(\s*([^(),]+?)\s*,\s*([^(),]+?)\s*\)", s)
     if tup:
         return GraphSentence(sentence, edges=[(clean_name(tup.group(1)), clean_name(tup.group(2)))])
-    s = re.sub(r"^(?:and|also|moreover|furthermore|in addition|finally|then),?\s+", "", s, flags=re.I)
+    s = re.sub(
+        r"^(?:and|also|moreover|furthermore|in addition|finally|then),?\s+", "", s, flags=re.I
+    )
     if _ARROW.search(s) and PLACEHOLDER not in s:
         out = GraphSentence(sentence)
         for chunk in re.split(r"\s*[;,]\s*|\s+and\s+", s):
@@ -124,14 +128,16 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             flags=re.IGNORECASE,
         )
         if m:
-            return GraphSentence(sentence, names=split_list(m.group("s")) + split_list(m.group("o")))
+            return GraphSentence(
+                sentence, names=split_list(m.group("s")) + split_list(m.group("o"))
+            )
     for pat in _CAUSE_LIST:
         m = re.fullmatch(pat, s, flags=re.IGNORECASE)
         if m:
             subjects, objects = split_list(m.group("s")), split_list(m.group("o"))
             if subjects and objects:
                 return GraphSentence(sentence, edges=[(a, b) for a in subjects for b in objects])
-    for pats, forward in ((_FORWARD, True), (_BACKWARD, False)):
+    for pats in (_FORWARD, _BACKWARD):
         for pat in pats:
             m = re.fullmatch(pat, s, flags=re.IGNORECASE)
             if not m:
@@ -272,26 +278,6 @@ class RawMethod:
     sentence: str
 
 
-_PROBABILITY_FORMS = [
-    # For C, the probability of E is N.  /  Among C, the chance of E is N.
-    rf"{_FOR}\s+(?P<given>.+?),?\s+(?:the\s+)?(?:overall\s+)?{_PROB}\s+(?:of|that|for)\s+(?P<event>.+?)\s+{_IS}\s+(?:about\s+|around\s+|roughly\s+)?{N}",
-    # The probability of E for/given C is N.
-    rf"(?:the\s+)?{_PROB}\s+(?:of|that)\s+(?P<event>.+?)\s+{_COND_MARK}\s+(?P<given>.+?)\s+{_IS}\s+{N}",
-    # The (overall) probability of E is N.
-    rf"(?:the\s+)?(?P<overall>overall\s+|marginal\s+|unconditional\s+|total\s+)?{_PROB}\s+(?:of|that)\s+(?P<event>.+?)\s+{_IS}\s+(?:about\s+|around\s+)?{N}",
-    # If/When C, E happens with probability N / has a probability of N.
-    rf"(?:if|when|given\s+that|given)\s+(?P<given>.+?),\s+(?P<event>.+?)\s+(?:with|has|have)\s+(?:a\s+)?{_PROB}\s+(?:of\s+)?{N}",
-    # If/When C, the probability of E is N (covered above by _FOR? 'if' is not in _FOR).
-    rf"(?:if|when|given\s+that|given)\s+(?P<given>.+?),\s+(?:the\s+)?{_PROB}\s+(?:of|that)\s+(?P<event>.+?)\s+{_IS}\s+{N}",
-    # N of C are/have E.  ("26% of smokers get cancer")
-    rf"{N}\s+of\s+(?:all\s+)?(?P<given>.+?)\s+(?:are|is|have|has|get|gets|show|shows|experience|experiences|see|end\s+up\s+with|develop|develops)\s+(?P<event>.+)",
-    # N of cases/people are E.  (marginal)
-    rf"{N}\s+of\s+(?:all\s+)?(?:cases|people|individuals|units|the\s+population|everyone|subjects)\s+(?:are|have|show|get|experience)\s+(?P<event>.+)",
-    # E has a probability of N (given C)
-    rf"(?P<event>.+?)\s+(?:has|have|occurs\s+with|happens\s+with)\s+(?:a\s+)?{_PROB}\s+(?:of\s+)?{N}(?:\s+{_COND_MARK}\s+(?P<given>.+))?",
-    # P(E | C) = N written with the phrases
-    rf"p\s*\(\s*(?P<event>[^|()]+?)\s*(?:\|\s*(?P<given>[^()]+?))?\s*\)\s*(?:=|is)\s*{N}",
-]
 _CORRELATION_FORMS = [
     rf"(?:{_FOR}\s+(?P<given>.+?),\s+)?(?:the\s+)?correlation\s+between\s+(?P<ab>.+?)\s+{_IS}\s+{N}",
     rf"(?:the\s+)?correlation\s+between\s+(?P<ab>.+?)\s+(?:{_COND_MARK})\s+(?P<given>.+?)\s+{_IS}\s+{N}",
@@ -307,9 +293,13 @@ def _distribute(text: str) -> list[str] | None:
     first = text.find(PLACEHOLDER)
     prefix, rest = text[:first], text[first:]
     parts = re.split(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+|;\s*)(?={N})", rest)
-    if len(parts) < 2 or any(p.count(PLACEHOLDER) != 1 or not p.startswith(PLACEHOLDER) for p in parts):
+    if len(parts) < 2 or any(
+        p.count(PLACEHOLDER) != 1 or not p.startswith(PLACEHOLDER) for p in parts
+    ):
         return None
-    if not all(re.match(rf"{N}\s+(?:for|among|in|when|if|given|within)\b", p, flags=re.I) for p in parts):
+    if not all(
+        re.match(rf"{N}\s+(?:for|among|in|when|if|given|within)\b", p, flags=re.I) for p in parts
+    ):
         return None
     return [f"{prefix}{p}" for p in parts]
 
@@ -331,7 +321,9 @@ def read_number_sentence(sentence: str) -> tuple[list[object], str | None]:
         clauses = distributive
     elif len(numbers) > 1:
         clauses = [
-            c for c in re.split(rf"(?<={N})\s*(?:,|;)?\s*(?:and|while|whereas|but)?\s+(?=\S)", text) if c
+            c
+            for c in re.split(rf"(?<={N})\s*(?:,|;)?\s*(?:and|while|whereas|but)?\s+(?=\S)", text)
+            if c
         ]
         if sum(c.count(PLACEHOLDER) for c in clauses) != len(numbers) or any(
             c.count(PLACEHOLDER) != 1 for c in clauses
@@ -341,7 +333,9 @@ def read_number_sentence(sentence: str) -> tuple[list[object], str | None]:
     it = iter(numbers)
     for clause in clauses:
         number = next(it)
-        clause = re.sub(r"^(?:and|also|moreover|however|meanwhile|finally),?\s+", "", clause, flags=re.I)
+        clause = re.sub(
+            r"^(?:and|also|moreover|however|meanwhile|finally),?\s+", "", clause, flags=re.I
+        )
         got = _read_clause(clause, number, sentence)
         if got is None:
             return [], "its wording is not a form the rules know"
@@ -388,14 +382,20 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
         if c2 == c:
             break
         overall, c = True, c2
-    if re.fullmatch(r"(?:the\s+)?(?:overall\s+)?(?:base\s+rate|prevalence)\s+of\s+.+", c, flags=re.I):
+    if re.fullmatch(
+        r"(?:the\s+)?(?:overall\s+)?(?:base\s+rate|prevalence)\s+of\s+.+", c, flags=re.I
+    ):
         overall = True
     # joint statements: "both A and B", "A and B occur together", "A together with B"
     joint = re.fullmatch(
         rf"in\s+{N}\s+of\s+(?:all\s+)?(?:cases|people|units|individuals)\s*,?\s*(?:we\s+see|we\s+observe|there\s+is|there\s+are)?\s*(?:both\s+)?(?P<e>.+)",
         c,
         flags=re.I,
-    ) or re.fullmatch(rf"(?P<e>.+?)\s+(?:occur|happen|appear)\s+together\s+(?:with\s+probability|in)\s+{N}(?:\s+of\s+(?:all\s+)?cases)?", c, flags=re.I)
+    ) or re.fullmatch(
+        rf"(?P<e>.+?)\s+(?:occur|happen|appear)\s+together\s+(?:with\s+probability|in)\s+{N}(?:\s+of\s+(?:all\s+)?cases)?",
+        c,
+        flags=re.I,
+    )
     if joint:
         return RawProbability(_joint_text(joint.group("e")), "", number, sentence, overall=True)
     c = re.sub(rf"\b(probability|chance|likelihood)\s+of\s+(?={N})", r"\1 ", c, flags=re.I)
@@ -413,8 +413,7 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
         else:
             segments.append((role, text))
         if i + 2 < len(pieces):
-            cond, ev = pieces[i + 1], pieces[i + 2]
-            role = "cond" if cond else "event"
+            role = "cond" if pieces[i + 1] else "event"
         i += 3
     # "for days when Alice wakes up": two markers, one condition
     merged: list[tuple[str, str]] = []
@@ -458,7 +457,12 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
         return None
     event = re.sub(r"^(?:both\s+)", "", event.strip(" ,"), flags=re.I)
     given_text = ", ".join(g.strip(" ,") for g in given if g.strip(" ,"))
-    event = re.sub(r"^(?:observing|seeing|having)\s+(?=.+\s+(?:together|along)\s+with\b)", "", event, flags=re.I)
+    event = re.sub(
+        r"^(?:observing|seeing|having)\s+(?=.+\s+(?:together|along)\s+with\b)",
+        "",
+        event,
+        flags=re.I,
+    )
     if re.search(r"\b(?:together|along)\s+with\b", event, flags=re.I):
         event = _joint_text(event)
     return RawProbability(event, given_text, number, sentence, overall=overall or not given_text)
@@ -466,7 +470,9 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
 
 def _joint_text(text: str) -> str:
     text = re.sub(r"^\s*both\s+", "", text.strip(" ,."), flags=re.I)
-    return re.sub(r"\s+(?:together\s+with|along\s+with|as\s+well\s+as)\s+", " and ", text, flags=re.I)
+    return re.sub(
+        r"\s+(?:together\s+with|along\s+with|as\s+well\s+as)\s+", " and ", text, flags=re.I
+    )
 
 
 _QUANTITY = re.compile(
@@ -563,30 +569,64 @@ def read_mechanism_sentence(sentence: str) -> list[RawMechanism]:
         if not part:
             continue
         forced_op = None
-        m = re.fullmatch(r"(?P<b>.+?)\s+(?:happens|holds|occurs|is\s+the\s+case|results)\s+(?:exactly\s+when|if\s+and\s+only\s+if|whenever|exactly\s+if)\s+(?P<a>.+?)", part, flags=re.I)
+        m = re.fullmatch(
+            r"(?P<b>.+?)\s+(?:happens|holds|occurs|is\s+the\s+case|results)\s+(?:exactly\s+when|if\s+and\s+only\s+if|whenever|exactly\s+if)\s+(?P<a>.+?)",
+            part,
+            flags=re.I,
+        )
         if not m:
             m = re.fullmatch(r"(?P<b>.+?)\s+requires\s+(?P<a>.+)", part, flags=re.I)
             forced_op = "and" if m else None
         if not m:
-            m = re.fullmatch(r"any\s+one\s+of\s+(?P<a>.+?)\s+is\s+enough\s+to\s+(?:bring\s+about|cause|produce)\s+(?P<b>.+)", part, flags=re.I)
+            m = re.fullmatch(
+                r"any\s+one\s+of\s+(?P<a>.+?)\s+is\s+enough\s+to\s+(?:bring\s+about|cause|produce)\s+(?P<b>.+)",
+                part,
+                flags=re.I,
+            )
             forced_op = "or" if m else None
         if not m:
-            m = re.fullmatch(rf"(?P<a>.+?)(?:\s+together|\s+jointly|\s+both)?(?:{_CAUSES.pattern})(?P<b>.+)", part, flags=re.I)
+            m = re.fullmatch(
+                rf"(?P<a>.+?)(?:\s+together|\s+jointly|\s+both)?(?:{_CAUSES.pattern})(?P<b>.+)",
+                part,
+                flags=re.I,
+            )
         if not m:
             m = re.fullmatch(r"if\s+(?P<a>.+?),?\s+then\s+(?P<b>.+)", part, flags=re.I)
         if not m:
             return []
         left, right = m.group("a"), m.group("b")
-        left = re.sub(r"\s+(?:all\s+|both\s+)?(?:hold|holds|happen|happens|occur|occurs|are\s+the\s+case|is\s+the\s+case)$", "", left.strip(), flags=re.I)
-        if re.match(r"(?:at\s+least\s+one\s+of|any\s+one\s+of|any\s+of|either)\s+", left, flags=re.I):
-            left = re.sub(r"^(?:at\s+least\s+one\s+of|any\s+one\s+of|any\s+of|either)\s+", "", left, flags=re.I)
+        left = re.sub(
+            r"\s+(?:all\s+|both\s+)?(?:hold|holds|happen|happens|occur|occurs|are\s+the\s+case|is\s+the\s+case)$",
+            "",
+            left.strip(),
+            flags=re.I,
+        )
+        if re.match(
+            r"(?:at\s+least\s+one\s+of|any\s+one\s+of|any\s+of|either)\s+", left, flags=re.I
+        ):
+            left = re.sub(
+                r"^(?:at\s+least\s+one\s+of|any\s+one\s+of|any\s+of|either)\s+",
+                "",
+                left,
+                flags=re.I,
+            )
             forced_op = "or"
         left = re.sub(r"^(?:both|all\s+of)\s+", "", left, flags=re.I)
         if forced_op == "or":
             left = re.sub(r"\s+and\s+", " or ", left)
         # "college degree or higher" is one phrase, not a disjunction
-        left = re.sub(r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b", r" or_\1", left, flags=re.I)
-        right = re.sub(r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b", r" or_\1", right, flags=re.I)
+        left = re.sub(
+            r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b",
+            r" or_\1",
+            left,
+            flags=re.I,
+        )
+        right = re.sub(
+            r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b",
+            r" or_\1",
+            right,
+            flags=re.I,
+        )
         if re.search(r"\s+or\s+", left, flags=re.I):
             op, inputs = "or", re.split(r"\s*,\s*(?:or\s+)?|\s+or\s+", left, flags=re.I)
         else:
@@ -615,7 +655,9 @@ def read_observation_sentence(sentence: str) -> RawObservation | None:
     m = _OBSERVE.match(sentence.strip().rstrip(".!"))
     if not m:
         return None
-    phrases = [p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", m.group("o")) if p.strip()]
+    phrases = [
+        p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", m.group("o")) if p.strip()
+    ]
     return RawObservation(phrases, sentence) if phrases else None
 
 
@@ -649,9 +691,15 @@ def read_method_sentences(text: str) -> list[RawMethod]:
             flags=re.I,
         )
         if strat:
-            z = re.split(r"\s+and\s+(?:study|compare|look|then)\b|,\s*then\b|\s+then\s+combine", strat.group("z"), flags=re.I)[0]
+            z = re.split(
+                r"\s+and\s+(?:study|compare|look|then)\b|,\s*then\b|\s+then\s+combine",
+                strat.group("z"),
+                flags=re.I,
+            )[0]
             adjust = split_list(z)
-        out.append(RawMethod(m.group("label"), last_pair[0], last_pair[1], adjust, m.group(0).strip()))
+        out.append(
+            RawMethod(m.group("label"), last_pair[0], last_pair[1], adjust, m.group(0).strip())
+        )
     return out
 
 
@@ -730,14 +778,27 @@ def read_raw_story(story: str) -> RawStory:
         if _COMPLEMENT.match(s):
             raw.ignored.append(s)
             continue
-        if re.fullmatch(r"(?:we\s+know\s+the\s+following\s+mechanisms|the\s+mechanisms\s+are\s+(?:deterministic|as\s+follows))\s*[.:]?", s.strip(), flags=re.I):
+        if re.fullmatch(
+            r"(?:we\s+know\s+the\s+following\s+mechanisms|the\s+mechanisms\s+are\s+(?:deterministic|as\s+follows))\s*[.:]?",
+            s.strip(),
+            flags=re.I,
+        ):
             in_mechanisms = True
             raw.ignored.append(s)
             continue
         # stated numbers mean a probabilistic story: there "A causes B" is an edge
-        plain_causes = bool(_CAUSES.search(s)) and plain_graph and not has_numbers and not _is_name_edge(s, known)
-        if _KNOW.match(s) or (in_mechanisms and _CAUSES.search(s)) or _MECHANISM_CUES.search(s) or plain_causes or (
-            _CAUSES.search(s) and re.search(r"\s+or\s+", s, flags=re.I)
+        plain_causes = (
+            bool(_CAUSES.search(s))
+            and plain_graph
+            and not has_numbers
+            and not _is_name_edge(s, known)
+        )
+        if (
+            _KNOW.match(s)
+            or (in_mechanisms and _CAUSES.search(s))
+            or _MECHANISM_CUES.search(s)
+            or plain_causes
+            or (_CAUSES.search(s) and re.search(r"\s+or\s+", s, flags=re.I))
         ):
             mech = read_mechanism_sentence(s)
             if mech:

@@ -30,23 +30,12 @@ from causalqa.stated.model import (
     Variable,
 )
 from causalqa.stated.parse import RawStory, read_raw_story
+from causalqa.stated.refusal import StoryRefusal
 from causalqa.stated.resolve import Resolver, name_key, split_atoms
 from causalqa.stated.text import phrase_words, stems_match
 
 MAX_STORY_CHARS = 20_000
 ROUNDING = 0.011  # numbers are stated to two decimals
-
-
-class StoryRefusal(StoryError):
-    """The story cannot be read as a consistent model; `sentence` is the one at fault."""
-
-    def __init__(self, reason: str, sentence: str = "") -> None:
-        super().__init__(f"{reason}: “{sentence}”" if sentence else reason)
-        self.reason = reason
-        self.sentence = sentence
-
-    def message(self) -> str:
-        return f"{self.reason}: “{self.sentence}”" if self.sentence else self.reason
 
 
 def _check_text(story: object) -> str:
@@ -186,20 +175,32 @@ def _mentions(raw: RawStory, model: StatedModel):
         if not event:
             raise StoryRefusal("a probability is stated of nothing", p.sentence)
         slots = {"event": event, "given": given}
-        st = resolver.add("prob" if len(event) == 1 else "joint", slots, p.sentence, order.get(p.sentence, 0))
+        st = resolver.add(
+            "prob" if len(event) == 1 else "joint", slots, p.sentence, order.get(p.sentence, 0)
+        )
         bind.append(("prob", p, st))
     for c in raw.correlations:
         st = resolver.add(
-            "corr", {"a": [c.a], "b": [c.b], "given": split_atoms(c.given)}, c.sentence, order.get(c.sentence, 0)
+            "corr",
+            {"a": [c.a], "b": [c.b], "given": split_atoms(c.given)},
+            c.sentence,
+            order.get(c.sentence, 0),
         )
         bind.append(("corr", c, st))
     for m in raw.mechanisms:
-        st = resolver.add("mech", {"mech_in": m.inputs, "mech_out": m.effects}, m.sentence, order.get(m.sentence, 0))
+        st = resolver.add(
+            "mech",
+            {"mech_in": m.inputs, "mech_out": m.effects},
+            m.sentence,
+            order.get(m.sentence, 0),
+        )
         bind.append(("mech", m, st))
     for v in raw.values:
         var = match_name(v.name, model)
         if var is None:
-            raise StoryRefusal(f"the story gives values of '{v.name}', which the graph does not name", v.sentence)
+            raise StoryRefusal(
+                f"the story gives values of '{v.name}', which the graph does not name", v.sentence
+            )
         st = resolver.add("values", {"values": v.values}, v.sentence, order.get(v.sentence, 0))
         a, b = st.slots["values"]
         resolver.link_opposite(a, b)
@@ -243,8 +244,12 @@ def _fill_model(raw: RawStory, model: StatedModel, resolver: Resolver, res, bind
             a, b = res.var_of[st.slots["a"][0]], res.var_of[st.slots["b"][0]]
             given = assignment(st.slots["given"], st.sentence)
             if a == b or a in given or b in given:
-                raise StoryRefusal("a correlation is stated between a variable and itself", st.sentence)
-            model.correlations.append(Correlation(a, b, given, rawst.number.value, st.sentence, rawst.number.text))
+                raise StoryRefusal(
+                    "a correlation is stated between a variable and itself", st.sentence
+                )
+            model.correlations.append(
+                Correlation(a, b, given, rawst.number.value, st.sentence, rawst.number.text)
+            )
         elif kind == "mech":
             inputs = [(res.var_of[i], res.value_of[i]) for i in st.slots["mech_in"]]
             for o in st.slots["mech_out"]:
@@ -259,7 +264,9 @@ def _fill_model(raw: RawStory, model: StatedModel, resolver: Resolver, res, bind
         for name in m.adjust:
             var = match_name(name, model)
             if var is None:
-                raise StoryRefusal(f"the method names '{name}', which is not a variable of the graph", m.sentence)
+                raise StoryRefusal(
+                    f"the method names '{name}', which is not a variable of the graph", m.sentence
+                )
             adjust.append(var)
         model.methods.append(Method(m.label, adjust, m.sentence))
     model.notes.extend(res.notes)
@@ -291,7 +298,9 @@ def match_name(name: str, model: StatedModel) -> str | None:
 def _check(model: StatedModel) -> None:
     for p in model.probabilities:
         if not 0.0 <= p.value <= 1.0:
-            raise StoryRefusal(f"a probability of {p.number} is not between 0% and 100%", p.sentence)
+            raise StoryRefusal(
+                f"a probability of {p.number} is not between 0% and 100%", p.sentence
+            )
     for c in model.correlations:
         if not -1.0 <= c.value <= 1.0:
             raise StoryRefusal(f"a correlation of {c.number} is not between -1 and 1", c.sentence)
@@ -300,16 +309,16 @@ def _check(model: StatedModel) -> None:
         key = (tuple(sorted(p.event.items())), tuple(sorted(p.given.items())))
         if key in seen and abs(seen[key].value - p.value) > 1e-9:
             raise StoryRefusal(
-                f"the same probability is stated twice with different numbers ({seen[key].number} and {p.number})",
+                f"the same probability is stated twice with different numbers ({seen[key].number} and {p.number})",  # noqa: E501
                 p.sentence,
             )
         seen[key] = p
         if len(p.event) == 1:
-            (var, val), = p.event.items()
+            ((var, val),) = p.event.items()
             comp = ((((var, 1 - val),)), key[1])
             if comp in seen and abs(seen[comp].value + p.value - 1.0) > ROUNDING:
                 raise StoryRefusal(
-                    f"a value and its complement are stated with numbers that do not add up to 100% ({seen[comp].number} and {p.number})",
+                    f"a value and its complement are stated with numbers that do not add up to 100% ({seen[comp].number} and {p.number})",  # noqa: E501
                     p.sentence,
                 )
     families: dict[tuple, list[Probability]] = defaultdict(list)
@@ -321,7 +330,7 @@ def _check(model: StatedModel) -> None:
         missing = [c for c in itertools.product((0, 1), repeat=len(gvars)) if c not in stated]
         if missing:
             raise StoryRefusal(
-                f"the probability of {var} is stated for some values of {', '.join(gvars)} but not for the others (a phrase may be misread)",
+                f"the probability of {var} is stated for some values of {', '.join(gvars)} but not for the others (a phrase may be misread)",  # noqa: E501
                 ps[0].sentence,
             )
     # "If A, then B; if not A, then not B": the second clause restates the first

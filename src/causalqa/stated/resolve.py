@@ -35,10 +35,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from causalqa.stated.text import (
-    PhraseWords,
-    normalize_phrase,
     OPPOSITE_STEMS,
+    PhraseWords,
     negated_bases,
+    normalize_phrase,
     opposite_words,
     phrase_words,
     stems_match,
@@ -211,7 +211,16 @@ class Resolver:
         for slot, phrases in slots.items():
             ids[slot] = []
             for p in phrases:
-                m = Mention(len(self.mentions), p, phrase_words(p), sid, slot, sentence, order, kind == "question")
+                m = Mention(
+                    len(self.mentions),
+                    p,
+                    phrase_words(p),
+                    sid,
+                    slot,
+                    sentence,
+                    order,
+                    kind == "question",
+                )
                 self.mentions.append(m)
                 ids[slot].append(m.id)
         st = Statement(sid, kind, ids, sentence)
@@ -226,7 +235,11 @@ class Resolver:
 
     # -- links --------------------------------------------------------------------------
     def _identity_key(self, m: Mention) -> tuple:
-        return (m.words.content, m.words.negated) if m.words.content else ("text", normalize_phrase(m.text))
+        return (
+            (m.words.content, m.words.negated)
+            if m.words.content
+            else ("text", normalize_phrase(m.text))
+        )
 
     def _links(self, uf: _UnionFind) -> None:
         by_key: dict[tuple, list[int]] = defaultdict(list)
@@ -313,7 +326,9 @@ class Resolver:
         return out
 
     # -- solving ------------------------------------------------------------------------
-    def solve(self, edges: list[tuple[str, str]] | None = None, max_readings: int = 12) -> list[Resolution]:
+    def solve(
+        self, edges: list[tuple[str, str]] | None = None, max_readings: int = 12
+    ) -> list[Resolution]:
         """The best readings (more than one when they tie), each a full mapping."""
         uf = _UnionFind()
         self._links(uf)
@@ -342,7 +357,10 @@ class Resolver:
             if len(pins) > 1:
                 res = Resolution()
                 res.problems.append(
-                    (self.mentions[groups[g][0]].sentence, f"a phrase is declared a value of both {' and '.join(sorted(pins))}")
+                    (
+                        self.mentions[groups[g][0]].sentence,
+                        f"a phrase is declared a value of both {' and '.join(sorted(pins))}",
+                    )
                 )
                 return [res]
             if pins:
@@ -359,7 +377,12 @@ class Resolver:
             elif st.kind == "values":
                 pairs = []
             elif st.kind == "question":
-                gs = [of_mention[m] for k, ids in st.slots.items() if k != "counterfactual" for m in ids]
+                gs = [
+                    of_mention[m]
+                    for k, ids in st.slots.items()
+                    if k != "counterfactual"
+                    for m in ids
+                ]
                 pairs = list(itertools.combinations(gs, 2))
             else:
                 gs = [of_mention[m] for ids in st.slots.values() for m in ids]
@@ -394,10 +417,14 @@ class Resolver:
         observed: list[int] = []
         for st in self.statements:
             if st.kind == "prob" and st.slots.get("given"):
-                cond.append((of_mention[st.slots["event"][0]], [of_mention[m] for m in st.slots["given"]]))
+                cond.append(
+                    (of_mention[st.slots["event"][0]], [of_mention[m] for m in st.slots["given"]])
+                )
             if st.kind == "mech":
                 for o in st.slots.get("mech_out", []):
-                    mechs.append((of_mention[o], [of_mention[m] for m in st.slots.get("mech_in", [])]))
+                    mechs.append(
+                        (of_mention[o], [of_mention[m] for m in st.slots.get("mech_in", [])])
+                    )
             if st.kind == "obs":
                 observed.extend(of_mention[m] for m in st.slots.get("obs", []))
         parents: dict[str, set[str]] = defaultdict(set)
@@ -422,7 +449,9 @@ class Resolver:
             return bonus
 
         max_structure = 0.2 * len(cond) + 0.7 * len(mechs) + 0.3 * len(observed)
-        readings = self._search(len(group_ids), variables, aff, differ, share, structure, max_structure, max_readings)
+        readings = self._search(
+            len(group_ids), variables, aff, differ, share, structure, max_structure, max_readings
+        )
         if not readings:
             res = Resolution()
             res.problems.append(("", "no reading maps the phrases to distinct variables"))
@@ -459,12 +488,19 @@ class Resolver:
                     for m in comp:
                         v.value_of[m] = 1 - v.value_of[m]
             texts = ", ".join(f"'{self.mentions[c[0]].text}'" for c in open_groups)
-            v.notes.append(f"the words do not fix which value {texts} names; this reading takes one choice")
+            v.notes.append(
+                f"the words do not fix which value {texts} names; this reading takes one choice"
+            )
             v.open_phrases = [self.mentions[c[0]].text for c in open_groups]
             variants.append(v)
         if len(res.ambiguous) > 2:
             for v in variants:
-                v.problems.append((self.mentions[res.ambiguous[2][0]].sentence, "too many phrases leave their value open"))
+                v.problems.append(
+                    (
+                        self.mentions[res.ambiguous[2][0]].sentence,
+                        "too many phrases leave their value open",
+                    )
+                )
         return variants
 
     def _search(self, n, variables, aff, differ, share, structure, max_structure, keep):
@@ -478,8 +514,10 @@ class Resolver:
         best: list[tuple[float, tuple[str, ...]]] = []
         max_rest = [0.0] * (n + 1)
         for k in range(n - 1, -1, -1):
-            max_rest[k] = max_rest[k + 1] + max(v for v in aff[order[k]].values() if v != float("-inf")) + sum(
-                s for (i, j), s in share.items() if order[k] in (i, j)
+            max_rest[k] = (
+                max_rest[k + 1]
+                + max(v for v in aff[order[k]].values() if v != float("-inf"))
+                + sum(s for (i, j), s in share.items() if order[k] in (i, j))
             )
         assign: dict[int, str] = {}
         eps = 1e-6
@@ -529,11 +567,15 @@ class Resolver:
             name = self.name_words[var]
             colour: dict[int, int] = {}
             comps: list[list[int]] = []
-            for start in sorted(mids, key=lambda m: (self.mentions[m].question, self.mentions[m].order, m)):
+            for start in sorted(
+                mids, key=lambda m: (self.mentions[m].question, self.mentions[m].order, m)
+            ):
                 if start in colour:
                     continue
-                if self.mentions[start].question and name_key(self.mentions[start].text) == var and not any(
-                    start in pair for pair in self.extra_opposite
+                if (
+                    self.mentions[start].question
+                    and name_key(self.mentions[start].text) == var
+                    and not any(start in pair for pair in self.extra_opposite)
                 ):
                     colour[start] = 1
                     continue
@@ -550,7 +592,7 @@ class Resolver:
                                 res.problems.append(
                                     (
                                         self.mentions[y].sentence,
-                                        f"its phrase '{self.mentions[y].text}' contradicts another phrase of {self.names[var]}",
+                                        f"its phrase '{self.mentions[y].text}' contradicts another phrase of {self.names[var]}",  # noqa: E501
                                     )
                                 )
                             continue
@@ -581,11 +623,15 @@ class Resolver:
                 res.value_of[m] = 1 if colour[m] == value_one else 0
                 if self.mentions[m].question is False:
                     continue
-                if name_key(self.mentions[m].text) == var and not any(m in pair for pair in self.extra_opposite):
+                if name_key(self.mentions[m].text) == var and not any(
+                    m in pair for pair in self.extra_opposite
+                ):
                     # a question that names the variable itself speaks of its value 1
                     res.value_of[m] = 1
 
-    def _orientation(self, comp: list[int], placed: list[int], colour: dict[int, int], name) -> float:
+    def _orientation(
+        self, comp: list[int], placed: list[int], colour: dict[int, int], name
+    ) -> float:
         """> 0: `comp` keeps its colours; < 0: it flips; 0: the words cannot tell.
         With both values already named, a phrase joins the value it shares more
         distinguishing words with, and its polarity (negated or not) breaks a tie; with one
@@ -623,7 +669,9 @@ class Resolver:
         ca, cb = _minus(ca, name), _minus(cb, name)
         return _overlap(ca, cb) + (0.5 if na == nb else -0.5)
 
-    def _positive(self, mids: list[int], colour: dict[int, int], name: frozenset[str]) -> tuple[int, str]:
+    def _positive(
+        self, mids: list[int], colour: dict[int, int], name: frozenset[str]
+    ) -> tuple[int, str]:
         story = [m for m in mids if self.mentions[m].question is False] or mids
         if not story:
             return 1, "only the question names it"
@@ -656,7 +704,10 @@ class Resolver:
         s1, s0 = name_share(1), name_share(0)
         if s1 != s0:
             return (1 if s1 > s0 else 0), "this value shares the variable's name"
-        order = {c: [self.contrast_order[m] for m in classes[c] if m in self.contrast_order] for c in (0, 1)}
+        order = {
+            c: [self.contrast_order[m] for m in classes[c] if m in self.contrast_order]
+            for c in (0, 1)
+        }
         if order[1] and order[0]:
             first = 0 if min(order[0]) < min(order[1]) else 1
             return 1 - first, "the story lists the other value first (as the baseline)"

@@ -8,7 +8,6 @@ import time
 import networkx as nx
 
 from causalqa.errors import StoryError
-from causalqa.stated.answer import StatedAnswer
 from causalqa.stated.compute import (
     Calculator,
     NotIdentified,
@@ -21,6 +20,7 @@ from causalqa.stated.compute import (
 from causalqa.stated.model import Query, StatedModel
 from causalqa.stated.question import QuestionForm, parse_question
 from causalqa.stated.reader import StoryRefusal, read_readings
+from causalqa.stated.result import StatedAnswer
 
 MAX_QUESTION_CHARS = 2_000
 
@@ -65,15 +65,17 @@ def build_query(form: QuestionForm, mentions: dict, model: StatedModel, question
         cf = mentions.get("counterfactual") or []
         if cf and cf[0][0] != q.treatment:
             raise QueryRefusal(
-                f"the question sets '{cf[0][2]}' ({cf[0][0]}) against '{mentions['treatment'][0][2]}' ({q.treatment}): not one variable"
+                f"the question sets '{cf[0][2]}' ({cf[0][0]}) against '{mentions['treatment'][0][2]}' ({q.treatment}): not one variable"  # noqa: E501
             )
         if form.kind == "counterfactual" and cf:
             if cf[0][1] == q.treatment_value:
-                q.notes.append("the question's two values of the treatment read alike; the factual value is taken as the other one")
+                q.notes.append(
+                    "the question's two values of the treatment read alike; the factual value is taken as the other one"  # noqa: E501
+                )
             q.given = {q.treatment: 1 - q.treatment_value}
         if form.kind == "ett" and cf and cf[0][1] == q.treatment_value:
             q.notes.append(
-                f"the question's alternative '{cf[0][2]}' reads as the group's own value; taken as the other value"
+                f"the question's alternative '{cf[0][2]}' reads as the group's own value; taken as the other value"  # noqa: E501
             )
     if q.treatment is not None and q.treatment == q.outcome:
         raise QueryRefusal("the question's treatment and outcome are the same variable")
@@ -138,12 +140,19 @@ def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tup
             return ("no" if q.kind != "marginal" else "no"), zero
     if q.kind == "correlation":
         a, b = calc.need({y: yv}, {x: xv}), calc.need({y: yv}, {x: 1 - xv})
-        r = Result(a - b, f"P({y}={yv} | {x}={xv}) - P({y}={yv} | {x}={1 - xv})", list(calc.steps) + [f"{a:.4g} - {b:.4g} = {a - b:.4g}"])
+        r = Result(
+            a - b,
+            f"P({y}={yv} | {x}={xv}) - P({y}={yv} | {x}={1 - xv})",
+            list(calc.steps) + [f"{a:.4g} - {b:.4g} = {a - b:.4g}"],
+        )
         return ("yes" if _yes(a - b, q.direction) else "no"), r
     if q.kind == "explaining_away":
         a = calc.need({y: yv}, {x: xv, **q.given})
         b = calc.need({y: yv}, {x: 1 - xv, **q.given})
-        steps = list(calc.steps) + [f"P({y}={yv} | {x}={xv}, {q.given}) = {a:.4g}", f"P({y}={yv} | {x}={1 - xv}, {q.given}) = {b:.4g}"]
+        steps = list(calc.steps) + [
+            f"P({y}={yv} | {x}={xv}, {q.given}) = {a:.4g}",
+            f"P({y}={yv} | {x}={1 - xv}, {q.given}) = {b:.4g}",
+        ]
         exact = calc.p({y: yv}, q.given)
         if exact is not None:
             value, est = a - exact, f"P({y}={yv} | {x}={xv}, given) - P({y}={yv} | given)"
@@ -152,15 +161,23 @@ def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tup
             value = a - b
             est = (
                 f"P({y}={yv} | {x}={xv}, given) - P({y}={yv} | given) = P({x}={1 - xv} | given) * "
-                f"[P({y} | {x}={xv}, given) - P({y} | {x}={1 - xv}, given)]: its sign is that of the difference"
+                f"[P({y} | {x}={xv}, given) - P({y} | {x}={1 - xv}, given)]: its sign is that of the difference"  # noqa: E501
             )
-        return ("yes" if _yes(value, q.direction) else "no"), Result(value, est, steps, sign_only=exact is None)
+        return ("yes" if _yes(value, q.direction) else "no"), Result(
+            value, est, steps, sign_only=exact is None
+        )
     if q.kind == "collider_bias":
         if nx.has_path(calc.graph, x, y):
-            raise NotIdentified(f"{x} has a causal path to {y}; the stated correlation within the subgroup does not give its effect")
-        r = Result(0.0, f"E[{y} | do({x}=1), given] - E[{y} | do({x}=0), given] = 0: no causal path from {x} to {y}", [
-            f"no directed path from {x} to {y} in the graph; a correlation within {q.given} comes from selecting on a common effect"
-        ])
+            raise NotIdentified(
+                f"{x} has a causal path to {y}; the stated correlation within the subgroup does not give its effect"  # noqa: E501
+            )
+        r = Result(
+            0.0,
+            f"E[{y} | do({x}=1), given] - E[{y} | do({x}=0), given] = 0: no causal path from {x} to {y}",  # noqa: E501
+            [
+                f"no directed path from {x} to {y} in the graph; a correlation within {q.given} comes from selecting on a common effect"  # noqa: E501
+            ],
+        )
         affects = False
         return ("yes" if (affects == (q.direction == "affects")) else "no"), r
     if q.kind == "ate":
@@ -184,16 +201,27 @@ def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tup
             from causalqa.stated.model import Method
             from causalqa.stated.reader import match_name
 
-            zs = [match_name(n, model) for n in re.split(r"\s*,\s*|\s+and\s+", q.methods[0][8:]) if n]
+            zs = [
+                match_name(n, model) for n in re.split(r"\s*,\s*|\s+and\s+", q.methods[0][8:]) if n
+            ]
             if None in zs:
-                raise QueryRefusal(f"the question adjusts for '{q.methods[0][8:]}', which is not a variable of the graph")
-            methods = {"adjusted": Method("adjusted", zs, ""), "unadjusted": Method("unadjusted", [], "")}
+                raise QueryRefusal(
+                    f"the question adjusts for '{q.methods[0][8:]}', which is not a variable of the graph"  # noqa: E501
+                )
+            methods = {
+                "adjusted": Method("adjusted", zs, ""),
+                "unadjusted": Method("unadjusted", [], ""),
+            }
             q.methods = ["adjusted", "unadjusted"]
         if len(methods) < 2 and q.methods and q.methods[0] == "@empty":
             # "is the unadjusted correlation the right quantity?" with no methods stated
             ok = calc.is_backdoor(x, y, set())
-            steps = [f"no adjustment is {'a valid' if ok else 'not a valid'} back-door set for {x} -> {y}"]
-            return ("yes" if ok else "no"), Result(1.0 if ok else 0.0, f"back-door criterion for {x} -> {y}", steps)
+            steps = [
+                f"no adjustment is {'a valid' if ok else 'not a valid'} back-door set for {x} -> {y}"  # noqa: E501
+            ]
+            return ("yes" if ok else "no"), Result(
+                1.0 if ok else 0.0, f"back-door criterion for {x} -> {y}", steps
+            )
         if len(methods) < 2:
             raise QueryRefusal("the story does not describe two methods to compare")
         wanted = [_method_label(lab, model, methods) for lab in q.methods]
@@ -201,21 +229,27 @@ def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tup
             others = [lab for lab in methods if lab != wanted[0]]
             wanted[1] = others[0] if len(others) == 1 else ""
         if any(w not in methods for w in wanted):
-            raise QueryRefusal(f"the story does not describe the method(s) the question names ({', '.join(q.methods)})")
+            raise QueryRefusal(
+                f"the story does not describe the method(s) the question names ({', '.join(q.methods)})"  # noqa: E501
+            )
         valid = [calc.is_backdoor(x, y, set(methods[w].adjust)) for w in wanted]
         steps = [
-            f"method {w}: adjusting for {{{', '.join(methods[w].adjust)}}} is {'a valid' if v else 'not a valid'} back-door set"
+            f"method {w}: adjusting for {{{', '.join(methods[w].adjust)}}} is {'a valid' if v else 'not a valid'} back-door set"  # noqa: E501
             for w, v in zip(wanted, valid)
         ]
         if valid[0] == valid[1]:
             sizes = [len(methods[w].adjust) for w in wanted]
             if not valid[0] or sizes[0] == sizes[1]:
                 raise NotIdentified(
-                    "both methods are " + ("valid" if valid[0] else "invalid") + " back-door adjustments; neither is more correct"
+                    "both methods are "
+                    + ("valid" if valid[0] else "invalid")
+                    + " back-door adjustments; neither is more correct"
                 )
             # both valid: the one adjusting for fewer variables (a minimal sufficient set)
             first_better = sizes[0] < sizes[1]
-            steps.append("both are valid; the one adjusting for fewer variables is the minimal sufficient set")
+            steps.append(
+                "both are valid; the one adjusting for fewer variables is the minimal sufficient set"  # noqa: E501
+            )
             est = f"back-door criterion for {x} -> {y} (minimal sufficient set)"
         else:
             first_better = valid[0]
@@ -233,26 +267,42 @@ def _zero_by_graph(calc: Calculator, q: Query) -> Result | None:
     they would show a small difference that is not there)."""
     x, y = q.treatment, q.outcome
     if q.kind == "correlation" and calc.independent({x}, {y}, set()):
-        return Result(0.0, f"P({y} | {x}=1) - P({y} | {x}=0) = 0", [f"the graph makes {x} and {y} independent (d-separated)"])
+        return Result(
+            0.0,
+            f"P({y} | {x}=1) - P({y} | {x}=0) = 0",
+            [f"the graph makes {x} and {y} independent (d-separated)"],
+        )
     if q.kind in ("ate", "ett", "nde", "nie") and not nx.has_path(calc.graph, x, y):
         return Result(0.0, f"effect of {x} on {y} = 0", [f"no directed path from {x} to {y}"])
     if q.kind == "nie" and q.mediators:
         h = calc.graph.subgraph(set(calc.graph.nodes) - {x, y}).copy()
         through = any(
-            nx.has_path(calc.graph, x, m) and nx.has_path(calc.graph, m, y) for m in q.mediators if m in calc.graph
+            nx.has_path(calc.graph, x, m) and nx.has_path(calc.graph, m, y)
+            for m in q.mediators
+            if m in calc.graph
         )
         if not through:
-            return Result(0.0, f"indirect effect of {x} on {y} through {', '.join(q.mediators)} = 0", ["no directed path through the mediators"])
+            return Result(
+                0.0,
+                f"indirect effect of {x} on {y} through {', '.join(q.mediators)} = 0",
+                ["no directed path through the mediators"],
+            )
         del h
     if q.kind == "nde" and q.mediators and not calc.graph.has_edge(x, y):
         g = calc.graph.copy()
         g.remove_nodes_from(q.mediators)
         if not nx.has_path(g, x, y):
-            return Result(0.0, f"direct effect of {x} on {y} = 0", [f"every path from {x} to {y} goes through {', '.join(q.mediators)}"])
+            return Result(
+                0.0,
+                f"direct effect of {x} on {y} = 0",
+                [f"every path from {x} to {y} goes through {', '.join(q.mediators)}"],
+            )
     return None
 
 
-def _rounding_flips(model: StatedModel, q: Query, ans: str, r: Result, calc_used: set) -> str | None:
+def _rounding_flips(
+    model: StatedModel, q: Query, ans: str, r: Result, calc_used: set
+) -> str | None:
     """Whether the answer could change within the rounding of the numbers it used (each
     stated number moved by half a unit of its last written digit): then the stated
     numbers do not fix it, and the answer is refused rather than guessed."""
@@ -266,7 +316,11 @@ def _rounding_flips(model: StatedModel, q: Query, ans: str, r: Result, calc_used
             return None
     elif abs(r.value) > 0.05:
         return None
-    used = [p for p in model.probabilities if (frozenset(p.event.items()), frozenset(p.given.items())) in calc_used]
+    used = [
+        p
+        for p in model.probabilities
+        if (frozenset(p.event.items()), frozenset(p.given.items())) in calc_used
+    ]
     if not used:
         return None
     halves = [_half_unit(p.number) for p in used]
@@ -285,7 +339,7 @@ def _rounding_flips(model: StatedModel, q: Query, ans: str, r: Result, calc_used
                 continue
             if other != ans:
                 return (
-                    "the answer depends on digits the story rounds away: moving the stated numbers within "
+                    "the answer depends on digits the story rounds away: moving the stated numbers within "  # noqa: E501
                     "their rounding changes it"
                 )
     finally:
@@ -319,11 +373,15 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
     _check_question(question)
     form = parse_question(question)
     if form is None:
-        return _refusal(f"the question's form is not one the reader knows: “{question.strip()}”", start, route=["rules"])
+        return _refusal(
+            f"the question's form is not one the reader knows: “{question.strip()}”",
+            start,
+            route=["rules"],
+        )
     try:
         readings = read_readings(story, form)
     except StoryRefusal as e:
-        return _refusal(e.message(), start, route=["rules"])
+        return _refusal(str(e), start, route=["rules"])
     outcomes = []
     for model, mentions in readings:
         try:
@@ -348,17 +406,26 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
 
             picked = choose_outcome(outcomes, story, question, llm)
             if picked is None:
-                return _refusal("the readings of the story disagree and the LLM's choice did not settle it", start, route=["rules", "llm"])
+                return _refusal(
+                    "the readings of the story disagree and the LLM's choice did not settle it",
+                    start,
+                    route=["rules", "llm"],
+                )
             answered = [picked]
             route.append("llm")
         else:
             why = "the words leave several readings of a phrase, and they give different answers"
             opened = [p for m, *_ in outcomes for p in m.open_phrases]
             if opened:
-                why = f"the words do not tell which value the phrase '{opened[0]}' names, and the readings give different answers"
+                why = f"the words do not tell which value the phrase '{opened[0]}' names, and the readings give different answers"  # noqa: E501
             if not answered:
                 why = outcomes[0][4]
-            return _refusal(why + " (no LLM was given to decide)", start, route=route, model=readings[0][0].to_dict())
+            return _refusal(
+                why + " (no LLM was given to decide)",
+                start,
+                route=route,
+                model=readings[0][0].to_dict(),
+            )
     if not answered:
         model, _, _, _, why = outcomes[0]
         return _refusal(why, start, route=route, model=model.to_dict())

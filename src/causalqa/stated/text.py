@@ -117,7 +117,7 @@ _IRREGULAR = {
     "written": "write", "bought": "buy", "brought": "bring", "caught": "catch",
     "did": "do", "done": "do", "does": "do", "has": "have", "had": "have", "having": "have",
     "death": "die", "dead": "die", "alive": "live", "life": "live", "lives": "live",
-    "born": "birth", "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",
+    "born": "birth", "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",  # noqa: E501
     "am": "be", "died": "die", "dies": "die", "dying": "die", "lying": "lie",
     "better": "good", "best": "good", "worse": "bad", "worst": "bad",
     "blew": "blow", "blown": "blow", "slept": "sleep", "smelt": "smell", "spoke": "speak",
@@ -207,7 +207,11 @@ def words(text: str) -> list[str]:
         if "-" in w and not w.startswith("-"):
             parts = [p for p in w.split("-") if p]
             out.extend(parts)
-            if len(parts) == 2 and parts[0] not in NEGATION_WORDS and parts[0] not in ("in", "out", "non"):
+            if (
+                len(parts) == 2
+                and parts[0] not in NEGATION_WORDS
+                and parts[0] not in ("in", "out", "non")
+            ):
                 out.append("".join(parts))  # "hard-working" is also "hardworking"
         else:
             out.append(w)
@@ -267,14 +271,29 @@ def phrase_words(text: str) -> PhraseWords:
             skip = False
             continue
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
-        if (t == "out" and nxt == "of") or (t == "free" and nxt in ("of", "from")) or (
-            t in ("recover", "recovers", "recovered", "recovering", "cured") and nxt in ("from", "of")
+        if (
+            (t == "out" and nxt == "of")
+            or (t == "free" and nxt in ("of", "from"))
+            or (
+                t in ("recover", "recovers", "recovered", "recovering", "cured")
+                and nxt in ("from", "of")
+            )
         ):
             # "out of wax", "free of pain", "recovers from scurvy": without
             neg += 1
             skip = True
             continue
-        if t in ("avoid", "avoids", "avoided", "avoiding", "prevent", "prevents", "prevented", "escape", "escapes"):
+        if t in (
+            "avoid",
+            "avoids",
+            "avoided",
+            "avoiding",
+            "prevent",
+            "prevents",
+            "prevented",
+            "escape",
+            "escapes",
+        ):
             neg += 1
             continue
         if t in NEGATION_WORDS or t.endswith("n't"):
