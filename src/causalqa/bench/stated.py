@@ -159,7 +159,7 @@ def misread_statements(model: dict[str, Any], item: dict[str, Any]) -> int | Non
     for flips in itertools.product((0, 1), repeat=len(used)):
         flip = dict(zip(used, flips))
 
-        def conv(a: dict[str, int]) -> frozenset:
+        def conv(a: dict[str, int], flip: dict[str, int] = flip) -> frozenset:
             return frozenset((letter[v], x ^ flip[v]) for v, x in a.items())
 
         bad = 0
@@ -288,6 +288,7 @@ def run_stated_bench(
     secs = [r["seconds"] for r in rows]
     wrong = [r for r in rows if r["result"] == "wrong"]
     gaps = [r for r in rows if r.get("value_gap") is not None and r["value_gap"] > 0.05]
+    misread = [r for r in rows if (r.get("misread_statements") or 0) > 0]
     report: dict[str, Any] = {
         "environment": environment(),
         "llm": getattr(llm, "model", None) if llm is not None else None,
@@ -310,9 +311,11 @@ def run_stated_bench(
         ).most_common(15),
         "wrong_with_rounding_caution": sum(1 for r in wrong if r["caution"]),
         "answers_with_value_gap_over_0_05": len(gaps),
-        "answers_from_misread_numbers": sum(1 for r in rows if (r.get("misread_statements") or 0) > 0),
-        "answers_checked_for_misreads": sum(1 for r in rows if r.get("misread_statements") is not None),
-        "misread_examples": [r["id"] for r in rows if (r.get("misread_statements") or 0) > 0][:30],
+        "answers_from_misread_numbers": len(misread),
+        "answers_checked_for_misreads": sum(
+            1 for r in rows if r.get("misread_statements") is not None
+        ),
+        "misread_examples": [r["id"] for r in misread][:30],
         "value_gap_examples": [
             {k: r[k] for k in ("id", "query_type", "value", "truth_value", "result")}
             for r in gaps[:20]
@@ -407,8 +410,8 @@ def markdown(report: dict[str, Any]) -> str:
     lines += [
         "",
         f"**Answers computed from a misread number: {report['answers_from_misread_numbers']}** "
-        f"(every stated probability the reader used, checked against the generator's own model "
-        f"under the reader's mapping, for {report['answers_checked_for_misreads']} answers with numbers).",
+        "(every stated probability the reader used, checked against the quantity the generator "
+        f"says it is, for {report['answers_checked_for_misreads']} answers with numbers).",
         "",
         f"Wrong answers flagged as sensitive to the rounding of the stated numbers: "
         f"{report['wrong_with_rounding_caution']}. Answers whose computed value is more than 0.05 "
