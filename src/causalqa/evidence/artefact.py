@@ -148,7 +148,7 @@ def _inline(x: np.generic) -> bool:
     integers, and finite floats (a float16/32 value is exactly a float64 one)."""
     if x.dtype.kind in "biu":
         return True
-    return x.dtype.kind == "f" and x.dtype.itemsize <= 8 and bool(np.isfinite(x))
+    return x.dtype.kind == "f" and x.dtype.itemsize <= 8 and math.isfinite(x)
 
 
 def _is_tensor(x: Any) -> bool:
