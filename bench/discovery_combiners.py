@@ -28,7 +28,6 @@ Writes ``bench/results/discovery/combiners-latest.{json,md}``.
 from __future__ import annotations
 
 import argparse
-import pickle
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,11 +35,10 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import f1_score, roc_auc_score
 
-from causalqa import config
 from causalqa.bench.report import document, markdown_table, write_report
 from causalqa.discovery.features import vectorize
 from causalqa.discovery.lexical import FAMILIES
-from causalqa.discovery.training import fit_combiner, select_features
+from causalqa.discovery.training import fit_combiner, read_record, record_file, select_features
 from causalqa.evidence import choose_threshold, grouped_folds
 
 FAMILY_OF_DATASET = {"comagc": "gene", "gene": "gene", "ade": "drug", "semeval": "general"}
@@ -146,13 +144,12 @@ def per_dataset_auc(labels, p, datasets) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    default = config.home_dir() / "discovery" / "evidence-work" / "record-frozen.pkl"
+    default = record_file(mode="frozen")
     parser.add_argument("--record", type=Path, default=default)
     parser.add_argument("--variant", default="text")
     parser.add_argument("--out", type=Path, default=Path("bench/results/discovery"))
     args = parser.parse_args()
-    with args.record.open("rb") as fh:
-        record = pickle.load(fh)  # our own training record, written by `discover train`
+    record = read_record(args.record)  # checked against its manifest before it is read
     rows, feats = record.train()
     labels = np.array([r.label for r in rows])
     groups = [r.group for r in rows]

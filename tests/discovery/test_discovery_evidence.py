@@ -4,6 +4,11 @@ three-way verdict with its reasons, and the errors a user can meet."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import pickle
+import re
+
 import numpy as np
 import pytest
 from tests.discovery.test_discovery_pair import PromptLLM, tiny_graph
@@ -17,7 +22,12 @@ from causalqa.discovery.evidence import (
 )
 from causalqa.discovery.pair import gather_evidence, judge_pair
 from causalqa.discovery.training import fit_combiner, load_record, out_of_fold, train_evidence
-from causalqa.errors import EntityNotFoundError, MentionError, PairDiscoveryError
+from causalqa.errors import (
+    EntityNotFoundError,
+    EvidenceArtefactError,
+    MentionError,
+    PairDiscoveryError,
+)
 from causalqa.kg import GraphData, KnowledgeGraph
 
 
@@ -205,3 +215,88 @@ def test_text_features_and_direction_share():
     ev = PairEvidence("a", "b", features=f, text_probs=np.array([0.2, 0.6, 0.2]))
     assert direction_share(ev) == (pytest.approx(0.75), "text")
     assert direction_share(PairEvidence("a", "b")) == (0.5, "none")
+
+
+# -- the training record: arrays and a checked manifest, no pickle ---------------------------
+
+
+def _same(a, b) -> bool:
+    """Equal values of the same types, all the way down (NaN equal to NaN)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float):
+        return a == b or (a != a and b != b)
+    if hasattr(a, "__dataclass_fields__"):
+        return all(_same(getattr(a, f), getattr(b, f)) for f in a.__dataclass_fields__)
+    return a == b
+
+
+def test_the_training_record_comes_back_identical(trained, tmp_path):
+    from causalqa.discovery.training import read_record, record_file, save_record
+
+    judge, record, out, work, _ = trained
+    written = record_file(work, "frozen")
+    assert written.name == "record-frozen.npz" and not (work / "record-frozen.pkl").exists()
+    assert _same(load_record(work, "frozen").rows, record.rows)
+    assert load_record(work, "frozen").manifest_["what"] == "training record"
+    path = save_record(record, tmp_path / "record.npz", command="pytest")
+    again = read_record(path)
+    assert _same(again.rows, record.rows) and _same(again.features, record.features)
+    assert _same(again.corpus, record.corpus) and _same(again.info, record.info)
+    assert again.text_model == record.text_model and again.manifest_["command"] == "pytest"
+    assert _same(again.train(), record.train())
+    # nothing but the record's own classes is named in the file
+    with np.load(path, allow_pickle=False) as npz:
+        text = npz["__state__"].tobytes().decode()
+    assert set(re.findall(r'"object": "([^"]+)"', text)) == {
+        "causalqa.discovery.training.TrainingRecord",
+        "causalqa.discovery.training.PairRow",
+    }
+
+
+def test_a_tampered_or_unvouched_record_is_refused_unread(trained, tmp_path, monkeypatch):
+    from causalqa.discovery.training import read_record, record_file, save_record
+
+    record = trained[1]
+    path = save_record(record, record_file(tmp_path, "frozen"))
+    assert _same(read_record(path).rows, record.rows)
+    blob = bytearray(path.read_bytes())
+    blob[len(blob) // 2] ^= 0x01
+    path.write_bytes(bytes(blob))
+    opened = []
+    with monkeypatch.context() as m:
+        m.setattr(np, "load", lambda *a, **k: opened.append(a))
+        with pytest.raises(EvidenceArtefactError, match="does not match its manifest") as e:
+            load_record(tmp_path, "frozen")
+    assert opened == [] and e.value.hint == "run: causalqa discover train --mode frozen"
+    # an earlier causalqa pickled the record with nothing beside it: not unpickled
+    legacy = tmp_path / "old"
+    legacy.mkdir()
+    (legacy / "record-finetune.pkl").write_bytes(pickle.dumps(_Payload()))
+    with pytest.raises(EvidenceArtefactError, match="has no manifest") as e:
+        load_record(legacy, "finetune")
+    assert RAN == [] and "causalqa discover train --mode finetune" in e.value.hint
+    # one whose manifest vouches for it is read
+    blob = pickle.dumps(record)
+    (legacy / "record-finetune.pkl").write_bytes(blob)
+    digest = {"sha256": hashlib.sha256(blob).hexdigest()}
+    (legacy / "record-finetune.pkl.json").write_text(json.dumps(digest))
+    assert _same(load_record(legacy, "finetune").features, record.features)
+    with pytest.raises(EvidenceArtefactError, match="no training record at"):
+        load_record(tmp_path / "absent", "frozen")
+
+
+RAN: list[str] = []
+
+
+def _side_effect() -> None:
+    RAN.append("unpickled")
+
+
+class _Payload:
+    def __reduce__(self):
+        return (_side_effect, ())

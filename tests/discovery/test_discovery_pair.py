@@ -510,7 +510,7 @@ def test_trained_ranker_is_saved_and_reused(tmp_path):
     data = PathDataset("comagc", synthetic(20, 0), synthetic(3, 1))
     emb = HashEmbedder()
     first, how, _ = trained_ranker("xgboost", data, embedder=emb, folder=tmp_path)
-    assert how == "fitted" and (tmp_path / "full" / "comagc" / "xgboost.pkl").is_file()
+    assert how == "fitted" and (tmp_path / "full" / "comagc" / "xgboost.npz").is_file()
     again, how, _ = trained_ranker("xgboost", data, embedder=emb, folder=tmp_path)
     assert how == "loaded" and again.embedder is emb
     rec = data.truth[0]

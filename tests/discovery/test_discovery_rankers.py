@@ -3,7 +3,11 @@ scripted LLM, and trained rankers beating random where relevance is learnable.""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import pickle
+import re
+import shutil
 import zlib
 
 import numpy as np
@@ -21,8 +25,11 @@ from causalqa.discovery.rankers import (
     allrank_loss,
     clean_permutation,
     cross_encoder_text,
+    load_ranker,
     permutation_schema,
+    save_ranker,
 )
+from causalqa.errors import PairDiscoveryError
 from causalqa.llm.testing import ScriptedLLM
 
 
@@ -161,19 +168,30 @@ def test_cross_encoder_is_deterministic_and_caps_paths(data, tiny_encoder):
 
 
 def test_cross_encoder_saves_loads_and_reports_steps(data, tiny_encoder, tmp_path):
-    from causalqa.discovery.rankers import load_ranker, save_ranker
-
     steps = []
     ranker = tiny_cross_encoder("listnet", tiny_encoder)
     ranker.on_step = lambda done, total: steps.append((done, total))
     ranker.fit(data.train[:40])
     assert steps[0] == (1, 10) and steps[-1] == (10, 10)
     path = save_ranker(ranker, "listnet", tmp_path)
-    assert path == tmp_path / "listnet.pkl" and ranker.on_step is not None
+    assert path == tmp_path / "listnet.npz" and ranker.on_step is not None
     loaded = load_ranker("listnet", tmp_path)
     assert loaded.on_step is None and loaded.name == "listnet-cross-encoder"
-    rec = data.truth[0]
-    assert np.allclose(loaded.rank(rec).scores, ranker.rank(rec).scores)
+    assert loaded.model_path == tiny_encoder and not loaded.model_.training
+    for rec in data.truth:  # the same weights, so the same scores to the last bit
+        assert np.array_equal(loaded.rank(rec).scores, ranker.rank(rec).scores)
+    # the file holds the weights as arrays and names no transformers or torch class
+    assert _stored_classes(path) == {"causalqa.discovery.rankers.CrossEncoderRanker"}
+    trained = dict(ranker.model_.named_parameters())
+    assert all(torch_equal(p, trained[n]) for n, p in loaded.model_.named_parameters())
+    # the weights are rebuilt around the encoder folder: without it, a clear error
+    moved = tmp_path / "encoder-copy"
+    shutil.copytree(tiny_encoder, moved)
+    ranker.model_path = moved
+    save_ranker(ranker, "listnet", tmp_path)
+    shutil.rmtree(moved)
+    with pytest.raises(PairDiscoveryError, match="cannot load the ranker.*encoder-copy"):
+        load_ranker("listnet", tmp_path)
 
 
 def test_evaluate_rankers_saves_fitted_rankers_and_reports_steps(data, tmp_path):
@@ -182,7 +200,7 @@ def test_evaluate_rankers_saves_fitted_rankers_and_reports_steps(data, tmp_path)
     ev = evaluate_rankers(
         data, rankers=[ranker], random_draws=0, save_dir=tmp_path, on_fit_step=lambda *a: 0
     )
-    assert ev.rows[0]["ranker"] == "xgboost" and (tmp_path / "xgboost.pkl").is_file()
+    assert ev.rows[0]["ranker"] == "xgboost" and (tmp_path / "xgboost.npz").is_file()
     assert steps == []  # XGBoost has no training steps to report
 
 
@@ -302,3 +320,95 @@ def test_llm_permutation_with_the_small_model():
     rec = synthetic(1, 0)[0]
     ranking = LLMPermutationRanker(get_llm("local:small")).rank(rec, rec.paths[:3])
     assert sorted(ranking.order.tolist()) == [0, 1, 2]
+
+
+# -- saved rankers: arrays and a checked manifest, no pickle ----------------------------
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return torch.equal(a, b)
+
+
+def _stored_classes(path) -> set[str]:
+    """The causalqa classes a saved ranker's state tree names (read with pickles refused)."""
+    with np.load(path, allow_pickle=False) as npz:
+        text = npz["__state__"].tobytes().decode()
+    return {c for c in re.findall(r'"object": "([^"]+)"', text) if c.startswith("causalqa.")}
+
+
+@pytest.fixture(scope="module")
+def saved_xgboost(data, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rankers")
+    ranker = XGBoostRanker(embedder=HashEmbedder(), n_estimators=10, seed=0).fit(data.train[:60])
+    return ranker, save_ranker(ranker, "xgboost", folder)
+
+
+def test_a_saved_xgboost_ranker_ranks_as_the_fitted_one(data, saved_xgboost):
+    ranker, path = saved_xgboost
+    assert path.name == "xgboost.npz" and ranker.embedder is not None  # given back after saving
+    manifest = json.loads(path.with_name("xgboost.npz.json").read_text())
+    assert manifest["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert manifest["class"] == "causalqa.discovery.rankers.XGBoostRanker"
+    loaded = load_ranker("xgboost", path.parent)
+    assert loaded.embedder is None  # not saved: re-created on use
+    loaded.embedder = ranker.embedder
+    for rec in data.truth:
+        assert np.array_equal(loaded.rank(rec).scores, ranker.rank(rec).scores)
+    assert loaded.lm_.index_ == ranker.lm_.index_
+    assert np.array_equal(loaded.lm_.vectors_, ranker.lm_.vectors_)
+    assert _stored_classes(path) == {
+        "causalqa.discovery.rankers.XGBoostRanker",
+        "causalqa.discovery.rankers.BigramLM",
+    }
+    with pytest.raises(RankerError, match="not fitted"):
+        XGBoostRanker().rank(data.truth[0])
+
+
+def test_a_tampered_ranker_is_refused_before_it_is_read(saved_xgboost, tmp_path, monkeypatch):
+    _, path = saved_xgboost
+    copy = tmp_path / "xgboost.npz"
+    blob = bytearray(path.read_bytes())
+    blob[len(blob) // 3] ^= 0x01
+    copy.write_bytes(bytes(blob))
+    (tmp_path / "xgboost.npz.json").write_bytes(path.with_name("xgboost.npz.json").read_bytes())
+    opened = []
+    monkeypatch.setattr(np, "load", lambda *a, **k: opened.append(a))
+    with pytest.raises(PairDiscoveryError, match="does not match its manifest") as e:
+        load_ranker("xgboost", tmp_path)
+    assert opened == [] and "causalqa bench discovery rankers" in e.value.hint
+
+
+RAN: list[str] = []
+
+
+def _side_effect() -> None:
+    RAN.append("unpickled")
+
+
+class _Payload:
+    def __reduce__(self):
+        return (_side_effect, ())
+
+
+def test_an_earlier_pickled_ranker_is_read_only_with_a_manifest(saved_xgboost, data, tmp_path):
+    """save_ranker used to pickle with nothing beside the file: such a file is refused
+    unread, with the way to retrain; one a manifest vouches for is read."""
+    (tmp_path / "xgboost.pkl").write_bytes(pickle.dumps(_Payload()))
+    with pytest.raises(PairDiscoveryError, match="cannot load the ranker.*has no manifest") as e:
+        load_ranker("xgboost", tmp_path)
+    assert RAN == [] and "retrain" in e.value.hint
+    ranker = saved_xgboost[0]
+    embedder, ranker.embedder = ranker.embedder, None
+    blob = pickle.dumps(ranker)
+    ranker.embedder = embedder
+    (tmp_path / "xgboost.pkl").write_bytes(blob)
+    digest = {"sha256": hashlib.sha256(blob).hexdigest()}
+    (tmp_path / "xgboost.pkl.json").write_text(json.dumps(digest))
+    old = load_ranker("xgboost", tmp_path)
+    old.embedder = embedder
+    assert np.array_equal(old.rank(data.truth[0]).scores, ranker.rank(data.truth[0]).scores)
+    # saving again writes the new form and removes the pickle beside it
+    save_ranker(old, "xgboost", tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["xgboost.npz", "xgboost.npz.json"]

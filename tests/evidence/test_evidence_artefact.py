@@ -9,6 +9,7 @@ import io
 import json
 import pickle
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from causalqa.evidence.artefact import (
     encode,
     load_artefact,
     load_state,
+    read_state,
     save_state,
     write_artefact,
 )
@@ -172,3 +174,89 @@ def test_save_state_writes_the_manifest_with_the_checksum(tmp_path):
     assert manifest["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert manifest["format"] == FORMAT and manifest["note"] == "x"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.npz", "s.npz.json"]
+
+
+def test_numpy_scalars_are_json_numbers_that_come_back_bit_for_bit():
+    value = [
+        np.float64(0.1), np.float32(0.1), np.float16(0.1), np.float64(-2.5e-300),
+        np.int64(-(2**63)), np.uint64(2**64 - 1), np.int8(-7), np.bool_(True),
+    ]  # fmt: skip
+    tree, arrays = encode(value)
+    assert arrays == {}  # none is a zip entry of its own
+    json.dumps(tree, allow_nan=False)
+    back = decode(tree, arrays)
+    for a, b in zip(back, value):
+        assert type(a) is type(b) and a.tobytes() == b.tobytes()
+    # a value JSON cannot hold exactly still round-trips, as an array
+    tree, arrays = encode([np.float64("nan"), np.float32("-inf"), np.longdouble(1) / 3])
+    assert len(arrays) == 3
+    nan, inf, third = decode(tree, arrays)
+    assert np.isnan(nan) and inf == -np.inf and inf.dtype == np.float32
+    assert third == np.longdouble(1) / 3
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        {"number": "1.5", "dtype": "<f8"},  # numpy would parse the text
+        {"number": 1, "dtype": "|O"},
+        {"number": 1, "dtype": "|b1"},  # a bool dtype takes a JSON bool only
+        {"number": True, "dtype": "<i8"},
+        {"number": 1.0},
+    ],
+)
+def test_a_forged_number_is_refused(tmp_path, node):
+    path = tmp_path / "n.npz"
+    _forge(path, node)
+    with pytest.raises(DataFileError, match="cannot be read"):
+        read_state(path, what="state", hint="rebuild it")
+
+
+def test_paths_round_trip(tmp_path):
+    back = decode(*encode({"model_path": tmp_path / "bert", "none": None}))
+    assert back["model_path"] == tmp_path / "bert" and isinstance(back["model_path"], Path)
+
+
+def test_read_state_gives_any_value_with_its_manifest(tmp_path):
+    torch = pytest.importorskip("torch")
+    state = {"w": torch.arange(3, dtype=torch.float16), "history": [0.5, 0.25]}
+    path = save_state(tmp_path / "s.npz", state, {"what": "cache"})
+    back, manifest = read_state(path, what="cache", hint="retrain")
+    assert torch.equal(back["w"], state["w"]) and back["history"] == [0.5, 0.25]
+    assert manifest["what"] == "cache"
+    assert manifest["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_an_altered_state_is_refused_before_numpy_opens_it(tmp_path, monkeypatch):
+    path = save_state(tmp_path / "s.npz", {"w": np.ones(3)}, {})
+    blob = bytearray(path.read_bytes())
+    blob[len(blob) // 2] ^= 0x01
+    path.write_bytes(bytes(blob))
+    opened = []
+    monkeypatch.setattr(np, "load", lambda *a, **k: opened.append(a))
+    with pytest.raises(DataFileError, match="does not match its manifest") as e:
+        read_state(path, what="state", hint="rebuild it with X")
+    assert opened == [] and e.value.hint == "rebuild it with X"
+
+
+RAN: list[str] = []
+
+
+def _side_effect() -> None:
+    RAN.append("unpickled")
+
+
+class _Payload:
+    def __reduce__(self):
+        return (_side_effect, ())
+
+
+def test_a_file_without_a_manifest_is_not_read(tmp_path):
+    """An earlier causalqa pickled some files with nothing beside them: refused unread."""
+    path = tmp_path / "old.pkl"
+    path.write_bytes(pickle.dumps(_Payload()))
+    with pytest.raises(DataFileError, match=r"has no manifest \(old.pkl.json\)") as e:
+        load_artefact(path, EvidenceModel, what="evidence model", hint="rebuild it with X")
+    assert RAN == [] and e.value.hint == "rebuild it with X"
+    pickle.loads(path.read_bytes())  # the payload does run when unpickled
+    assert RAN == ["unpickled"]

@@ -29,6 +29,7 @@ from causalqa.discovery.rankers import (
     SimilarityRanker,
     XGBoostRanker,
     load_ranker,
+    ranker_file,
     save_ranker,
     stable_seed,
 )
@@ -50,7 +51,7 @@ RANKER_NAMES = ("similarity", "rmse", "ranknet", "listnet", "xgboost")
 
 def saved_rankers_dir() -> Path:
     """Where the benchmarks keep fitted trained rankers:
-    ``$CAUSALQA_HOME/discovery/rankers/bench/<full|validation>/<data set>/<name>.pkl``."""
+    ``$CAUSALQA_HOME/discovery/rankers/bench/<full|validation>/<data set>/<name>.npz``."""
     return config.rankers_dir() / "bench"
 
 
@@ -70,9 +71,9 @@ def unfitted_ranker(method: str, *, seed: int = 0, embedder=None):
 
 
 def saved_like(fresh, method: str, folder: Path, *, embedder=None):
-    """The ranker saved as ``folder/<method>.pkl`` when it has `fresh`'s type and
-    parameters (its embedder, not pickled, set to `embedder`), else None."""
-    if not (folder / f"{method}.pkl").is_file():
+    """The ranker saved as ``folder/<method>.npz`` when it has `fresh`'s type and
+    parameters (its embedder, not saved, set to `embedder`), else None."""
+    if not ranker_file(method, folder).is_file():
         return None
     try:
         saved = load_ranker(method, folder)
@@ -96,7 +97,7 @@ def trained_ranker(
     on_step: Callable[[int, int], None] | None = None,
 ):
     """The trained ranker `method` for data set `data`: loaded from
-    ``folder/<tag>/<data set>/<method>.pkl`` when saved there with the same parameters,
+    ``folder/<tag>/<data set>/<method>.npz`` when saved there with the same parameters,
     else fitted on ``data.train`` (and saved there when `folder` is given).
     Returns (ranker, how: "loaded" or "fitted", seconds)."""
     fresh = unfitted_ranker(method, seed=seed, embedder=embedder)
@@ -305,7 +306,7 @@ def evaluate_rankers(
     where its paths match, and `llm_ranker` on the first `llm_queries` queries only when
     given (an LLM call per query, `concurrency` of them in flight). `on_fit_step(done,
     total)` reports training steps of rankers that have them (the cross-encoders). With
-    `save_dir`, every fitted trained ranker is saved there as ``<loss or xgboost>.pkl``
+    `save_dir`, every fitted trained ranker is saved there as ``<loss or xgboost>.npz``
     (`rankers.save_ranker`). With
     ``refit=False`` a trained ranker that is already fitted (e.g. loaded from such a file)
     is used as it is; its row says so.
@@ -405,7 +406,7 @@ def evaluate_rankers(
 
 def make_rankers(names: Sequence[str], seed: int, saved: Path | None = None) -> list[Ranker]:
     """Fresh rankers by name (one shared embedder); with `saved`, a trained one saved there
-    with the same parameters (``<name>.pkl``) is loaded instead."""
+    with the same parameters (``<name>.npz``) is loaded instead."""
     from causalqa.embed import Embedder
 
     embedder = Embedder()

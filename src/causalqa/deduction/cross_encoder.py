@@ -6,23 +6,23 @@ one-logit head on the tokens' mean; the top `train_layers` transformer layers an
 fine-tuned on the training folds (the lower layers stay as shipped, so a trained model is
 only a few MB: those layers in float16). CPU, one torch thread by default; True statements
 are weighted up to balance the classes. A trained state is cached on disk by a hash of its
-training data and parameters, so a rerun of the benchmark or of `deduction train` does not
-train again.
+training data and parameters (an ``.npz`` with a manifest, `causalqa.evidence.artefact`: no
+pickle, its sha256 checked before it is read), so a rerun of the benchmark or of
+`deduction train` does not train again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from causalqa.errors import DeductionError
+from causalqa.errors import DataFileError, DeductionError
+from causalqa.evidence.artefact import read_state, save_state
 from causalqa.evidence.finetune import encoder_path, load_transformer, mean_pool, train_epochs
 
 
@@ -44,6 +44,37 @@ def cache_dir() -> Path:
     from causalqa.config import home_dir
 
     return home_dir() / "deduction" / "cross-encoder"
+
+
+CACHE_WHAT = "cross-encoder training cache"
+
+
+def _read_cache(path: Path) -> tuple[dict[str, Any], list[float]] | None:
+    """A trained state and its loss history cached at `path`, or None when there is none
+    or it cannot be trusted — damaged, replaced (its sha256 no longer that of its
+    manifest), or not a state; such a file is removed, so the caller trains again and
+    rewrites it. The bytes are checked before anything in them is read."""
+    import torch
+
+    if not path.is_file():
+        return None
+    try:
+        blob, _ = read_state(path, what=CACHE_WHAT, hint="it is retrained")
+    except DataFileError:
+        blob = None
+    state = blob.get("state") if isinstance(blob, dict) else None
+    history = blob.get("history") if isinstance(blob, dict) else None
+    if (
+        isinstance(state, dict)
+        and state
+        and all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items())
+        and isinstance(history, list)
+        and all(isinstance(x, float) for x in history)
+    ):
+        return state, history
+    for stale in (path, path.with_name(path.name + ".json")):
+        stale.unlink(missing_ok=True)
+    return None
 
 
 class CrossEncoder:
@@ -189,16 +220,13 @@ class CrossEncoder:
         if y.all() or not y.any():
             raise DeductionError("the cross-encoder needs True and False training examples")
         key = self._key(statements, passages, y)
-        path = cache_dir() / f"{key}.pt"
-        if self.cache and path.exists():
-            try:
-                blob = torch.load(path, weights_only=False)
-                self.state_, self.history_ = blob["state"], blob["history"]
-                self.n_train_ = len(y)
-                self._model = None
-                return self
-            except Exception:  # our own cache file, unreadable: train again
-                path.unlink(missing_ok=True)
+        path = cache_dir() / f"{key}.npz"
+        cached = _read_cache(path) if self.cache else None
+        if cached is not None:
+            self.state_, self.history_ = cached
+            self.n_train_ = len(y)
+            self._model = None
+            return self
         if self.threads:
             torch.set_num_threads(self.threads)
         torch.manual_seed(self.seed)
@@ -259,10 +287,15 @@ class CrossEncoder:
         self.n_train_ = len(y)
         self._tok, self._model = tok, model
         if self.cache:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            torch.save({"state": self.state_, "history": self.history_}, tmp)
-            os.replace(tmp, path)
+            manifest = {
+                "what": CACHE_WHAT,
+                "encoder": encoder_path(self.model_path),
+                "params": self._params(),
+                "n_train": len(y),
+            }
+            save_state(path, {"state": self.state_, "history": self.history_}, manifest)
+            # an earlier causalqa cached this state as a torch pickle: never read again
+            path.with_suffix(".pt").unlink(missing_ok=True)
         return self
 
     def _apply_state(self, model, state) -> None:
@@ -292,12 +325,11 @@ class CrossEncoder:
         return np.asarray(out, dtype=np.float64)
 
     def state_bytes(self) -> bytes:
-        """The trained state, serialised (what a saved verifier carries)."""
-        import torch
+        """The trained state as safetensors bytes (tensors and their names only, nothing
+        that runs when read: ``safetensors.torch.load`` gives the dict back)."""
+        from safetensors.torch import save
 
-        buf = io.BytesIO()
-        torch.save(self.state_, buf)
-        return buf.getvalue()
+        return save(self.state_)
 
     def _key(self, statements, passages, y) -> str:
         h = hashlib.sha256()

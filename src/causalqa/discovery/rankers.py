@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import re
 import zlib
 from abc import ABC, abstractmethod
@@ -61,7 +60,8 @@ from causalqa.discovery.pathdata import (
     PathCandidate,
     PathRecord,
 )
-from causalqa.errors import ConfigError, PairDiscoveryError, RankerError
+from causalqa.errors import ConfigError, DataFileError, PairDiscoveryError, RankerError
+from causalqa.evidence.artefact import load_artefact, save_state
 from causalqa.evidence.finetune import encoder_path, load_transformer, mean_pool, train_epochs
 from causalqa.metrics import relevance_labels
 
@@ -516,7 +516,41 @@ class CrossEncoderRanker(Ranker):
 
     def __getstate__(self) -> dict[str, Any]:
         # A progress callback is a closure of its caller: not part of a saved ranker.
-        return {**self.__dict__, "on_step": None}
+        state = {**self.__dict__, "on_step": None}
+        if state.get("model_") is not None:
+            # The fitted transformer and head as their tensors, so a saved ranker holds
+            # no code; both are rebuilt around them from the encoder folder, which also
+            # gives the tokenizer (training never changes it).
+            state["model_"] = dict(self.model_.state_dict())
+            state["head_"] = dict(self.head_.state_dict())
+            state.pop("tokenizer_", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if isinstance(state.get("model_"), dict):
+            self.model_, self.head_, self.tokenizer_ = self._rebuild(
+                state["model_"], state.get("head_") or {}
+            )
+
+    def _rebuild(self, weights: dict[str, Any], head_weights: dict[str, Any]):
+        """The fitted (model, head, tokenizer) from their tensors: the encoder folder's
+        architecture and tokenizer with the trained weights loaded into it, in eval mode."""
+        torch = _torch()
+        where = encoder_path(self.model_path)
+        tokenizer, model = _load_encoder(where)
+        head = torch.nn.Linear(model.config.hidden_size, 1)
+        try:
+            model.load_state_dict(weights, strict=True)
+            head.load_state_dict(head_weights, strict=True)
+        except (RuntimeError, TypeError) as e:  # torch's error for missing or misshapen keys
+            raise RankerError(
+                f"the saved {self.name} does not fit the encoder at {where}: {e}",
+                hint="retrain it with the encoder it was trained with "
+                "(causalqa bench discovery rankers)",
+            ) from None
+        model.eval()
+        return model, head, tokenizer
 
     # -- helpers
 
@@ -887,42 +921,87 @@ TRAINED = ("xgboost", "rmse", "ranknet", "listnet")
 
 
 def ranker_file(name: str, folder: str | os.PathLike | None = None) -> Path:
-    """Where a trained ranker is saved: ``<folder>/<name>.pkl``, by default in
-    `config.rankers_dir()` (``$CAUSALQA_HOME/discovery/rankers``)."""
-    return Path(folder or config.rankers_dir()) / f"{name}.pkl"
+    """Where a trained ranker is saved: ``<folder>/<name>.npz`` (its manifest beside it,
+    ``<name>.npz.json``), by default in `config.rankers_dir()`
+    (``$CAUSALQA_HOME/discovery/rankers``)."""
+    return Path(folder or config.rankers_dir()) / f"{name}.npz"
+
+
+def _legacy_file(name: str, folder: str | os.PathLike | None = None) -> Path:
+    """Where an earlier causalqa pickled a trained ranker: ``<folder>/<name>.pkl``."""
+    return ranker_file(name, folder).with_suffix(".pkl")
+
+
+def _train_hint(folder: Path) -> str:
+    return (
+        "train one with causalqa bench discovery rankers (kept under "
+        f"rankers/bench/full/<data set>/ beside {folder}) and copy it (the .npz and its "
+        f".npz.json) to {folder}"
+    )
+
+
+def _ranker_classes(*extra: type) -> tuple[type, ...]:
+    """The classes a saved ranker may hold besides scikit-learn's and XGBoost's."""
+    return (XGBoostRanker, BigramLM, CrossEncoderRanker, *extra)
 
 
 def save_ranker(
     ranker: Ranker, name: str | None = None, folder: str | os.PathLike | None = None
 ) -> Path:
-    """Pickle a fitted ranker (its embedder is dropped and re-created on use)."""
-    path = ranker_file(name or ranker.name.split("-")[0], folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a fitted ranker to ``<folder>/<name>.npz`` without pickle
+    (`causalqa.evidence.artefact`: its state and arrays, a manifest with their sha256
+    beside it); its embedder is dropped and re-created on use. A pickle an earlier
+    causalqa wrote there is removed (it would only mislead)."""
+    name = name or ranker.name.split("-")[0]
+    path = ranker_file(name, folder)
     embedder = getattr(ranker, "embedder", None)
+    manifest = {
+        "what": "trained ranker",
+        "name": name,
+        "class": f"{type(ranker).__module__}.{type(ranker).__qualname__}",
+        "ranker": ranker.name,
+    }
     try:
         if embedder is not None:
             ranker.embedder = None
-        path.write_bytes(pickle.dumps(ranker))
+        save_state(path, ranker, manifest, trusted=_ranker_classes(type(ranker)))
     finally:
         if embedder is not None:
             ranker.embedder = embedder
+    legacy = _legacy_file(name, folder)
+    for old in (legacy, legacy.with_name(legacy.name + ".json")):
+        old.unlink(missing_ok=True)
     return path
 
 
 def load_ranker(name: str, folder: str | os.PathLike | None = None) -> Ranker:
-    """A trained ranker saved by `save_ranker`; `PairDiscoveryError` when there is none."""
+    """A trained ranker saved by `save_ranker`, read only after its bytes match the sha256
+    of its manifest and holding only the ranker classes and scikit-learn's and XGBoost's.
+    A ranker an earlier causalqa pickled (``<name>.pkl``) is read only when a manifest
+    beside it vouches for its bytes. `PairDiscoveryError` when there is none, or it is
+    damaged, replaced or unreadable."""
     path = ranker_file(name, folder)
-    if not path.is_file():
+    legacy = _legacy_file(name, folder)
+    if not path.is_file() and not legacy.is_file():
         raise PairDiscoveryError(
             f"no trained {name} ranker at {path}",
-            hint="use --ranker similarity|random|llm, or train one with causalqa bench "
-            "discovery rankers (kept under rankers/bench/full/<data set>/ beside that path) "
-            f"and copy it to {path}",
+            hint=f"use --ranker similarity|random|llm, or {_train_hint(path.parent)}",
         )
     try:
-        return pickle.loads(path.read_bytes())
-    except Exception as e:  # a stale or foreign pickle
-        raise PairDiscoveryError(f"{path}: cannot load the ranker: {e}") from None
+        factory = registry.get("ranker", name)
+    except ConfigError:
+        factory = None
+    plugin = (factory,) if isinstance(factory, type) and issubclass(factory, Ranker) else ()
+    try:
+        return load_artefact(
+            path if path.is_file() else legacy,
+            Ranker,
+            what=f"trained {name} ranker",
+            hint=f"retrain it: {_train_hint(path.parent)}",
+            trusted=_ranker_classes(*plugin),
+        )
+    except (DataFileError, RankerError) as e:  # RankerError: its encoder is missing or other
+        raise PairDiscoveryError(f"cannot load the ranker: {e.message}", hint=e.hint) from None
 
 
 def get_ranker(name: str, *, llm=None, embedder=None, seed: int = 0, folder=None):

@@ -675,8 +675,6 @@ def train_evidence(
     ``llm_compute=False`` only those already cached, so "+llm" variants are fitted on the
     rows that have them) → one calibrated combiner per evidence variant, its threshold chosen
     on grouped out-of-fold predictions. Returns (`EvidenceJudge`, `TrainingRecord`)."""
-    import pickle
-
     from causalqa.discovery.corpora import training_corpus
     from causalqa.discovery.evidence import EvidenceJudge, trained_artefacts
     from causalqa.discovery.lexical import mean_features
@@ -831,8 +829,7 @@ def train_evidence(
     if mode != "frozen":
         ensemble.save(out_dir / "text", info=info)
         _set_text(out_dir)
-    with (work_dir / f"record-{mode}.pkl").open("wb") as fh:
-        pickle.dump(record, fh)
+    save_record(record, record_file(work_dir, mode), command=info["command"])
     record.info.update(info)
     return judge, record
 
@@ -856,18 +853,53 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in text) or "llm"
 
 
+def record_file(work: str | os.PathLike[str] | None = None, mode: str = "finetune") -> Path:
+    """Where a training run keeps its `TrainingRecord`: ``<work>/record-<mode>.npz`` (and
+    its manifest, ``record-<mode>.npz.json``); `work` defaults to
+    ``$CAUSALQA_HOME/discovery/evidence-work``."""
+    folder = Path(work) if work else config.home_dir() / "discovery" / "evidence-work"
+    return folder / f"record-{mode}.npz"
+
+
+def save_record(record: TrainingRecord, path: str | os.PathLike[str], *, command: str = "") -> Path:
+    """Write `record` to `path` without pickle (`causalqa.evidence.artefact`: a state
+    tree and arrays, a manifest with their sha256 beside it). Returns the path."""
+    from causalqa.evidence.artefact import save_state
+
+    manifest = {"what": "training record", "text_model": record.text_model, "command": command}
+    return save_state(path, record, manifest, trusted=(TrainingRecord, PairRow))
+
+
+def read_record(path: str | os.PathLike[str], *, hint: str | None = None) -> TrainingRecord:
+    """The `TrainingRecord` at `path` (written by `save_record`), read only after its bytes
+    match its manifest's sha256. A record an earlier causalqa pickled (``.pkl``) is read
+    only when a manifest beside it vouches for it.
+
+    Raises:
+        EvidenceArtefactError: missing, damaged, replaced, or not a training record.
+    """
+    from causalqa.errors import DataFileError
+    from causalqa.evidence.artefact import load_artefact
+
+    try:
+        return load_artefact(
+            path,
+            TrainingRecord,
+            what="training record",
+            hint=hint or "rebuild it: causalqa discover train",
+            trusted=(PairRow,),
+        )
+    except DataFileError as e:
+        raise EvidenceArtefactError(e.message, hint=e.hint) from None
+
+
 def load_record(
     work: str | os.PathLike[str] | None = None, mode: str = "finetune"
 ) -> TrainingRecord:
-    """The `TrainingRecord` a training run left in `work`."""
-    import pickle
-
-    path = (
-        Path(work) if work else config.home_dir() / "discovery" / "evidence-work"
-    ) / f"record-{mode}.pkl"
-    if not path.is_file():
-        raise EvidenceArtefactError(
-            f"no training record at {path}", hint=f"run: causalqa discover train --mode {mode}"
-        )
-    with path.open("rb") as fh:
-        return pickle.load(fh)
+    """The `TrainingRecord` a training run left in `work` (see `record_file`); an earlier
+    causalqa's ``record-<mode>.pkl`` only with a manifest that vouches for its bytes."""
+    path = record_file(work, mode)
+    legacy = path.with_suffix(".pkl")
+    if not path.is_file() and legacy.is_file():
+        path = legacy
+    return read_record(path, hint=f"run: causalqa discover train --mode {mode}")

@@ -50,6 +50,7 @@ ALLOWED_CLASSES: tuple[str, ...] = (
     "sklearn.feature_extraction.text.TfidfTransformer",
     "sklearn.feature_extraction.text.CountVectorizer",
     "xgboost.sklearn.XGBClassifier",
+    "xgboost.sklearn.XGBRanker",
     "xgboost.core.Booster",
 )
 """Classes any artefact may hold (module and qualified name)."""
@@ -83,6 +84,9 @@ class _Encoder:
         if isinstance(x, np.generic):  # first: np.float64 is a float, np.str_ a str
             if isinstance(x, np.void) or x.dtype.hasobject:
                 raise self.refuse(x)
+            if _inline(x):
+                # in the JSON, not one zip entry each: a record holds thousands of them
+                return {"number": x.item(), "dtype": x.dtype.str}
             return {"scalar": self.array(np.asarray(x))}
         if isinstance(x, (bool, str, int)):
             return x
@@ -92,6 +96,8 @@ class _Encoder:
             if x.dtype.hasobject:
                 return {"objects": [self(v) for v in x.ravel().tolist()], "shape": list(x.shape)}
             return {"array": self.array(x)}
+        if isinstance(x, Path):  # e.g. the folder of the encoder a model was trained from
+            return {"path": str(x)}
         if isinstance(x, (bytes, bytearray)):
             kind = "bytes" if isinstance(x, bytes) else "bytearray"
             return {kind: self.array(np.frombuffer(bytes(x), dtype=np.uint8))}
@@ -137,6 +143,14 @@ class _Encoder:
         )
 
 
+def _inline(x: np.generic) -> bool:
+    """Whether a numpy scalar survives as a JSON number and back, bit for bit: booleans,
+    integers, and finite floats (a float16/32 value is exactly a float64 one)."""
+    if x.dtype.kind in "biu":
+        return True
+    return x.dtype.kind == "f" and x.dtype.itemsize <= 8 and math.isfinite(x)
+
+
 def _is_tensor(x: Any) -> bool:
     return type(x).__module__ == "torch" and type(x).__name__ in ("Tensor", "Parameter")
 
@@ -174,6 +188,16 @@ class _Decoder:
         (kind, value), *rest = x.items()
         if kind == "scalar":
             return self.array(value)[()]
+        if kind == "number":
+            dtype = np.dtype(x["dtype"]) if isinstance(x.get("dtype"), str) else None
+            if (
+                dtype is None
+                or dtype.kind not in "biuf"
+                or not isinstance(value, (int, float))
+                or isinstance(value, bool) != (dtype.kind == "b")
+            ):
+                raise ValueError(f"not a numeric scalar: {str(x)[:80]}")
+            return dtype.type(value)
         if kind == "array":
             return self.array(value)
         if kind == "objects":
@@ -182,6 +206,10 @@ class _Decoder:
             return out.reshape(x["shape"])
         if kind == "float":
             return float(value)
+        if kind == "path":
+            if not isinstance(value, str):
+                raise ValueError(f"not a path: {str(x)[:80]}")
+            return Path(value)
         if kind in ("bytes", "bytearray"):
             raw = self.array(value).tobytes()
             return raw if kind == "bytes" else bytearray(raw)
@@ -274,27 +302,58 @@ def load_state(
             class that is not allowed, or not a `cls`.
     """
     target = Path(path)
-    manifest, blob = _checked(target, what=what, hint=hint)
-    try:
-        with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-        doc = json.loads(arrays.pop(STATE_KEY).tobytes().decode("utf-8"))
-        if doc.get("format") != FORMAT:
-            raise ValueError(f"format {doc.get('format')!r}, not {FORMAT}")
-        obj = decode(doc["state"], arrays, trusted=(cls, *trusted))
-    except (ValueError, KeyError, TypeError, OSError, zipfile.BadZipFile, ImportError) as e:
-        raise DataFileError(f"{target} cannot be read ({e})", hint=hint, path=str(target)) from None
+    obj, manifest = read_state(target, what=what, hint=hint, trusted=(cls, *trusted))
     if not isinstance(obj, cls):
         raise DataFileError(f"{target} holds no {what}", hint=hint, path=str(target))
     obj.manifest_ = manifest
     return obj
 
 
-def _checked(target: Path, *, what: str, hint: str) -> tuple[dict[str, Any], bytes]:
-    """The manifest and the bytes of `target`, after checking the bytes' sha256."""
+def read_state(
+    path: str | Path, *, what: str, hint: str, trusted: Iterable[type] = ()
+) -> tuple[Any, dict[str, Any]]:
+    """What `save_state` wrote at `path`, whatever its type (a dict of tensors, a list),
+    and the manifest beside it; the bytes are checked against the manifest's sha256
+    before any is read. The caller checks the value's shape.
+
+    Raises:
+        DataFileError: missing, without a manifest, unreadable, altered, or naming a
+            class neither allowed nor `trusted`.
+    """
+    target = Path(path)
+    manifest, blob = read_checked(target, what=what, hint=hint)
+    try:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        doc = json.loads(arrays.pop(STATE_KEY).tobytes().decode("utf-8"))
+        if doc.get("format") != FORMAT:
+            raise ValueError(f"format {doc.get('format')!r}, not {FORMAT}")
+        obj = decode(doc["state"], arrays, trusted=trusted)
+    except (ValueError, KeyError, TypeError, OSError, zipfile.BadZipFile, ImportError) as e:
+        raise DataFileError(f"{target} cannot be read ({e})", hint=hint, path=str(target)) from None
+    return obj, manifest
+
+
+def read_checked(target: Path, *, what: str, hint: str) -> tuple[dict[str, Any], bytes]:
+    """The manifest (``<target>.json``) and the bytes of `target`, after checking the
+    bytes' sha256 against the manifest's; nothing of `target` is interpreted.
+
+    Raises:
+        DataFileError: `target` or its manifest missing or unreadable, or the bytes not
+            those the manifest recorded.
+    """
+    target = Path(target)
     manifest_path = target.with_name(target.name + ".json")
-    if not target.is_file() or not manifest_path.is_file():
+    if not target.is_file():
         raise DataFileError(f"no {what} at {target}", hint=hint, path=str(target))
+    if not manifest_path.is_file():
+        # a file nothing vouches for is not read: it could hold anything
+        raise DataFileError(
+            f"the {what} at {target} has no manifest ({manifest_path.name}) to check it "
+            "against, so it is not read",
+            hint=hint,
+            path=str(target),
+        )
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         blob = target.read_bytes()
@@ -317,7 +376,7 @@ def load_legacy_pickle(path: str | Path, cls: type, *, what: str, hint: str) -> 
     import pickle
 
     target = Path(path)
-    manifest, blob = _checked(target, what=what, hint=hint)
+    manifest, blob = read_checked(target, what=what, hint=hint)
     try:
         obj = pickle.loads(blob)
     except Exception as e:  # a pickle of a different causalqa version
