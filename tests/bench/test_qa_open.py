@@ -195,7 +195,7 @@ def test_a_replay_of_something_else_is_a_clear_error(tmp_path):
 
     bad = tmp_path / "x.json"
     bad.write_text('{"benchmark": "qa", "outcomes": []}')
-    with pytest.raises(CausalQAError, match="not the JSON of a `bench qa --open` run"):
+    with pytest.raises(CausalQAError, match="not the JSON of a `bench qa-open` run"):
         qa_open.replay_open_bench(bad, out_dir=tmp_path)
     with pytest.raises(CausalQAError, match="no such run file"):
         qa_open.replay_open_bench(tmp_path / "none.json", out_dir=tmp_path)
