@@ -123,7 +123,7 @@ class Assistant:
         """The last question that was not a follow-up, with its own grounding: its
         wording says what a follow-up asks."""
 
-    def _open_plan(self, question: str, g: Grounding) -> PlanResult | None:
+    def open_plan(self, question: str, g: Grounding) -> PlanResult | None:
         """The open planner's plan, or None when it cannot write a valid one."""
         if not self.check:
             return None  # an unchecked open plan could answer something else

@@ -21,8 +21,9 @@ After an execution error, `REPAIR` asks the planner for a corrected plan once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from causalqa.causal_model import CausalModel
 from causalqa.errors import LLMOutputError
 from causalqa.llm import Usage
 from causalqa.qa.check import refusal
@@ -33,10 +34,21 @@ from causalqa.qa.intent import intent_text, plan_for
 from causalqa.qa.planner import PlanResult
 from causalqa.qa.tools import PlanError
 
-if TYPE_CHECKING:
-    from causalqa.qa.assistant import Assistant
-
 Plan = dict[str, Any]
+
+
+class Assistant(Protocol):
+    """What a source uses of the assistant that asks it (`causalqa.qa.assistant`)."""
+
+    model: CausalModel
+    planner: Any
+    """The planner: `Planner`, or a stand-in with the same `plan`/`plan_open` (a replay's
+    recorded plans), looked up when a source is asked."""
+    check: bool
+    open_plans: bool
+
+    def open_plan(self, question: str, grounding: Grounding) -> PlanResult | None: ...
+
 
 GUIDE_CONFIDENCE = 0.6
 """How sure the learned check must be of a question's kind before a plan is written from
@@ -122,7 +134,7 @@ class OpenPlanner:
     def propose(self, assistant: Assistant, reading: Reading) -> Offer | str | None:
         if reading.planner_error is not None:
             opened = (
-                assistant._open_plan(reading.question, reading.grounding)
+                assistant.open_plan(reading.question, reading.grounding)
                 if assistant.open_plans
                 else None
             )
@@ -131,7 +143,7 @@ class OpenPlanner:
             return Offer(opened.plan, opened)
         if reading.failed is None or reading.frame is not None or not assistant.open_plans:
             return None
-        opened = assistant._open_plan(reading.question, reading.grounding)
+        opened = assistant.open_plan(reading.question, reading.grounding)
         if opened is None or opened.plan == reading.failed.plan:
             return None
         return Offer(opened.plan, opened)
