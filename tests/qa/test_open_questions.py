@@ -655,8 +655,8 @@ def test_the_check_passes_the_plan_that_computes_it(model, question, tool, args)
 def test_a_graph_frame_is_not_overruled_by_the_learned_check(model, monkeypatch):
     """The wording read by rule (common causes) and the learned check (here trained to
     read common effects) disagree: the answer is a refusal, not the other kind's plan."""
-    from causalqa.qa import assistant as assistant_module
     from causalqa.qa import check as check_module
+    from causalqa.qa import sources as sources_module
     from causalqa.qa.intent import IntentModel
 
     texts = [
@@ -672,7 +672,7 @@ def test_a_graph_frame_is_not_overruled_by_the_learned_check(model, monkeypatch)
     kinds = ["common_effects"] * 3 + ["paper:parents"] * 2 + ["median"] + ["confounders"] * 2
     wrong = IntentModel(char_min_df=1).fit(texts, kinds)
     monkeypatch.setattr(check_module, "default_model", lambda: wrong)
-    monkeypatch.setattr(assistant_module, "default_intent_model", lambda: wrong)
+    monkeypatch.setattr(sources_module, "default_intent_model", lambda: wrong)
     question = "What sits upstream of both Discount and Revenue?"
     answer = Assistant(model, ScriptedLLM([])).ask(question)
     assert not answer.answered, answer.answer

@@ -146,11 +146,26 @@ def _assistant(
     return Assistant(model, model_llm, mode=mode, examples=examples, verbaliser=verbaliser)
 
 
-def _show_answer(answer, as_json: bool) -> None:
+ExplainOption = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="Also print the route: each plan source asked, its plan, and the check rules it "
+        "passed and failed (--json always includes it as `route`).",
+    ),
+]
+
+
+def _show_answer(answer, as_json: bool, explain: bool = False) -> None:
     if as_json:
         emit_json(answer.model_dump())
         return
     out.print(answer.answer, highlight=False, markup=False)
+    if explain:
+        from causalqa.qa.assistant import explain_route
+
+        out.print("route:", highlight=False, markup=False)
+        out.print(explain_route(answer), highlight=False, markup=False, soft_wrap=True)
     if answer.computed:
         err.print(f"[dim]computed: {escape(answer.computed)}[/]", highlight=False, soft_wrap=True)
     u = answer.usage
@@ -173,6 +188,7 @@ def ask_command(
         str, typer.Option("--verbaliser", help="template (exact) or llm.")
     ] = "template",
     outcome: OutcomeOption = None,
+    explain: ExplainOption = False,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -187,7 +203,7 @@ def ask_command(
         outcome,
         preload=mode == "context" or verbaliser == "llm",
     )
-    _show_answer(assistant.ask(question), as_json(json_))
+    _show_answer(assistant.ask(question), as_json(json_), explain)
 
 
 def chat_command(
@@ -195,6 +211,7 @@ def chat_command(
     effects: EffectsOption = None,
     mode: ModeOption = "tool",
     outcome: OutcomeOption = None,
+    explain: ExplainOption = False,
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
@@ -215,4 +232,4 @@ def chat_command(
             continue
         if not interactive and not as_json(json_):
             out.print(f"[bold]? {escape(question)}[/]")
-        _show_answer(assistant.ask(question), as_json(json_))
+        _show_answer(assistant.ask(question), as_json(json_), explain)

@@ -16,14 +16,13 @@ from pydantic import BaseModel, Field
 from causalqa.causal_model import CausalModel
 from causalqa.errors import LLMOutputError, QuestionError
 from causalqa.llm import LLM, Usage, get_llm
-from causalqa.qa.check import problems, refusal, unanswerable
+from causalqa.qa.check import CheckReport, check_plan, refusal, unanswerable
 from causalqa.qa.context import answer_in_context
 from causalqa.qa.cues import FOLLOW_UP, answer_type, asks_count
-from causalqa.qa.frame import plan_of, read_frame, slotted
+from causalqa.qa.frame import read_frame
 from causalqa.qa.grounding import Grounding, Mention, ground
-from causalqa.qa.intent import default_model as default_intent_model
-from causalqa.qa.intent import intent_text, plan_for
 from causalqa.qa.planner import SURE, ExampleMode, IntentChoice, Planner, PlanResult, Strategy
+from causalqa.qa.sources import REPAIR, SOURCES, Offer, Reading
 from causalqa.qa.tools import PlanError, execute, validate_plan
 from causalqa.qa.verbalise import computation, count_answer, llm_sentence, template_sentence
 
@@ -32,9 +31,6 @@ Verbaliser = Literal["template", "llm"]
 
 MAX_QUESTION_CHARS = 2_000
 """Longer text is not a question (and would not fit the planner's prompt)."""
-GUIDE_CONFIDENCE = 0.6
-"""How sure the learned check must be of a question's kind before a plan is written from
-that kind alone (for a question whose plan failed the check)."""
 
 
 class Answer(BaseModel):
@@ -57,6 +53,10 @@ class Answer(BaseModel):
     computed: str | None = None
     """What was computed, in words derived from the plan ("the median of 'Tech Support''s
     effect over 1,000 partners"); None when nothing was."""
+    route: list[dict[str, Any]] = Field(default_factory=list)
+    """How the answer came about, in order: each plan source asked (``source``), what it
+    offered (``outcome``: ``plan``, ``nothing`` or ``refused``) and, for a plan, which
+    rules of the check it passed and failed (`explain_route` prints it)."""
 
 
 def _usage_dict(u: Usage) -> dict[str, int]:
@@ -115,13 +115,15 @@ class Assistant:
             intent_choice=intent_choice,
             sure=sure,
         )
+        self.sources = SOURCES
+        """The plan sources, asked in order (`causalqa.qa.sources`)."""
         self.history: list[tuple[str, dict, dict]] = []
         self._last: tuple[str, Grounding] | None = None
         self._kind_source: tuple[str, Grounding] | None = None
         """The last question that was not a follow-up, with its own grounding: its
         wording says what a follow-up asks."""
 
-    def _open_plan(self, question: str, g: Grounding) -> PlanResult | None:
+    def open_plan(self, question: str, g: Grounding) -> PlanResult | None:
         """The open planner's plan, or None when it cannot write a valid one."""
         if not self.check:
             return None  # an unchecked open plan could answer something else
@@ -131,17 +133,6 @@ class Assistant:
         except (PlanError, LLMOutputError):
             return None
         return opened
-
-    def _kind_guided(self, question: str, g: Grounding) -> dict[str, Any] | None:
-        """When the plan fails the check but the learned check is sure what kind of
-        question this is, and its arguments cannot be misread: the plan of that kind."""
-        text, slots = slotted(question, g)
-        intent = default_intent_model()
-        p = intent.predict_proba([intent_text(text, slots)])[0]
-        top = int(p.argmax())
-        if p[top] < GUIDE_CONFIDENCE or g.names("subject"):
-            return None
-        return plan_for(str(intent.classes_[top]), slots, g, text)
 
     def reset(self) -> None:
         """Forget the conversation."""
@@ -193,100 +184,106 @@ class Assistant:
             )
         return g
 
-    def _ask_with_tools(self, question: str) -> Answer:
-        """ground → plan (an open question's frame, else the planner's LLM) → check →
-        execute → verbalise; each step timed."""
+    def _read(self, question: str) -> tuple[Reading | None, Answer | None]:
+        """Ground the question and read its frame; or the honest answer that ends it there
+        (a name the model lacks, an unknown subject, something no operator computes, an
+        effect the table does not hold)."""
         steps: dict[str, float] = {}
-        usage = Usage()
         t = time.perf_counter()
         # A follow-up ("and for partner P042?") asks what the previous question did.
         asked = self._kind_source if self._last is not None and FOLLOW_UP.match(question) else None
         g = self._ground(question)
         steps["ground"] = time.perf_counter() - t
-        base = dict(question=question, mode="tool", grounding=g.to_dict())
+        reading = Reading(question, g, asked, steps, list(self.history[-2:]))
 
-        def honest(text: str, plan: dict[str, Any] | None = None) -> Answer:
-            return Answer(
-                **base,
-                answer=text,
-                plan=plan,
-                answered=False,
-                usage=_usage_dict(usage),
-                step_seconds=_rounded(steps),
-            )
+        def stop(text: str) -> tuple[None, Answer]:
+            reading.route.append({"source": "reading", "outcome": "refused", "why": text})
+            return None, self._honest(reading, text)
 
         if g.unresolved:
             # A name the model lacks: whatever the plan, its answer would be about
             # something else.
-            return honest(_unknown_names(g.unresolved, self.model))
+            return stop(_unknown_names(g.unresolved, self.model))
         if g.unknown_subjects:
-            return honest(_unknown_subjects(g.unknown_subjects, self.model))
+            return stop(_unknown_subjects(g.unknown_subjects, self.model))
         if self.check:
             asked_for = unanswerable(question, g)
             if asked_for:
-                return honest(refusal(asked_for, self.model))
-        # -- plan: an open question's frame (graph questions read before the effects
-        # table's focus drops the outcome they may name), else the planner's LLM
+                return stop(refusal(asked_for, self.model))
+        # An open question's frame; graph questions are read before the effects table's
+        # focus drops the outcome they may name.
         t = time.perf_counter()
         frame = read_frame(question, g, self.model) if self.planner.cues else None
         if frame is not None and not frame.graph:
             frame = None
         if self.planner.cues and frame is None:
             g, refusal_text = effects_focus(g, question, self.model)
-            base["grounding"] = g.to_dict()
+            reading.grounding = g
             if refusal_text is not None:
-                return honest(refusal_text)
+                return stop(refusal_text)
             frame = read_frame(question, g, self.model)
-        planned, tried_open = None, False
-        if frame is not None:
-            plan = plan_of(frame, g)
-            if plan is None:
-                steps["plan"] = time.perf_counter() - t
-                return honest(
-                    refusal(
-                        [f"it asks for {frame.kind}, but not all of its arguments are named"],
-                        self.model,
-                    )
-                )
-        else:
-            try:
-                planned = self.planner.plan(question, self.model, g, history=self.history[-2:])
-            except PlanError as e:
-                opened = self._open_plan(question, g) if self.open_plans else None
-                if opened is None:
-                    steps["plan"] = time.perf_counter() - t
-                    return honest(f"I cannot answer that from this model: {e.message}.")
-                planned, tried_open = opened, True
-            except LLMOutputError as e:
-                steps["plan"] = time.perf_counter() - t
-                return honest(f"The language model did not produce a usable plan: {e.message}")
-            usage = usage + planned.usage
-            plan = planned.plan
+        reading.frame = frame
         steps["plan"] = time.perf_counter() - t
+        return reading, None
 
-        # -- check: the plan must compute what the question asks
-        t = time.perf_counter()
-        issues = problems(question, plan, g, self.model, kind_of=asked) if self.check else []
-        if issues and frame is None and self.open_plans and not tried_open:
-            # The paper's tools do not compute what is asked: one whole plan over every
-            # query tool, checked in turn.
-            opened = self._open_plan(question, g)
-            if opened is not None and plan != opened.plan:
-                usage = usage + opened.usage
-                if not problems(question, opened.plan, g, self.model, kind_of=asked):
-                    planned, plan, issues = opened, opened.plan, []
-        if issues and self.check:
-            # A graph frame is the wording read by rule; when the learned check reads
-            # another kind, the two disagree and the answer is a refusal, not the other
-            # kind's plan (which answered "what sits upstream of both" with common effects).
-            graph_frame = frame is not None and frame.graph
-            guided = self._kind_guided(question, g) if asked is None and not graph_frame else None
-            if guided is not None and guided != plan:
-                if not problems(question, guided, g, self.model):
-                    planned, plan, issues = None, guided, []
-        steps["check"] = time.perf_counter() - t
-        if issues:
-            return honest(refusal(issues, self.model), plan)
+    def _honest(self, reading: Reading, text: str, plan: dict[str, Any] | None = None) -> Answer:
+        """An answer that is not one: why the question is not answered, with the plan that
+        would have been run when there was one."""
+        return Answer(
+            question=reading.question,
+            mode="tool",
+            grounding=reading.grounding.to_dict(),
+            answer=text,
+            plan=plan,
+            answered=False,
+            usage=_usage_dict(reading.usage),
+            step_seconds=_rounded(reading.steps),
+            route=reading.route,
+        )
+
+    def _check_report(self, reading: Reading, plan: dict[str, Any]) -> CheckReport:
+        """The one check every plan passes before it runs (no rules when checking is off)."""
+        if not self.check:
+            return CheckReport([])
+        return check_plan(
+            reading.question, plan, reading.grounding, self.model, kind_of=reading.asked
+        )
+
+    def _ask_with_tools(self, question: str) -> Answer:
+        """read (ground, frame) → plan: each source in `sources` in turn until one offers a
+        plan that passes the check → execute (repaired once by the planner on an error) →
+        verbalise; each step timed, the route kept with the answer."""
+        reading, ended = self._read(question)
+        if ended is not None:
+            return ended
+        steps = reading.steps
+        accepted: Offer | None = None
+        for source in self.sources:
+            t = time.perf_counter()
+            offer = source.propose(self, reading)
+            steps["plan"] = steps.get("plan", 0.0) + time.perf_counter() - t
+            if offer is None:
+                reading.route.append({"source": source.name, "outcome": "nothing"})
+                continue
+            if isinstance(offer, str):
+                reading.route.append({"source": source.name, "outcome": "refused", "why": offer})
+                return self._honest(reading, offer)
+            if offer.planned is not None:
+                reading.usage = reading.usage + offer.planned.usage
+            t = time.perf_counter()
+            report = self._check_report(reading, offer.plan)
+            steps["check"] = steps.get("check", 0.0) + time.perf_counter() - t
+            reading.route.append(_route_entry(source.name, offer, report))
+            if not report.problems:
+                accepted = offer
+                break
+            if reading.failed is None:
+                reading.failed, reading.issues = offer, report.problems
+        if accepted is None:
+            if reading.failed is None:
+                return self._honest(reading, "I cannot answer that from this model.")
+            return self._honest(reading, refusal(reading.issues, self.model), reading.failed.plan)
+        plan, planned = accepted.plan, accepted.planned
 
         # -- execute
         t = time.perf_counter()
@@ -294,28 +291,21 @@ class Assistant:
             executed = execute(plan, self.model, max_steps=self.planner.max_steps)
         except PlanError as e:
             if not self.repair or planned is None:
-                return honest(f"I could not compute that: {e.message}", plan)
+                return self._honest(reading, f"I could not compute that: {e.message}", plan)
+            reading.route.append({"source": "execute", "outcome": "error", "why": e.message})
             try:
-                repaired = self.planner.plan(
-                    question,
-                    self.model,
-                    g,
-                    history=self.history[-2:],
-                    error=e.message,
-                    previous=plan,
-                )
-                usage = usage + repaired.usage
+                repaired = REPAIR.propose(self, reading, error=e.message, previous=plan)
+                reading.usage = reading.usage + repaired.usage
                 plan = repaired.plan
-                issues = (
-                    problems(question, plan, g, self.model, kind_of=asked) if self.check else []
-                )
-                if issues:
+                report = self._check_report(reading, plan)
+                reading.route.append(_route_entry(REPAIR.name, Offer(plan, repaired), report))
+                if report.problems:
                     steps["execute"] = time.perf_counter() - t
-                    return honest(refusal(issues, self.model), plan)
+                    return self._honest(reading, refusal(report.problems, self.model), plan)
                 executed = execute(plan, self.model, max_steps=self.planner.max_steps)
             except (PlanError, LLMOutputError) as e2:
                 steps["execute"] = time.perf_counter() - t
-                return honest(f"I could not compute that: {e2.message}", plan)
+                return self._honest(reading, f"I could not compute that: {e2.message}", plan)
         steps["execute"] = time.perf_counter() - t
 
         # -- verbalise
@@ -332,7 +322,8 @@ class Assistant:
             counted = count_answer(step, result, question)
             if counted is None:
                 steps["verbalise"] = time.perf_counter() - t
-                return honest(
+                return self._honest(
+                    reading,
                     "I cannot count that from this model: its tools list variables, "
                     "treatments and subjects, but do not count subjects by their effects.",
                     plan,
@@ -342,23 +333,27 @@ class Assistant:
             sentence = template_sentence(step, result)
             if self.verbaliser == "llm" and planned is not None:
                 said, u = llm_sentence(self.llm, planned.messages, plan, result)
-                usage = usage + u
+                reading.usage = reading.usage + u
                 sentence = said or sentence
         computed = computation(plan, self.model)
         steps["verbalise"] = time.perf_counter() - t
 
+        g = reading.grounding
         self.history.append((question, g.to_dict(), plan))
         self._last = (question, g)
-        self._kind_source = asked if asked is not None else (question, g)
+        self._kind_source = reading.asked if reading.asked is not None else (question, g)
         return Answer(
-            **base,
+            question=question,
+            mode="tool",
+            grounding=g.to_dict(),
             answer=sentence,
             result=result,
             plan=plan,
             computed=computed,
-            usage=_usage_dict(usage),
+            usage=_usage_dict(reading.usage),
             step_seconds=_rounded(steps),
             cached=planned.cached if planned is not None else False,
+            route=reading.route,
         )
 
 
@@ -402,6 +397,46 @@ def effects_focus(g: Grounding, question: str, model: CausalModel) -> tuple[Grou
             said += f" (in the causal graph, '{t}' {graph} affect '{v}')"
         return g, said + "."
     return g, None
+
+
+def _route_entry(source: str, offer: Offer, report: CheckReport) -> dict[str, Any]:
+    entry: dict[str, Any] = {"source": source, "outcome": "plan", "plan": offer.plan}
+    if offer.planned is not None:
+        entry["llm_called"] = bool(offer.planned.usage.total_tokens) or offer.planned.cached
+    entry["check"] = {"passed": report.passed, "failed": report.failed}
+    return entry
+
+
+def _call_text(step: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in (step.get("args") or {}).items())
+    return f"{step.get('tool')}({args})"
+
+
+def explain_route(answer: Answer) -> str:
+    """The route of `answer` as lines of text: each source asked, what it offered, and the
+    check's verdict on each plan."""
+    lines = []
+    for n, step in enumerate(answer.route, 1):
+        source, outcome = step["source"], step["outcome"]
+        if outcome == "plan":
+            plan = step["plan"]
+            calls = "; ".join(_call_text(s) for s in (plan or {}).get("steps", []))
+            llm = {True: " (LLM)", False: " (no LLM call)"}.get(step.get("llm_called"), "")
+            lines.append(f"{n}. {source}{llm}: {calls}")
+            check = step.get("check") or {}
+            failed = check.get("failed") or {}
+            verdict = "passed" if not failed else "failed"
+            lines.append(
+                f"   check {verdict}: {len(check.get('passed', []))} rules passed"
+                + (f" ({', '.join(check['passed'])})" if check.get("passed") else "")
+            )
+            for rule, found in failed.items():
+                lines.append(f"   ✗ {rule}: {'; '.join(found)}")
+        elif outcome == "nothing":
+            lines.append(f"{n}. {source}: nothing to offer")
+        else:
+            lines.append(f"{n}. {source}: {outcome} — {step.get('why', '')}")
+    return "\n".join(lines)
 
 
 def _rounded(steps: dict[str, float]) -> dict[str, float]:

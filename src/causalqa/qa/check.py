@@ -22,6 +22,16 @@ from typing import Any
 from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
 from causalqa.qa.frame import (
+    conditioned_on,
+    marked_cause_effect,
+    numbers,
+    read_conditions,
+    slotted,
+    stated_direction,
+)
+from causalqa.qa.grounding import Grounding
+from causalqa.qa.intent import answers, default_model, intent_text, masked_question, says
+from causalqa.qa.lexicon import (
     ADJUST,
     BLANKET,
     BLOCKS_EVERY_PATH,
@@ -30,23 +40,27 @@ from causalqa.qa.frame import (
     DEPENDENCE_WORDS,
     EFFECT_KIND,
     EFFECTS_OF_BOTH,
+    HIGH_WORDS,
     HOW_BIG,
     HOW_MUCH_GAIN,
     INDEPENDENCE_SYMBOL,
+    LESS_WORDS,
+    LOW_WORDS,
     MEDIAN,
     MEDIATOR_WORDS,
+    MORE_WORDS,
     ON_PATH,
+    OUTDO_VERBS,
+    PLAIN_SUBJECT_NOUNS,
     QUANTILE,
     STD,
-    conditioned_on,
-    marked_cause_effect,
-    numbers,
-    read_conditions,
-    slotted,
-    stated_direction,
+    SUBJECT_NOUNS,
+    SUM,
+    SUPERLATIVE,
+    VARIANCE,
+    alternation,
+    plurals,
 )
-from causalqa.qa.grounding import OUTDO_VERBS, Grounding
-from causalqa.qa.intent import answers, default_model, intent_text, masked_question, says
 
 Plan = dict[str, Any]
 
@@ -160,13 +174,11 @@ def _has_threshold(plan: Plan) -> bool:
     return any(not isinstance(c.get("than"), dict) for c in _conditions(plan))
 
 
-_SUBJ = (
-    r"(?:partners?|subjects?|customers?|clients?|patients?|accounts?|users?|companies|company"
-    r"|members?|firms?|units?|individuals?|people)"
-)
+_SUBJ = alternation(SUBJECT_NOUNS, plural=True)
+_SUBJECTS = alternation(plurals(SUBJECT_NOUNS))
 _NUMBER_AFTER = r"\s+(?!(?:what|which)\b)(?:\w+\s+)?-?\d"  # not "below which 10% fall"
 _MEAN_WORDS = re.compile(r"\b(?:average|mean|on\s+average|ates?)\b")
-_LOW = r"smallest|minimum|minimal|lowest|least|weakest|worst|bottom|most\s+negative|argmin"
+_LOW = alternation(LOW_WORDS + ("bottom", "most negative", "argmin"))
 """Words for the low end (the "low" demand; `_LOW_WORDS` adds looser ones)."""
 
 DEMANDS: list[Demand] = [
@@ -183,13 +195,8 @@ DEMANDS: list[Demand] = [
         _stat("std"),
         "the standard deviation",
     ),  # fmt: skip
-    Demand("var", re.compile(r"\bvariance\b"), _stat("var"), "the variance"),
-    Demand(
-        "sum",
-        re.compile(r"\bsum\b|\bsummed\b|\bin\s+total\b|\baltogether\b|\bcombined\b"),
-        _stat("sum"),
-        "a total over subjects",
-    ),  # fmt: skip
+    Demand("var", VARIANCE, _stat("var"), "the variance"),
+    Demand("sum", SUM, _stat("sum"), "a total over subjects"),
     Demand(
         "mean",
         # not the mean a deviation is measured from ("how far do they deviate from their
@@ -251,15 +258,15 @@ DEMANDS: list[Demand] = [
     Demand(
         "than",
         re.compile(
-            r"\b(?:more|less|better|worse|higher|lower|larger|smaller|bigger"
-            r"|greater|stronger|weaker)\b[^?.!]*?\bthan\s+(?!-?\d)(?!zero\b)(?!what\b(?!\s+⟦))"
+            rf"\b{alternation(MORE_WORDS + LESS_WORDS)}\b[^?.!]*?\bthan\s+(?!-?\d)(?!zero\b)"
+            r"(?!what\b(?!\s+⟦))"
         ),
         _either(_compares_two, _has_threshold),
         "a comparison of two treatments",
     ),  # fmt: skip
     Demand(
         "low",
-        re.compile(rf"\b(?:{_LOW})\b(?<!at\sleast)"),
+        re.compile(rf"\b{_LOW}\b(?<!at\sleast)"),
         # "the minimal set that shields ⟦1⟧ from the rest" is the Markov blanket
         _either(_is_low, _uses("markov_blanket")),
         "the lowest",
@@ -267,8 +274,7 @@ DEMANDS: list[Demand] = [
     Demand(
         "high",
         re.compile(
-            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest"
-            r"|best|top|most|argmax)\b(?!\s+negative)"
+            rf"\b{alternation(HIGH_WORDS + ('best', 'top', 'most', 'argmax'))}\b(?!\s+negative)"
         ),
         _either(
             _is_high,
@@ -445,8 +451,8 @@ _NO_OPERATOR: list[tuple[re.Pattern[str], str]] = [
 
 
 _NEGATED = re.compile(r"\b(?:not|no|without|rather\s+than|instead\s+of|never)\s+(?:\w+\s+)?$")
-_LOW_END = r"(?:smallest|lowest|least|worst|bottom|minimum|min)"
-_HIGH_END = r"(?:largest|highest|biggest|greatest|most|best|top|maximum|max)"
+_LOW_END = alternation(LOW_WORDS + ("bottom", "min"))
+_HIGH_END = alternation(HIGH_WORDS + ("most", "best", "top", "max"))
 _ORDERING = re.compile(
     rf"\bfrom\s+(?:the\s+)?{_LOW_END}\s+to\s+(?:the\s+)?{_HIGH_END}\b"
     rf"|\bfrom\s+(?:the\s+)?{_HIGH_END}\s+to\s+(?:the\s+)?{_LOW_END}\b"
@@ -495,6 +501,28 @@ def unanswerable(question: str, grounding: Grounding) -> list[str]:
     ]
 
 
+@dataclass
+class CheckReport:
+    """The check of one plan against its question: each rule that read it, in the order
+    they run, with what it found wrong (nothing: the rule passed). A demand rule
+    (``demand:median`` …) runs only when the question says its words."""
+
+    rules: list[tuple[str, list[str]]]
+
+    @property
+    def problems(self) -> list[str]:
+        """Every problem found, each once, in rule order."""
+        return list(dict.fromkeys(p for _, found in self.rules for p in found))
+
+    @property
+    def passed(self) -> list[str]:
+        return [name for name, found in self.rules if not found]
+
+    @property
+    def failed(self) -> dict[str, list[str]]:
+        return {name: found for name, found in self.rules if found}
+
+
 def problems(
     question: str,
     plan: Plan,
@@ -506,9 +534,61 @@ def problems(
     """What `plan` fails to do that `question` asks (empty when it answers it), in words.
     `kind_of`: the question whose wording says what kind of question this is, when that is
     another one (a follow-up such as "and for Discount?" asks what the previous one did)."""
+    return check_plan(question, plan, grounding, model, kind_of=kind_of).problems
+
+
+def check_plan(
+    question: str,
+    plan: Plan,
+    grounding: Grounding,
+    model: CausalModel,
+    *,
+    kind_of: tuple[str, Grounding] | None = None,
+) -> CheckReport:
+    """Every rule of the check on `plan` for `question` (see `problems`)."""
     text, slots = slotted(question, grounding)
-    found = unanswerable(question, grounding)
+    rules: list[tuple[str, list[str]]] = [("no operator", unanswerable(question, grounding))]
+    rules += _demand_rules(text, slots, plan)
+    asked = answer_type(grounding.masked(question))
+    typed = []
+    if asked in ("number", "subject", "treatment", "variables") and _tool(plan) in _BOOL_TOOLS:
+        typed.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
+    rules += [
+        ("answer type", typed),
+        ("shape", _shape_problems(text, plan)),
+        ("polarity", _polarity_problems(text, plan)),
+        ("opposite sign", _opposite_sign_problems(text, plan)),
+        ("comparison direction", _direction_problems(text, slots, plan)),
+        ("sign filter", _sign_filter_problems(text, slots, plan)),
+        ("unasked lowest", _unasked_lowest_problems(text, plan)),
+        ("unsigned question", _unsigned_question_problems(text, slots, plan)),
+        ("conditioning set", _conditioning_problems(text, slots, plan)),
+        ("unasked test", _unasked_test_problems(text, plan)),
+        (
+            "learned check",
+            intent_problems(
+                masked_question(*kind_of) if kind_of is not None else intent_text(text, slots),
+                plan,
+                words=text if kind_of is None else None,
+            ),
+        ),
+        ("names used", _unused_name_problems(grounding, plan, model)),
+        ("cause and effect", _cause_effect_problems(text, slots, plan)),
+    ]
+    written = numbers(text)
+    rules += [
+        ("numbers used", _unused_number_problems(text, written, plan)),
+        ("invented threshold", _invented_threshold_problems(written, plan)),
+        ("unasked share", _unasked_share_problems(text, plan)),
+        ("unnamed middle", _unnamed_middle_problems(grounding, plan)),
+    ]
+    return CheckReport(rules)
+
+
+def _demand_rules(text: str, slots: list, plan: Plan) -> list[tuple[str, list[str]]]:
+    """One rule per demand whose words the question says: the plan must honour it."""
     named = len({sl.variable or sl.treatment or sl.subject for sl in slots})
+    rules = []
     mean_asked = False
     for demand in DEMANDS:
         if demand.name == "via" and named < 3:
@@ -533,25 +613,23 @@ def problems(
                 and not re.match(r"per\b", m.group(0))
                 and not re.search(r"\bof\s+$", text[: m.start()])
             ]
-        if hits and not demand.satisfied(plan):
-            found.append(f"the question asks for {demand.says}, which the plan does not compute")
-    asked = answer_type(grounding.masked(question))
-    if asked in ("number", "subject", "treatment", "variables") and _tool(plan) in _BOOL_TOOLS:
-        found.append(f"the question asks for {_ASKED[asked]}, but the plan answers yes or no")
-    found += _shape_problems(text, plan)
-    found += _polarity_problems(text, plan)
-    found += _opposite_sign_problems(text, plan)
-    found += _direction_problems(text, slots, plan)
-    found += _sign_filter_problems(text, slots, plan)
-    found += _unasked_lowest_problems(text, plan)
-    found += _unsigned_question_problems(text, slots, plan)
-    found += _conditioning_problems(text, slots, plan)
-    found += _unasked_test_problems(text, plan)
-    found += intent_problems(
-        masked_question(*kind_of) if kind_of is not None else intent_text(text, slots),
-        plan,
-        words=text if kind_of is None else None,
-    )
+        if hits:
+            failed = not demand.satisfied(plan)
+            rules.append(
+                (
+                    f"demand:{demand.name}",
+                    [f"the question asks for {demand.says}, which the plan does not compute"]
+                    if failed
+                    else [],
+                )
+            )
+    return rules
+
+
+def _unused_name_problems(grounding: Grounding, plan: Plan, model: CausalModel) -> list[str]:
+    """Every name the question says must be used by the plan (but the effects table's
+    outcome and the filter column named as nodes)."""
+    found = []
     used = _plan_names(plan)
     outcome = model.outcome
     for m in grounding.mentions:
@@ -564,30 +642,36 @@ def problems(
             continue  # the effects table's outcome, or the filter column named as a node
         if m.kind == "variable" and _tool(plan) in _TABLE_TOOLS and m.name in model.treatments:
             continue
-        if m.kind == "treatment" and m.name in used:
-            continue
         if any(o.name in used and (o.start, o.end) == (m.start, m.end) for o in grounding.mentions):
             continue  # the same words named as another kind, and that one is used
         found.append(f"the plan does not use {m.name!r}, which the question names")
-    direction = marked_cause_effect(text, slots)  # "⟦b⟧ is reached from ⟦a⟧" too
-    if direction is not None:
-        roles = ROLES.get(_tool(plan))
-        args = _args(plan)
-        if roles and (args.get(roles[0]), args.get(roles[1])) == (direction[1], direction[0]):
-            found.append(
-                f"the question asks about {direction[0]!r} → {direction[1]!r}, the plan about "
-                f"{direction[1]!r} → {direction[0]!r}"
-            )
-    written = numbers(text)
+    return found
+
+
+def _cause_effect_problems(text: str, slots: list, plan: Plan) -> list[str]:
+    """A plan about two variables the other way round from the order the wording marks
+    ("⟦b⟧ is reached from ⟦a⟧" too)."""
+    direction = marked_cause_effect(text, slots)
+    if direction is None:
+        return []
+    roles = ROLES.get(_tool(plan))
+    args = _args(plan)
+    if roles and (args.get(roles[0]), args.get(roles[1])) == (direction[1], direction[0]):
+        return [
+            f"the question asks about {direction[0]!r} → {direction[1]!r}, the plan about "
+            f"{direction[1]!r} → {direction[0]!r}"
+        ]
+    return []
+
+
+def _unused_number_problems(text: str, written: list[Any], plan: Plan) -> list[str]:
+    """Every number the question writes in digits must be used by the plan."""
     stated = {n.value for n in written if re.fullmatch(r"-?[\d.,]+", text[n.start : n.end])}
     missing = [n for n in stated if n not in _plan_numbers(plan)]
-    if missing:
-        shown = ", ".join(f"{n:g}" for n in sorted(missing))
-        found.append(f"the plan does not use the number(s) {shown} the question states")
-    found += _invented_threshold_problems(written, plan)
-    found += _unasked_share_problems(text, plan)
-    found += _unnamed_middle_problems(grounding, plan)
-    return list(dict.fromkeys(found))
+    if not missing:
+        return []
+    shown = ", ".join(f"{n:g}" for n in sorted(missing))
+    return [f"the plan does not use the number(s) {shown} the question states"]
 
 
 def _unnamed_middle_problems(grounding: Grounding, plan: Plan) -> list[str]:
@@ -659,18 +743,17 @@ def _demand_pattern(name: str) -> re.Pattern[str]:
 
 
 _LISTED = re.compile(
-    r"\b(?:ids?|identifiers|numbers|list)\s+of\s+(?:all\s+|every\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
-    r"|customers|clients|patients|accounts|users|members|firms|units)\b"
-    r"|\b(?:list|enumerate)\s+(?:out\s+)?(?:all\s+|the\s+)?(?:\w+\s+)?(?:partners|subjects"
-    r"|customers|clients|patients|accounts|users|members|firms|units)\s+(?:whose|who|that|with|where|for\s+which)\b"
-    r"|\b(?:list|enumerate)\s+(?:out\s+)?(?:every|each)\s+(?:single\s+)?(?:partner|subject|customer|client"
-    r"|patient|account|user|member|firm|unit)\s+(?:whose|who|that|with|where|for\s+which)\b"
+    rf"\b(?:ids?|identifiers|numbers|list)\s+of\s+(?:all\s+|every\s+|the\s+)?(?:\w+\s+)?{_SUBJECTS}\b"
+    rf"|\b(?:list|enumerate)\s+(?:out\s+)?(?:all\s+|the\s+)?(?:\w+\s+)?{_SUBJECTS}\s+"
+    r"(?:whose|who|that|with|where|for\s+which)\b"
+    r"|\b(?:list|enumerate)\s+(?:out\s+)?(?:every|each)\s+(?:single\s+)?"
+    rf"{alternation(SUBJECT_NOUNS)}\s+(?:whose|who|that|with|where|for\s+which)\b"
 )
 """A list of subjects asked in so many words ("the IDs of all partners whose …", "enumerate
 all partners whose …")."""
 _COUNTED = re.compile(
-    r"\b(?:how\s+many|number\s+of|count|tally)\s+(?:up\s+)?(?:\w+\s+){0,3}?(?:partners|subjects|customers"
-    r"|clients|patients|accounts|users|members|firms|units|rows)\b"
+    r"\b(?:how\s+many|number\s+of|count|tally)\s+(?:up\s+)?(?:\w+\s+){0,3}?"
+    rf"{alternation(plurals(SUBJECT_NOUNS) + ('rows',))}\b"
 )
 """A count of subjects asked in so many words ("tally the rows where …")."""
 
@@ -794,15 +877,11 @@ def _unjudged_problems(model, text: str, plan: Plan) -> list[str]:
 
 _ONE_SUBJECT = {"best_subject", "rank_subjects"}
 """The tools whose result is one subject picked by its effect."""
-_PLURAL_SUBJ = (
-    r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
-    r"|units|individuals|people)"
-)
 _ASKS_SUBJECTS = re.compile(
-    rf"\b(?:list|show|name|give|see|find|which|what|identify|return)\b[^?.!]*?\b{_PLURAL_SUBJ}\b"
+    rf"\b(?:list|show|name|give|see|find|which|what|identify|return)\b[^?.!]*?\b{_SUBJECTS}\b"
     rf"|\b(?:every|each|all|any)\s+(?:the\s+)?{_SUBJ}\s+(?:that|who|whom|which|for\s+whom|where|with)\b"
 )
-_ONE_SUBJ = _SUBJ.replace("|individuals?", "")
+_ONE_SUBJ = alternation(PLAIN_SUBJECT_NOUNS, plural=True)
 _ASKS_ONE_SUBJECT = re.compile(
     r"\b(?:which|who|whom|whose)\b|\bargmax\b|\bargmin\b"
     r"|(?<!\bacross\s)(?<!\bover\s)(?<!\bamong\s)(?<!\ball\s)(?<!\bper\s)(?<!\bany\s)"
@@ -884,11 +963,7 @@ def _shape_problems(text: str, plan: Plan) -> list[str]:
     partners that …", a subject for "what is the smallest effect …"."""
     if _tool(plan) not in _ONE_SUBJECT:
         return []
-    superlative = re.search(
-        r"\b(?:most|least|best|worst|top|bottom|largest|smallest|highest|lowest|biggest"
-        r"|greatest|strongest|weakest|maximum|minimum)\b",
-        text,
-    )
+    superlative = SUPERLATIVE.search(text)
     if _ASKS_SUBJECTS.search(text) and not superlative:
         return ["the question asks for the subjects that match, but the plan picks one"]
     if not _ASKS_ONE_SUBJECT.search(text) or HOW_BIG.search(text):
@@ -1169,3 +1244,65 @@ def refusal(question_problems: Iterable[str], model: CausalModel) -> str:
 def describe(plan: Plan) -> str:
     """The plan as compact text, for logs and refusals."""
     return json.dumps(plan, ensure_ascii=False, separators=(",", ":"))
+
+
+def _demanded(text: str) -> list[str]:
+    """The demands whose words `text` (a slotted question) says (for the doctests below)."""
+    return [d.name for d in DEMANDS if d.pattern.search(text)]
+
+
+def _no_operator(text: str) -> list[str]:
+    """What `text` asks that no operator computes (for the doctests below)."""
+    return [what for pattern, what in _NO_OPERATOR if pattern.search(text)]
+
+
+__test__ = {
+    "demands": """
+    >>> _demanded("what is the median effect of ⟦1⟧")
+    ['median']
+    >>> _demanded("the 10th percentile of ⟦1⟧"), _demanded("the standard deviation of ⟦1⟧")
+    (['quantile'], ['std'])
+    >>> _demanded("the variance of ⟦1⟧"), _demanded("the total effect of ⟦1⟧ summed up")
+    (['var'], ['sum'])
+    >>> _demanded("the average effect of ⟦1⟧"), _demanded("how far do they deviate from their mean")
+    (['mean'], [])
+    >>> _demanded("what share of partners benefit from ⟦1⟧")
+    ['share']
+    >>> _demanded("how many partners benefit from ⟦1⟧"), _demanded("⟦1⟧ for each partner")
+    (['count'], ['each'])
+    >>> _demanded("partners with an effect of ⟦1⟧ above 10")
+    ['threshold']
+    >>> _demanded("partners who gain more from ⟦1⟧ than from ⟦2⟧")
+    ['than']
+    >>> _demanded("the lowest effect of ⟦1⟧"), _demanded("the biggest effect of ⟦1⟧")
+    (['low'], ['high'])
+    >>> _demanded("are ⟦1⟧ and ⟦2⟧ independent given ⟦3⟧")
+    ['independent']
+    >>> _demanded("what confounds ⟦1⟧ and ⟦2⟧"), _demanded("the common effects of ⟦1⟧ and ⟦2⟧")
+    (['confound'], ['common effect'])
+    >>> _demanded("which variables mediate ⟦1⟧'s effect on ⟦2⟧")
+    ['mediate']
+    >>> _demanded("does ⟦1⟧ affect ⟦2⟧ directly or indirectly")
+    ['any route']
+    >>> _demanded("the adjustment set for ⟦1⟧ on ⟦2⟧")
+    ['adjust']
+    >>> _demanded("does ⟦1⟧ affect ⟦2⟧ via ⟦3⟧")
+    ['via']
+    >>> _demanded("what causes both ⟦1⟧ and ⟦2⟧")
+    ['confound', 'both cause']
+    >>> _demanded("affected by ⟦1⟧ as well as ⟦2⟧")
+    ['as well as']
+    >>> _demanded("the markov blanket of ⟦1⟧"), _demanded("is it direct, indirect, or both")
+    (['blanket'], ['kind'])
+    """,
+    "no operator": """
+    >>> _no_operator("the mode of ⟦1⟧"), _no_operator("how skewed are the effects")
+    (['the most common value (mode)'], ['the shape of the distribution'])
+    >>> _no_operator("the iqr of ⟦1⟧"), _no_operator("the probability that ⟦1⟧ helps")
+    (['the interquartile range'], ['a probability'])
+    >>> _no_operator("the correlation between ⟦1⟧ and ⟦2⟧")
+    ['a correlation coefficient']
+    >>> _no_operator("is the effect significant"), _no_operator("the median of ⟦1⟧")
+    (['statistical uncertainty'], [])
+    """,
+}

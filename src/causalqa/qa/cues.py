@@ -29,33 +29,34 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from causalqa.qa.lexicon import (
+    EFFECT_NOUNS,
+    NUMBER_WORDS,
+    ROW_NOUNS,
+    SUBJECT_NOUNS,
+    TREATMENT_NOUNS,
+    VARIABLE_NOUNS,
+    alternation,
+    any_of,
+)
+
 AnswerType = Literal["bool", "subject", "treatment", "number", "variables"]
 Scope = Literal["direct", "any"]
 
 _AUX = r"does|do|did|is|are|was|were|can|could|would|will|should|has|have|had|might|may|must"
-_SUBJECT_NOUNS = (
-    r"partners?|subjects?|customers?|clients?|patients?|accounts?|users?|companies|company"
-    r"|members?|firms?|units?|individuals?|persons?|people|rows?|ids?"
-)
-_TREATMENT_NOUNS = (
-    r"engagements?|treatments?|programs?|programmes?|interventions?|actions?|offers?|options?"
-    r"|initiatives?|campaigns?|strateg(?:y|ies)|levers?|services?|incentives?"
-)
-_VARIABLE_NOUNS = (
-    r"variables?|nodes?|factors?|features?|mediators?|intermediar(?:y|ies)|parents?|children"
-    r"|child|ancestors?|descendants?|predecessors?|successors?|causes|drivers?|effects|outcomes?"
-    r"|consequences|determinants|channels?|mechanisms?|pathways?|paths?|routes?|chains?"
-)
-_NUMBER_NOUNS = (
-    r"effect|impact|uplift|lift|gain|payoff|pay-off|return|benefit|ate|ite|result|boost"
-    r"|growth|revenue growth|value|change|increase|influence|response|outcome"
+_SUBJECT_NOUNS = alternation(SUBJECT_NOUNS + ROW_NOUNS, plural=True)
+_TREATMENT_NOUNS = alternation(TREATMENT_NOUNS, plural=True)
+_VARIABLE_NOUNS = alternation(VARIABLE_NOUNS + ("causes", "effects"), plural=True)
+_NUMBER_NOUNS = alternation(
+    EFFECT_NOUNS
+    + ("pay-off", "ate", "ite", "result", "boost", "growth", "value", "change", "increase")
+    + ("influence", "outcome")
 )
 
 # A noun used as a modifier is not what is asked for: "the average treatment effect".
 _NOT_HEAD = (
-    r"(?![\s-]+(?:effects?|impacts?|uplifts?|lifts?|gains?|payoffs?|returns?|benefits?|outcomes?"
-    r"|results?|ate|ite|response|base|population|level|value|size|score|data|table|column"
-    r"|strateg(?:y|ies)|costs?)\b)"
+    rf"(?![\s-]+(?:{alternation(EFFECT_NOUNS + ('outcome', 'result', 'cost'), plural=True)}"
+    r"|ate|ite|base|population|level|value|size|score|data|table|column|strateg(?:y|ies))\b)"
 )
 # "the top partner", "leading engagement", "highest-impact program"
 _BEST = (
@@ -71,12 +72,14 @@ _REQUEST = (
     r"|identify|find|let|help|explain|estimate|compute|calculate|work|figure|rank|report|provide"
     r"|pull|get|look|share|point|spell|enumerate|describe|return|print))"
 )
-_BOOL = [
-    re.compile(rf"{_CLAUSE_START}(?:{_AUX})\b{_REQUEST}"),
-    re.compile(r"\b(?:tell|know|say|check|determine|see|verify|confirm)\s+(?:me\s+|us\s+)?if\b"),
-    re.compile(r"\bwhether\b|\byes\s*(?:or|/)\s*no\b|\btrue\s*(?:or|/)\s*false\b|\by/n\b"),
-    re.compile(r"\bis\s+it\s+(?:true|the\s+case|so)\b|\bcheck\s+(?:if|that)\b"),
-]
+_BOOL = any_of(
+    [
+        (rf"{_CLAUSE_START}(?:{_AUX})\b{_REQUEST}"),
+        (r"\b(?:tell|know|say|check|determine|see|verify|confirm)\s+(?:me\s+|us\s+)?if\b"),
+        (r"\bwhether\b|\byes\s*(?:or|/)\s*no\b|\btrue\s*(?:or|/)\s*false\b|\by/n\b"),
+        (r"\bis\s+it\s+(?:true|the\s+case|so)\b|\bcheck\s+(?:if|that)\b"),
+    ]
+)
 # A question word, or an imperative that asks for a thing ("identify the partner with…",
 # "show me the engagement whose…"), before the noun that names what is asked for.
 _ASK = (
@@ -86,65 +89,71 @@ _ASK = (
 )
 _ARG_EXTREME = r"\barg\s*(?:max|min)\s+(?:(?:over|across|among)\s+)?(?:the\s+|all\s+)?"
 """"argmax over partners", "argmin treatments": which one is asked for."""
-_WH_SUBJECT = [
-    # not "partner 9": a subject named by its id is given, not asked for
-    re.compile(
-        rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"
-        rf"(?!\s*(?:no\.?|number|#)?\s*#?\s*(?:\d|x\b))"
-    ),
-    re.compile(
-        rf"(?:(?:^|[,:;]\s*)who\b|\bwho(?:m|se)?\s+(?:is|has|gets|would|will|should|benefits"
-        rf"|gains|responds|sees|profits|does|can|could)\b|\bfor\s+whom\b|\bwhose\b)"
-        rf"(?!\s+(?:are|is|were)\s+(?:the\s+|its\s+)?(?:\w+\s+)?(?:{_VARIABLE_NOUNS})\b)"
-    ),
-    re.compile(rf"\b{_BEST}\s+(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"),
-    re.compile(rf"{_ARG_EXTREME}(?:{_SUBJECT_NOUNS})\b"),
-]
-_WH_TREATMENT = [
-    re.compile(rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
-    re.compile(
-        r"\bwhat\s+(?:should|could|would|can|do)\s+(?:we|i|you)\s+(?:offer|give|provide"
-        r"|use|apply|run|do|try|choose|pick)\b"
-    ),
-    re.compile(rf"\b{_BEST}\s+(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
-    re.compile(rf"{_ARG_EXTREME}(?:{_TREATMENT_NOUNS})\b"),
-]
-_WH_NUMBER = [
-    re.compile(r"\bhow\s+(?:much|big|large|strong(?:ly)?|effective|high|many\s+points)\b"),
-    re.compile(r"\bby\s+how\s+much\b|\bto\s+what\s+extent\b|\bhow\s+does\s+.+\s+respond\b"),
-    re.compile(
-        rf"\bwhat(?:'s|\s+is|\s+are|\s+would\s+be|\s+will\s+be)?\s+(?:the\s+|its\s+|their\s+)?"
-        rf"(?:\w+\s+){{0,3}}?(?:{_NUMBER_NOUNS})(?:\s+(?:of|from|for|on|does|would|that|to)\b"
-        r"|\s*[?.!]?\s*$)"
-    ),
-    re.compile(
-        rf"^\s*(?:the\s+)?(?:\w+\s+){{0,2}}?(?:{_NUMBER_NOUNS}|average|mean)\s+(?:of|from|for)\b"
-    ),
-    re.compile(
-        r"\bwhat\s+(?:\w+\s+){0,3}(?:would|will|does|do)\s+(?:we|i|it|they)\s+(?:get|see|gain)\b"
-    ),
-    re.compile(r"\bestimate\b|\bquantify\b"),
-    re.compile(rf"{_ASK}\s+(?:\w+[\s-]+){{0,2}}?(?:{_NUMBER_NOUNS})\b"),
-    re.compile(
-        r"\bwhat\s+(?:\w+\s+){0,2}?(?:does|do|would|will|can|could)\s+.+\s+(?:deliver|bring|yield"
-        r"|produce|give|generate|add|contribute|return|achieve|do|earn|make)\b"
-    ),
-]
-_WH_VARIABLES = [
-    re.compile(rf"\b(?:which|what|who)\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
-    re.compile(r"\b(?:through|via|by\s+way\s+of|along)\s+(?:which|what)\b"),
+_WH_SUBJECT = any_of(
+    [
+        # not "partner 9": a subject named by its id is given, not asked for
+        (
+            rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"
+            rf"(?!\s*(?:no\.?|number|#)?\s*#?\s*(?:\d|x\b))"
+        ),
+        (
+            rf"(?:(?:^|[,:;]\s*)who\b|\bwho(?:m|se)?\s+(?:is|has|gets|would|will|should|benefits"
+            rf"|gains|responds|sees|profits|does|can|could)\b|\bfor\s+whom\b|\bwhose\b)"
+            rf"(?!\s+(?:are|is|were)\s+(?:the\s+|its\s+)?(?:\w+\s+)?(?:{_VARIABLE_NOUNS})\b)"
+        ),
+        (rf"\b{_BEST}\s+(?:{_SUBJECT_NOUNS})\b{_NOT_HEAD}"),
+        (rf"{_ARG_EXTREME}(?:{_SUBJECT_NOUNS})\b"),
+    ]
+)
+_WH_TREATMENT = any_of(
+    [
+        (rf"\b{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
+        (
+            r"\bwhat\s+(?:should|could|would|can|do)\s+(?:we|i|you)\s+(?:offer|give|provide"
+            r"|use|apply|run|do|try|choose|pick)\b"
+        ),
+        (rf"\b{_BEST}\s+(?:{_TREATMENT_NOUNS})\b{_NOT_HEAD}"),
+        (rf"{_ARG_EXTREME}(?:{_TREATMENT_NOUNS})\b"),
+    ]
+)
+_WH_NUMBER = any_of(
+    [
+        (r"\bhow\s+(?:much|big|large|strong(?:ly)?|effective|high|many\s+points)\b"),
+        (r"\bby\s+how\s+much\b|\bto\s+what\s+extent\b|\bhow\s+does\s+.+\s+respond\b"),
+        (
+            rf"\bwhat(?:'s|\s+is|\s+are|\s+would\s+be|\s+will\s+be)?\s+(?:the\s+|its\s+|their\s+)?"
+            rf"(?:\w+\s+){{0,3}}?(?:{_NUMBER_NOUNS})(?:\s+(?:of|from|for|on|does|would|that|to)\b"
+            r"|\s*[?.!]?\s*$)"
+        ),
+        (rf"^\s*(?:the\s+)?(?:\w+\s+){{0,2}}?(?:{_NUMBER_NOUNS}|average|mean)\s+(?:of|from|for)\b"),
+        (r"\bwhat\s+(?:\w+\s+){0,3}(?:would|will|does|do)\s+(?:we|i|it|they)\s+(?:get|see|gain)\b"),
+        (r"\bestimate\b|\bquantify\b"),
+        (rf"{_ASK}\s+(?:\w+[\s-]+){{0,2}}?(?:{_NUMBER_NOUNS})\b"),
+        (
+            r"\bwhat\s+(?:\w+\s+){0,2}?(?:does|do|would|will|can|could)\s+.+\s+(?:deliver|bring|yield"
+            r"|produce|give|generate|add|contribute|return|achieve|do|earn|make)\b"
+        ),
+    ]
+)
+_WH_VARIABLES_WORDS = [
+    (rf"\b(?:which|what|who)\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
+    (r"\b(?:through|via|by\s+way\s+of|along)\s+(?:which|what)\b"),
     # A fragment that opens with the plural noun it asks for: "Mediators X -> Y?"
-    re.compile(
+    (
         r"^\s*(?:(?:the|all|any)\s+)?(?:direct\s+|immediate\s+|intermediate\s+)?(?:mediators"
         r"|intermediaries|intermediate\s+(?:variables|nodes|factors|steps)|parents|children"
         r"|ancestors|descendants|predecessors|successors)\b"
     ),
-    re.compile(rf"{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
-    re.compile(
+    (rf"{_ASK}\s+(?:\w+[\s-]+){{0,3}}?(?:{_VARIABLE_NOUNS})\b"),
+    (
         r"\bwhat\s+(?:\w+\s+){0,2}?(?:mediates?|sits?|lies|lie|feeds?|drives?|determines?"
         r"|causes?|influences?|affects?|shapes?)\b"
     ),
 ]
+_WH_VARIABLES = any_of(_WH_VARIABLES_WORDS[:3])
+"""Words that ask for variables before a number phrase can ("which factors", "through
+which")."""
+_WH_VARIABLES_LATE = any_of(_WH_VARIABLES_WORDS[3:])
 # "the best/highest …" questions that name a subject noun or a treatment noun first.
 _SUPERLATIVE = re.compile(
     r"\b(?:best|highest|largest|biggest|greatest|most|maximal|maximum|maximi[sz]e[sd]?|top|optimal"
@@ -187,15 +196,15 @@ def answer_type(question: str) -> AnswerType | None:
     if _IF_SO_WHICH.search(q):
         # "Is X's effect on Y channelled through other variables? If so, which ones?"
         return "variables"
-    if any(p.search(q) for p in _BOOL):
+    if _BOOL.search(q):
         return "bool"
-    subject = any(p.search(q) for p in _WH_SUBJECT)
-    treatment = any(p.search(q) for p in _WH_TREATMENT)
+    subject = bool(_WH_SUBJECT.search(q))
+    treatment = bool(_WH_TREATMENT.search(q))
     if subject and treatment:
         # "Which partner benefits most from the Discount engagement?": the question word
         # governs: whichever noun comes first after it.
-        s = min((m.start() for p in _WH_SUBJECT for m in p.finditer(q)), default=len(q))
-        t = min((m.start() for p in _WH_TREATMENT for m in p.finditer(q)), default=len(q))
+        s = _WH_SUBJECT.search(q).start()
+        t = _WH_TREATMENT.search(q).start()
         subject, treatment = s <= t, t < s
     if not subject and not treatment:
         # "Among those partners, which one…": the pronoun stands for the nearest noun before
@@ -214,11 +223,11 @@ def answer_type(question: str) -> AnswerType | None:
         return "subject"
     if treatment:
         return "treatment"
-    if any(p.search(q) for p in _WH_VARIABLES[:3]):  # "which factors", "through which"
+    if _WH_VARIABLES.search(q):
         return "variables"
-    if any(p.search(q) for p in _WH_NUMBER) and not _SUPERLATIVE.search(q):
+    if _WH_NUMBER.search(q) and not _SUPERLATIVE.search(q):
         return "number"
-    if any(p.search(q) for p in _WH_VARIABLES[3:]):
+    if _WH_VARIABLES_LATE.search(q):
         return "variables"
     return None
 
@@ -307,11 +316,7 @@ def wants_lowest(question: str) -> bool:
     )
 
 
-_COUNT_NOUNS = (
-    rf"{_SUBJECT_NOUNS}|{_TREATMENT_NOUNS}|variables?|nodes?|factors?|features?|mediators?"
-    r"|intermediar(?:y|ies)|parents?|children|child|ancestors?|descendants?|predecessors?"
-    r"|successors?|causes|effects|paths?|routes?|pathways?|chains?|edges?|links?|arrows?"
-)
+_COUNT_NOUNS = rf"{_SUBJECT_NOUNS}|{_TREATMENT_NOUNS}|{_VARIABLE_NOUNS}|edges?|links?|arrows?"
 _COUNT_QUESTION = re.compile(
     rf"\bhow\s+many\s+(?!percent\b)(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"  # not a share
     rf"|\b(?:the\s+)?(?:number|count|total)\s+of\s+(?:\w+[\s-]+){{0,2}}?(?:{_COUNT_NOUNS})\b"
@@ -342,10 +347,7 @@ def asks_count(question: str) -> bool:
     return count_target(question) is not None
 
 
-_NUMBER_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "couple": 2,
-}  # fmt: skip
+_NUMBER_WORDS = {**NUMBER_WORDS, "couple": 2}
 _NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
 _TOP_N = [
     re.compile(rf"\b(?:top|best|first|leading|highest|bottom|worst|lowest|last)[\s-]{_NUMBER}\b"),

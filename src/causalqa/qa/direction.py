@@ -12,10 +12,11 @@ or disagree.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Literal
 
-from causalqa.qa.grounding import Grounding, _norm
+from causalqa.qa.grounding import Grounding
+from causalqa.qa.lexicon import any_of
+from causalqa.qa.lexicon import normalize as _norm
 
 Direction = Literal["causes", "effects"]
 
@@ -98,8 +99,8 @@ _EFFECTS_OF_X = [
     # do(X): an intervention on X
     r"\bdo\s+X\b(?!\s+(?:and|or)\b)",
 ]
-_CAUSES_RE = [re.compile(p) for p in _CAUSES_OF_X]
-_EFFECTS_RE = [re.compile(p) for p in _EFFECTS_OF_X]
+_CAUSES_RE = any_of(_CAUSES_OF_X)
+_EFFECTS_RE = any_of(_EFFECTS_OF_X)
 
 _VERB = (
     r"(?:move|change|shift|affect|influence|drive|push|alter|hit|cause|impact|reach|determine"
@@ -109,28 +110,30 @@ _VERB = (
 # the asked-for variables as the subject of a causal verb on X ("which variables would move
 # X if we intervened on them"), a causal verb on "a change in X" ("what causes a change in
 # X"), X as the aim of a change ("…work through in order to change X").
-_STRONG_CAUSES_OF_X = [
-    re.compile(
-        rf"\b(?:which|what)\s+(?:\w+\s+){{0,3}}(?:would|will|could|can|do|does|might|directly)"
-        rf"\s+(?:\w+\s+)?{_VERB}s?\s+(?:the\s+)?X\b"
-    ),
-    re.compile(
-        rf"\b(?:{_VERB}|make|bring|produce|induce|trigger|lead|result)s?\s+(?:about\s+|to\s+|in\s+)?"
-        rf"(?:an?\s+)?"
-        rf"(?:change|changes|shift|shifts|increase|decrease|difference)\s+(?:in|of|to|on)\s+"
-        rf"(?:the\s+)?X\b"
-    ),
-    re.compile(rf"\b(?:in\s+order\s+)?to\s+{_VERB}\s+(?:the\s+)?X\b"),
-]
+_STRONG_CAUSES_OF_X = any_of(
+    [
+        (
+            rf"\b(?:which|what)\s+(?:\w+\s+){{0,3}}(?:would|will|could|can|do|does|might|directly)"
+            rf"\s+(?:\w+\s+)?{_VERB}s?\s+(?:the\s+)?X\b"
+        ),
+        (
+            rf"\b(?:{_VERB}|make|bring|produce|induce|trigger|lead|result)s?\s+(?:about\s+|to\s+|in\s+)?"
+            rf"(?:an?\s+)?"
+            rf"(?:change|changes|shift|shifts|increase|decrease|difference)\s+(?:in|of|to|on)\s+"
+            rf"(?:the\s+)?X\b"
+        ),
+        (rf"\b(?:in\s+order\s+)?to\s+{_VERB}\s+(?:the\s+)?X\b"),
+    ]
+)
 
 
-def _votes(text: str, x_is_cause: Sequence[re.Pattern[str]] = _EFFECTS_RE) -> tuple[bool, bool]:
+def _votes(text: str, x_is_cause: re.Pattern[str] = _EFFECTS_RE) -> tuple[bool, bool]:
     """(X is the effect, X is the cause) by the constructions in `text` (`x_is_cause`: the
     patterns that make X the cause); a strong construction making X the effect decides
     alone."""
-    if any(p.search(text) for p in _STRONG_CAUSES_OF_X):
+    if _STRONG_CAUSES_OF_X.search(text):
         return True, False
-    return any(p.search(text) for p in _CAUSES_RE), any(p.search(text) for p in x_is_cause)
+    return bool(_CAUSES_RE.search(text)), bool(x_is_cause.search(text))
 
 
 _OPPOSITE = {
@@ -189,8 +192,7 @@ _X_IS_CAUSE_OF_W = [
     r"\bW\s+(?:\w+\s+)?(?:downstream|descendant|child|consequence|result|effect|outcome)\s+of\s+"
     r"(?:the\s+)?X\b",
 ]
-_X_IS_CAUSE_RE = [re.compile(p) for p in _X_IS_CAUSE_OF_W]
-_X_CAUSES_W_RE = _EFFECTS_RE + _X_IS_CAUSE_RE
+_X_CAUSES_W_RE = any_of(_EFFECTS_OF_X + _X_IS_CAUSE_OF_W)
 _ARROW = re.compile(r"\s*(?:->|→|=>|⟶|-->)\s*")
 
 

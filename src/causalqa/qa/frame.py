@@ -17,7 +17,42 @@ from typing import Any
 
 from causalqa.causal_model import CausalModel
 from causalqa.qa.cues import answer_type
-from causalqa.qa.grounding import OUTDO_VERBS, Grounding, normalize
+from causalqa.qa.grounding import Grounding
+from causalqa.qa.lexicon import (
+    ADJUST,
+    BLANKET,
+    BLOCKS_EVERY_PATH,
+    CAUSES_OF_BOTH,
+    COMMON_EFFECT,
+    DEPENDENCE_WORDS,
+    EFFECT_KIND,
+    EFFECT_NOUNS,
+    HIGH_WORDS,
+    HOW_BIG,
+    HOW_MUCH_GAIN,
+    LESS_WORDS,
+    LOW_WORDS,
+    MEDIAN,
+    MEDIATOR_WORDS,
+    MORE_WORDS,
+    NUMBER,
+    ON_PATH,
+    OUTDO_VERBS,
+    PLAIN_SUBJECT_NOUNS,
+    QUANTILE,
+    STD,
+    SUBJECT_NOUNS,
+    SUBJECT_PRONOUNS,
+    SUM,
+    SUPERLATIVE,
+    THROUGH,
+    VARIANCE,
+    alternation,
+    normalize,
+    number_value,
+    plurals,
+    spell_out,
+)
 
 # -- the question with its names as slots ------------------------------------------------
 
@@ -96,135 +131,12 @@ def _ordinal_spans(q: str, grounding: Grounding) -> dict[tuple[int, int], dict[s
     return spans
 
 
-# Words that ask for a quantity or an operation, as people mistype or abbreviate them.
-QUANTITY_WORDS = (
-    "median", "minimum", "maximum", "average", "percentile", "quantile", "quartile", "decile",
-    "deviation", "variance", "standard", "fraction", "proportion", "percentage", "confound",
-    "confounds", "confounder", "confounders", "confounding", "mediator", "mediators",
-    "mediate", "mediates", "independent", "independence", "dependent", "adjust", "adjustment",
-    "control", "correlation", "correlated", "probability", "likelihood", "interquartile",
-    "markov", "blanket", "common", "effects", "smallest", "largest", "highest", "lowest",
-    "which", "partners", "partner", "treatment", "treatments", "individual", "separated",
-    "exceed", "exceeds", "exceeding", "greater", "higher", "positive", "negative", "benefit",
-    "difference", "relative", "compared", "covariates", "threshold", "spread",
-)  # fmt: skip
-_ABBREVIATIONS = [
-    (re.compile(r"\bavg\b\.?"), "average"),
-    (re.compile(r"\bmed\b\.?(?=\s+(?:effect|uplift|impact|of))"), "median"),
-    (re.compile(r"\bstd\.?\s*dev\w*\b|\bstdev\b|\bsd\b"), "standard deviation"),
-    (re.compile(r"\bvar\b\.?(?=\s+(?:of|in)\b)"), "variance"),
-    (re.compile(r"\b(\d{1,2}(?:st|nd|rd|th))\s+pct\b\.?"), r"\1 percentile"),
-    (re.compile(r"\bpct\b\.?|\bper\s*cent\b"), "percent"),
-    (re.compile(r"\bpctls?\b\.?|\bpctiles?\b|\bptile\b"), "percentile"),
-    (re.compile(r"\b(\d{1,2}(?:st|nd|rd|th))-(?=percentile|quantile)"), r"\1 "),
-    (re.compile(r"\bstandard-deviation\b"), "standard deviation"),
-    (re.compile(r"\binter-quartile\b"), "interquartile"),
-    # the extremes described: "the peak return", "how high does it get, at most?", "how far
-    # down does it go at its very bottom?", "where is the floor"
-    (re.compile(r"\bpeak\b"), "maximum"),
-    (
-        re.compile(
-            r"(\bhow\s+(?:high|large|big|far\s+up)\b[^?.!]*?),?\s+at\s+(?:the\s+)?(?:very\s+)?most"
-            r"(?=\s*[?.!]?\s*$)"
-        ),
-        r"\1 maximum",
-    ),
-    (
-        re.compile(
-            r"(\bhow\s+(?:low|small|far\s+down)\b[^?.!]*?),?\s+at\s+(?:the\s+)?(?:very\s+)?least"
-            r"(?=\s*[?.!]?\s*$)"
-        ),
-        r"\1 minimum",
-    ),
-    (re.compile(r"\b(?:at\s+)?its\s+(?:very\s+)?(?:bottom|lowest\s+point)\b"), "minimum"),
-    (re.compile(r"\b(?:the|its)\s+floor\b"), "the minimum"),
-    (re.compile(r"\b(?:the|its)\s+ceiling\b"), "the maximum"),
-    (re.compile(r"\bp(\d{1,2})\b"), r"\1th percentile"),
-    (re.compile(r"\bq([1-3])\b"), r"quartile \1"),
-    (re.compile(r"\bconf\.?(?=\s)"), "confounders"),
-    (re.compile(r"\bindep\.?(?=\s|$)"), "independent"),
-    (re.compile(r"\bcorr\b\.?|\bcorrel\b"), "correlation"),
-    (re.compile(r"\bprob\b\.?|\bprobab\b\.?"), "probability"),
-    (re.compile(r"\bp\(\s*(?=\w)"), "probability of ("),
-    (
-        re.compile(r"\bhow\s+likely\b|\bwhat\s+(?:are\s+the\s+)?(?:odds|chances?)\b"),
-        "what probability",
-    ),
-    (re.compile(r"\bdiffs?\b\.?"), "difference"),
-    (re.compile(r"\bmodal\b"), "mode"),
-    (re.compile(r"\bmin\b\.?"), "minimum"),
-    (re.compile(r"\bmax\b\.?"), "maximum"),
-    (re.compile(r"\bw/o\b"), "without"),
-    (re.compile(r"\bw/(?=\s)"), "with"),
-    (re.compile(r"\bno\.\s+of\b|#\s*of\b"), "number of"),
-    (
-        re.compile(
-            r"\btally\s+(?:up\s+)?(?:of\s+)?(?=(?:\w+\s+){0,2}?(?:partners|subjects|customers|clients))"
-        ),
-        "number of ",
-    ),
-    # ways of naming a statistic without its name
-    (re.compile(r"\bindividual\s+treatment\s+effects?\b"), "individual effect"),
-    (
-        re.compile(r"\bmiddle\s+(?:half|50\s*(?:%|percent))\b|\bcentral\s+half\b"),
-        "interquartile range",
-    ),
-    (
-        re.compile(
-            r"\b(?:middle|midpoint|central)\s+(?:value|point|effect|number)\b|\b50th\s+percentile\b"
-        ),
-        "median",
-    ),  # fmt: skip
-    (
-        re.compile(
-            r"\b(?:occurs?|appears?|shows?\s+up|comes?\s+up|happens?|recurs?)\s+(?:the\s+)?most"
-            r"\s+(?:often|frequently)\b|\bmost\s+(?:frequent|often\s+seen|repeated)\b"
-        ),
-        "mode",
-    ),  # fmt: skip
-    (re.compile(r"\bhow\s+probable\b|\bprobable\b"), "what probability"),
-]
-
-
-def spell_out(text: str) -> str:
-    """`text` with abbreviations written out ("avg" → "average", "p90" → "90th
-    percentile", "std dev" → "standard deviation") and mistyped quantity words corrected
-    ("minimun" → "minimum", "confunds" → "confounds"): so a typo cannot hide what a
-    question asks from the frame or from the check."""
-    from rapidfuzz import fuzz, process
-
-    for pattern, repl in _ABBREVIATIONS:
-        text = pattern.sub(repl, text)
-
-    def fix(m: re.Match[str]) -> str:
-        word = m.group(0)
-        if len(word) < 5 or word in QUANTITY_WORDS:
-            return word
-        if any(word.startswith(w) for w in QUANTITY_WORDS if len(w) >= 5):
-            return word  # a derived word ("individually"), not a typo of its stem
-        if any(w.startswith(word) for w in QUANTITY_WORDS):
-            return word  # a word of its own that a listed one extends ("effect", "compare")
-        same_start = [w for w in QUANTITY_WORDS if w[0] == word[0]]
-        hit = process.extractOne(word, same_start, scorer=fuzz.ratio, score_cutoff=85)
-        return hit[0] if hit else word
-
-    return re.sub(r"(?<![⟦\w])[a-z]+(?![\w⟧])", fix, text)
-
-
 _SLOT = r"⟦(\d+)⟧"
 
 # -- numbers -----------------------------------------------------------------------------
 
-_NUMBER_WORDS = {
-    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100,
-}  # fmt: skip
-_NUM = r"(-?\d+(?:[.,]\d+)*(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
-
-
-def _number(text: str) -> float:
-    t = text.replace(",", "")
-    return float(_NUMBER_WORDS[t]) if t in _NUMBER_WORDS else float(t)
+_NUM = NUMBER
+_number = number_value
 
 
 @dataclass(frozen=True)
@@ -246,58 +158,32 @@ def numbers(text: str) -> list[Number]:
 
 # -- what the question asks --------------------------------------------------------------
 
-_SUBJ = (
-    r"(?:partners?|subjects?|customers?|clients?|patients?|accounts?|users?|companies|company"
-    r"|members?|firms?|units?|individuals?|people|ones|of\s+them|of\s+those)"
-)
-_EFFECT = r"(?:effects?|impacts?|uplifts?|lifts?|gains?|benefits?|returns?|responses?|payoffs?)"
-
-STD = re.compile(
-    r"\bstandard\s+deviation\b|\bstd\b|\bspread\b|\bvariability\b|\bsigma\b|σ(?![\w(])"
-)
-"""Words for a standard deviation (shared with the check's demand)."""
-MEDIAN = re.compile(
-    r"\bmedians?\b|\bmiddle\s+value\b|\bvalue\s+(?:that\s+(?:sits|lies|falls)\s+)?(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
-    r"|\bwhat\s+(?:value|number|figure|amount|effects?|uplift|impact|gain|lift)\s+(?:\w+\s+){0,2}?(?:sits?|lies|falls?|is|lands?)"
-    r"\s+(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
-    r"|\bhalf\b[^?.!;]*\b(?:more|above|higher)\s+than\s+what\b"
-    # "if you lined up every partner by …, what would the one in the middle get?"
-    r"|\b(?:line[sd]?\s+up|lined\s+up|lining\s+up|sort\w*|rank\w*|order\w*)\b[^?!;]*\b(?:one|partner|subject|person|value)"
-    r"\s+(?:right\s+|exactly\s+)?in\s+the\s+middle\b"
-)
-"""Words for a median, said or described ("what value sits in the middle", "half get more
-than what"; not a variable "in the middle" of a path). Shared with the check's demand."""
-QUANTILE = re.compile(r"\b(?:percentile|quantile|quartile|decile)s?\b")
-HOW_MUCH_GAIN = re.compile(r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:gain|benefit|profit)\w*\b")
-""""How much … gains": the size of a gain asked, not a condition on its sign."""
+_SUBJ = alternation(SUBJECT_NOUNS + SUBJECT_PRONOUNS, plural=True)
+_EFFECT = alternation(EFFECT_NOUNS, plural=True)
 
 _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
     ("median", MEDIAN),
     ("std", STD),
-    ("var", re.compile(r"\bvariance\b")),
+    ("var", VARIANCE),
     ("quantile", QUANTILE),
     (
         "sum",
         re.compile(
-            r"\bsum\b|\bsummed\b|\bin\s+total\b|\baltogether\b|\bcombined\b"
-            rf"|\btotal\s+(?:\w+\s+)?{_EFFECT}\s+(?:of\s+⟦\d+⟧\s+)?(?:across|over|summed)\b"
+            rf"{SUM.pattern}|\btotal\s+(?:\w+\s+)?{_EFFECT}\s+(?:of\s+⟦\d+⟧\s+)?(?:across|over|summed)\b"
             r"|\btotal\b(?=.*\b(?:across|over)\s+(?:all\s+)?(?:the\s+)?\w+)"
         ),
     ),  # fmt: skip
     (
         "min",
-        re.compile(
-            r"\b(?:smallest|minimum|minimal|lowest|least|weakest|worst|argmin)\b(?<!at\sleast)"
-        ),
+        re.compile(rf"\b{alternation(LOW_WORDS + ('argmin',))}\b(?<!at\sleast)"),
     ),
     (
         "max",
         re.compile(
-            r"\b(?:largest|maximum|maximal|highest|biggest|greatest|strongest|best|argmax|max|furthest|farthest)\b"
+            rf"\b{alternation(HIGH_WORDS + ('best', 'argmax', 'max', 'furthest', 'farthest'))}\b"
             # "the top individual effect"; not "the top 3", "top quartile", "top partners"
             r"|\btop\b(?!\s*-?\s*(?:\d|one|two|three|four|five|ten|few|k\b|n\b|quartile|decile|half))"
-            r"(?!\s+(?:[\w-]+\s+){0,2}?(?:treatments?|partners?|subjects?|customers?|clients?|patients?"
-            r"|accounts?|users?|firms?|companies|company|members?|units?)\b)"
+            rf"(?!\s+(?:[\w-]+\s+){{0,2}}?(?:treatments?|{alternation(PLAIN_SUBJECT_NOUNS, plural=True)})\b)"
             r"|\b(?:which|what)\s+(?:one\s+)?(?:is|comes|ranks|places|lands)\s+first\b"
             # "for the partner who responds most", "the single most responsive partner"
             r"|\bmost\s+responsive\b|\bresponds?\s+(?:the\s+)?most\b"
@@ -368,8 +254,8 @@ _EACH = re.compile(
 )
 
 # Comparisons between two treatments: "gain more from ⟦1⟧ than from ⟦2⟧".
-_MORE = r"(?:more|better|higher|larger|bigger|greater|stronger|further)"
-_LESS = r"(?:less|worse|lower|smaller|weaker)"
+_MORE = alternation(MORE_WORDS)
+_LESS = alternation(LESS_WORDS)
 _BETWEEN = [
     (
         re.compile(
@@ -724,88 +610,11 @@ _DIFFERENCE = [
     ),  # fmt: skip
 ]
 
-# Graph questions beyond the paper's.
-CAUSES_OF_BOTH = (
-    r"\bupstream\s+of\s+both\b|\b(?:ancestors?|causes?)\s+of\s+both\s+⟦"
-    r"|\b(?:jointly|together)\s+(?:cause|affect|influence|drive|impact|determine)s?\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
-    r"|\b(?:which|what)\s+(?:\w+\s+){0,2}?(?:causes?|affects?|influences?|drives?|impacts?|shapes?)\s+both"
-    r"\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
-)
-"""Wordings of the causes two variables share ("what jointly drives ⟦1⟧ and ⟦2⟧")."""
-EFFECTS_OF_BOTH = r"\b(?:descendants?|consequences?|children)\s+of\s+both\s+⟦"
-""""The descendants of both ⟦1⟧ and ⟦2⟧" (shared with the check)."""
 _CONFOUND = re.compile(
     r"\bconfound\w*|\bcommon\s+causes?\b|\bshared\s+(?:causes?|parents?|ancestors?)\b"
     r"|\bcommon\s+(?:parents?|ancestors?)\b|\b(?:causes?|influences?|drives?|affects?)\s+both\b"
     rf"|\bback-?door\s+paths?\b|{CAUSES_OF_BOTH}"
 )
-COMMON_EFFECT = re.compile(
-    r"\bcommon\s+(?:effects?|consequences?|descendants?|children|outcomes?)\b|\bcollider\w*"
-    r"|\bshared\s+(?:downstream\s+)?(?:effects?|consequences?|descendants?|children|outcomes?)\b"
-    r"|\b(?:affected|influenced|caused|driven|impacted|moved|changed|shaped|pushed|touched)\s+by\s+both\b"
-    rf"|{EFFECTS_OF_BOTH}"
-    r"|\bboth\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+(?:\w+\s+)?(?:affect|influence|cause|lead\s+to|drive|change"
-    r"|impact|feed\s+into|point\s+to)\b|\bdownstream\s+of\s+both\b"
-    r"|\bhave\s+both\s+⟦\d+⟧\s+and\s+⟦\d+⟧\s+as\s+(?:causes|parents|ancestors|inputs|drivers)\b"
-    r"|\b(?:affected|influenced|caused|driven|impacted)\s+by\s+⟦\d+⟧\s+(?:as\s+well\s+as|and(?:\s+also)?)\s+(?:by\s+)?⟦\d+⟧"
-)
-"""Words for the common effects of two variables (shared with the check)."""
-_THROUGH = (
-    # "is ⟦m⟧ downstream of ⟦a⟧ and upstream of ⟦b⟧", either way round
-    r"\bdownstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧\s+(?:\w+\s+){0,3}?upstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧",
-    r"\bupstream\s+(?:of|from)\s+⟦(?P<b>\d+)⟧\s+(?:\w+\s+){0,3}?downstream\s+(?:of|from)\s+⟦(?P<a>\d+)⟧",
-    # "⟦a⟧ -> ... -> ⟦m⟧ -> ... -> ⟦b⟧"
-    r"⟦(?P<a>\d+)⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦\d+⟧\s*(?:->|→)\s*(?:\.\.\.|…)\s*(?:->|→)\s*⟦(?P<b>\d+)⟧",
-)
-"""Wordings of a route from ⟦a⟧ to ⟦b⟧ through a third variable: they make a question an
-on-path one (`ON_PATH`, groups dropped) and state its direction (`_DIRECTION`)."""
-ON_PATH = re.compile(
-    r"\b(?:lie|lies|sit|sits|located|fall|falls|be|is|are|it)\s+(?:on|along)\s+(?:a|the|any|some|every)\s+"
-    r"(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
-    r"|^\s*(?:is|does|do)\s+⟦\d+⟧\s+(?:\w+\s+)?on\s+(?:a|the|any|some|every)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
-    # "⟦m⟧ on a causal path ⟦a⟧ -> ⟦b⟧? y/n"
-    r"|^\s*⟦\d+⟧\s+(?:on|along)\s+(?:a|the|any|some)\s+(?:(?:causal|directed)\s+){0,2}(?:path|route|chain|pathway)\b"
-    r"|\bon\s+the\s+(?:causal\s+)?"
-    r"(?:path|route|way|chain|pathway)\b|\b(?:a|the)\s+mediator\b|\bmediat\w+\s+(?:between|of|in)\b"
-    r"|\bin\s+between\b|\bintermediate\s+(?:step|variable|node)\s+(?:between|from|on)\b"
-    r"|\b(?:sit|sits|sitting|lie|lies|lying|located|placed|positioned)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
-    r"|\b(?:via|through|by\s+way\s+of|passing\s+through)\s+⟦\d+⟧"
-    r"|\b(?:variables|nodes|factors|steps|links|mechanism|process|chain|channel)\s+(?:through|via|by)\s+which\s+⟦\d+⟧"
-    r"|^\s*(?:is|are)\s+⟦\d+⟧\s+(?:\w+\s+)?between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
-    + "".join("|" + re.sub(r"\(\?P<\w+>", "(?:", r) for r in _THROUGH)
-)
-"""Words for a third variable on a route between two others (shared with the check)."""
-MEDIATOR_WORDS = re.compile(
-    r"\bmediat\w*|\bintermediar\w*|\bintermediate\s+(?:variables|nodes|factors|steps)\b"
-    r"|\b(?:go|goes|going|went|pass\w*|run|runs|route[sd]?|lead|leads)\s+(?:through|via)\b"
-    r"|\bby\s+way\s+of\b"
-    r"|\btransmit\w*\b|\bchannel\w*\b"
-    r"|\bthrough\s+which\s+(?:\w+\s+)?(?:variables|nodes|factors)\s+(?:does|do|did|can|could|would|will)\b"
-    r"|\b(?:lie|lies|sit|sits|are|fall)\s+(?:on|along)\s+(?:the|any|a|every)\s+(?:(?:causal|directed)\s+){0,2}"
-    r"(?:paths|routes|chains|pathways)\b|\b(?:sit|sits|lie|lies|are|is)\s+in\s+between\b"
-    r"|\bcarr(?:y|ies)\s+(?:the\s+|its\s+|⟦\d+⟧(?:'s)?\s+)?(?:effect|influence|impact)\b"
-    r"|\b(?:variables|nodes|factors)\s+(?:that\s+(?:lie|sit|are)\s+)?(?:on|along)\s+(?:the\s+|any\s+|all\s+)?"
-    r"(?:(?:causal|directed)\s+){0,2}(?:paths|routes|chains|pathways)\b"
-    r"|\b(?:via|through)\s+which\s+(?:variables|nodes|factors|intermediaries|steps)\b"
-    # "through what does ⟦a⟧ affect ⟦b⟧?", "what sits between ⟦a⟧ and ⟦b⟧ on the causal
-    # paths?", "name the variables in between"
-    r"|^\s*(?:through|via|by\s+way\s+of)\s+(?:what|which)\b"
-    r"|\b(?:what|which\s+\w+)\s+(?:sits?|lies?|stands?)\s+between\s+⟦\d+⟧\s+and\s+⟦\d+⟧"
-    r"|\b(?:variables|nodes|factors|steps|links)\s+(?:that\s+(?:are|sit|lie)\s+)?in\s+between\b"
-)
-BLOCKS_EVERY_PATH = r"\bblock\w*\s+(?:every|all|each|any)\s+(?:of\s+the\s+|the\s+)?paths?"
-""""Conditioning on ⟦z⟧ blocks every path …": d-separation in words (shared with the check)."""
-INDEPENDENCE_SYMBOL = r"⟧\s*(?:⊥|⫫|_\|\|_)\s*⟦"
-"""⟦a⟧ ⊥ ⟦b⟧ (shared with the check)."""
-DEPENDENCE_WORDS = re.compile(
-    r"\b(?:conditionally\s+)?independen\w*|\bd-?separat\w*|\bd-?connect\w*|\bblocked\b"
-    r"|\b(?:statistically\s+)?(?:un)?related\b|\b(?:in)?dependen(?:t|ce)\b|\bcorrelated\b"
-    rf"|{INDEPENDENCE_SYMBOL}"
-    r"|\btells?\s+(?:us\s+|you\s+|me\s+)?(?:nothing|anything)\s+(?:more\s+|new\s+|extra\s+|else\s+)?about\b"
-    rf"|{BLOCKS_EVERY_PATH}\b"
-)
-"""Words of (in)dependence or d-separation: a graph question with them may be a
-d-separation question (shared with the check)."""
 _SEPARATES = re.compile(
     r"\b(?:does|do|can|would|will|whether|if)\s+((?:⟦\d+⟧(?:\s*,\s*|\s+and\s+)?)+?)\s*"
     rf"(?:d-?separat\w*|{BLOCKS_EVERY_PATH}\s+between)\s+⟦(\d+)⟧\s+(?:and|from)\s+⟦(\d+)⟧"
@@ -827,75 +636,13 @@ _GIVEN_FIRST = re.compile(
     r"|controlled\s+for|conditioned\s+on|given|measured)\b"
 )
 """A conditioning set stated first: "once ⟦z⟧ is held fixed, …"."""
-ADJUST = re.compile(
-    r"\badjust\w*\s+for\b|\badjustment\s+sets?\b|\bcontrol\w*\s+for\b|\bback-?door\b"
-    r"|\bdeconfound\w*|\bcondition\s+on\b|\bcovariates?\b|\bunbiased\s+estimate\b"
-    r"|\bblock\w*\s+(?:the\s+|all\s+)?(?:confounding|back-?door|spurious)"
-    r"|\bregress\w*\s+(?:of\s+)?⟦\d+⟧\s+on\s+⟦\d+⟧[^?]*\b(?:include|add|put|control|condition|adjust)\w*"
-    # "controls" the noun: "which controls do I need to include", "what to add as controls"
-    r"|\b(?:which|what)\s+(?:\w+\s+)?controls\s+(?:do|does|should|must|would|shall|will|are|to)\b"
-    r"|\bcontrols\s+(?:\w+\s+){0,4}?(?:include|add|put\s+in|use)\b"
-    r"|\b(?:include|add|use)\s+(?:\w+\s+){0,2}?as\s+controls\b"
-    r"|\bcontrols\s+(?:are\s+|would\s+be\s+)?(?:needed|required|necessary)\b"
-)
-"""Words for an adjustment set (shared with the check)."""
-BLANKET = re.compile(
-    r"\bmarkov\s+blanket\b|\bscreens?\s+off\s+⟦\d+⟧"
-    r"|\bmb\s+(?:of|for)\s+⟦\d+⟧|⟦\d+⟧\s*(?:'s|’s)?\s+mb\b"
-    r"|\bshield(?:s|ing)?\s+⟦\d+⟧\s+from\s+(?:the\s+rest|everything|all\s+(?:the\s+)?other)"
-    r"|\b(?:renders?|makes?|leaves?)\s+⟦\d+⟧\s+(?:conditionally\s+)?independent\s+of\s+(?:all|every|everything"
-    r"|the\s+rest)"
-    # its definition spelled out: "the parents, children and the children's other parents"
-    r"|\bparents\s*,\s*(?:its\s+|the\s+)?children\s*,?\s*(?:and\s+)?(?:the\s+|its\s+)?"
-    r"(?:children'?s|childrens|children\s*’s)\s+(?:other\s+|co-?)?(?:parents|causes)\b"
-)
-EFFECT_KIND = re.compile(
-    # not "direct or indirect both count": either kind of link will do, a yes/no question
-    r"\bdirect(?:ly)?\s*,?\s*(?:or\s+)?(?:only\s+)?indirect(?:ly)?\s*,?\s*(?:or\s+)?both\b"
-    r"(?!\s+(?:count|counts|qualify|work|are\s+fine|are\s+ok|do))"
-    r"|\bdirect(?:ly)?\s*,?\s*or\s+only\s+(?:indirect(?:ly)?|via|through|by\s+way\s+of)\b"
-    r"|\b(?:what|which)\s+(?:kind|type|sort)\s+of\s+(?:\w+\s+)?(?:effects?|influences?|links?|relation\w*"
-    r"|connections?|dependence)\b|\bonly\s+(?:directly|indirectly)\b.*\bor\b.*\bboth\b"
-    r"|\bdirect(?:ly)?\s*/\s*indirect(?:ly)?\b|\bclassify\s+the\s+(?:causal\s+)?(?:effects?|links?|influences?|relationships?)\b"
-    r"(?=[^.?!]*\b(?:direct|indirect))"
-    r"|\bdirect(?:ly)?\s*,\s*indirect(?:ly)?\s*,"
-    r"|\bdirect(?:ly)?\s*,\s*(?:indirect(?:ly)?|mediated)\s*,?\s*or\s+(?:\w+\s+){0,2}?(?:both|mix|combination|blend)\b"
-    r"|^[^?]*?⟦\d+⟧\s*(?:→|->|=>|to|on)\s*⟦\d+⟧\s*:\s*(?:an?\s+)?direct\s+or\s+(?:an?\s+)?indirect\b"
-    r"|\bdirect(?:ly)?\s*,\s*(?:only\s+)?(?:via|through)\s+other\s+\w+\s*,?\s*or\s+not\s+at\s+all\b"
-    r"|\bdirect(?:ly)?(?:\s+(?:edge|link|arrow|path|route|effect|connection))?\s*,\s*(?:only\s+)?(?:via|through)\s+(?:\w+\s+)?(?:intermediar\w+|mediators?|other\s+\w+)\s*,\s*(?:or\s+)?both\b"
-    # "a direct one, does it run through other variables, or is it both", "straight arrow,
-    # through mediators, or both", "directly, indirectly or through both channels"
-    r"|\b(?:direct(?:ly)?|straight\s+(?:arrow|line|edge|link))\b[^?.!;]{0,60}?\b(?:indirect(?:ly)?|through|via)\b"
-    r"[^?.!;]{0,60}?\bor\s+(?:\w+\s+){0,3}?both\b"
-    # "does ⟦a⟧ affect ⟦b⟧ directly or indirectly?" asks which (with a comma, "…, directly
-    # or indirectly?" is "in any way", a yes/no question)
-    r"|^\s*(?:does|do|is|will)\s+⟦\d+⟧\s+(?:\w+\s+){1,2}?⟦\d+⟧\s+direct(?:ly)?\s+or\s+indirect(?:ly)?\s*\?\s*$"
-    # "a direct arrow into ⟦b⟧, an indirect route, both, or no causal effect at all"
-    r"|\bdirect\w*\b[^?.!;]{0,60}?\bindirect\w*\b[^?.!;]{0,60}?\bboth\b"
-    r"(?!\s+(?:count|counts|qualify|work|are\s+fine|are\s+ok|do))"
-    # "via a direct link, only through intermediate variables, through both routes, or is
-    # there no effect?"
-    r"|\bdirect\w*\b[^?.!;]{0,60}?\b(?:through|via)\b[^?.!;]{0,60}?\bboth\b[^?.!;]{0,30}?,?\s*"
-    r"or\s+(?:is\s+there\s+|there\s+is\s+)?(?:no|none|neither|not\s+at\s+all)\b"
-)
-
-_SUPERLATIVE = re.compile(
-    r"\b(?:most|least|best|worst|top|bottom|highest|lowest|largest|smallest|greatest|biggest"
-    r"|strongest|weakest|maximum|minimum|maximal|minimal)\b(?<!at\sleast)"
-)
-
-HOW_BIG = re.compile(
-    r"\bhow\s+(?:big|high|large|low|small|far|strong|weak)\s+(?:does|do|can|could|will|would)\b"
-)
-"""A size asked ("how high does it get"): a value, not who has it (shared with the check)."""
+_SUPERLATIVE = SUPERLATIVE
 
 _WHICH_SUBJECTS = re.compile(
     r"\b(?:which|what|list|show|name|identify|find|give|want|need|enumerate|display)\s+(?:me\s+)?(?:the\s+|all\s+)?(?:\w+\s+){0,3}?"
-    r"(?:partners|subjects|customers|clients|patients|accounts|users|companies|members|firms"
-    r"|units|individuals|people|ones)\b|\bwho\s+(?:are|would|will|does|do|benefits?|gains?|is)\b"
+    rf"{alternation(plurals(SUBJECT_NOUNS) + ('ones',))}\b|\bwho\s+(?:are|would|will|does|do|benefits?|gains?|is)\b"
     r"|\b(?:list|show|name|identify|enumerate|display)\s+(?:me\s+)?(?:every|each)\s+(?:single\s+)?"
-    r"(?:partner|subject|customer|client|patient|account|user|company|member|firm|unit|individual)\s+"
-    r"(?:whose|who|that|with|where|for\s+which)\b"
+    rf"{alternation(SUBJECT_NOUNS)}\s+(?:whose|who|that|with|where|for\s+which)\b"
 )
 
 
@@ -1217,11 +964,11 @@ _DIRECTION = [
     r"⟦(\d+)⟧\s*(?:→|->|=>)\s*⟦(\d+)⟧",
     r"\bregress\w*\s+(?:of\s+)?⟦(?P<b>\d+)⟧\s+on\s+⟦(?P<a>\d+)⟧",
     r"⟦(\d+)⟧(?:'s)?\s+(?:causal\s+)?(?:effects?|influences?|impacts?)\s+(?:on|through\s+to)\s+⟦(\d+)⟧",
-    *_THROUGH[:2],
+    *THROUGH[:2],
     # "⟦m⟧ lies on a route by which ⟦a⟧ influences ⟦b⟧"
     r"\b(?:route|path|way|chain|channel|pathway|variable|node|factor|step|link|mechanism|process)s?\s+(?:by|through|via)\s+which\s+⟦(\d+)⟧\s+(?:\w+\s+)?"
     r"(?:influences?|affects?|reaches|drives?|impacts?|causes?|changes?|moves?|shapes?)\s+⟦(\d+)⟧",
-    _THROUGH[2],
+    THROUGH[2],
     # "⟦a⟧ on ⟦b⟧: direct or indirect?"
     r"(?:^|[:;,]\s*)⟦(\d+)⟧\s+(?:on|upon)\s+⟦(\d+)⟧\s*(?:[:;,?-]|$)",
     r"\bhow\s+(?:much\s+)?⟦(\d+)⟧\s+(?:impacts?|affects?|influences?|changes?|drives?|moves?)\s+⟦(\d+)⟧",
@@ -1483,3 +1230,75 @@ _TABLE_KINDS = {
     "count_subjects", "share_subjects", "list_subjects", "subject_value", "subject_values",
     "rank_treatments", "rank_subjects", "summarize", "best_treatment",
 }  # fmt: skip
+
+
+def _two_treatments() -> list[Slot]:
+    """Slots ⟦1⟧ = treatment T and ⟦2⟧ = treatment U (for the doctests below)."""
+    return [Slot(1, 0, 0, None, "T", None), Slot(2, 0, 0, None, "U", None)]
+
+
+def _three_variables(text: str = "") -> list[Slot]:
+    """Slots ⟦1⟧, ⟦2⟧, ⟦3⟧ = variables A, B, Z where `text` has them (for the doctests
+    below)."""
+    slots = []
+    for i, name in enumerate("ABZ", 1):
+        at = text.find(f"⟦{i}⟧")
+        slots.append(Slot(i, at, at + 3, name, None, None))
+    return slots
+
+
+__test__ = {
+    "statistics": """
+    >>> _stats("the median effect of ⟦1⟧"), _stats("the smallest uplift"), _stats("on average")
+    (['median'], ['min'], ['mean'])
+    >>> _stats("the top individual effect"), _stats("the top 3 partners")
+    (['max'], [])
+    >>> read_quantile("the 90th percentile"), read_quantile("the lower quartile")
+    (0.9, 0.25)
+    >>> read_quantile("below what effect do 10 percent of partners fall")
+    0.1
+    """,
+    "count, share, each": """
+    >>> [bool(_COUNT.search(t)) for t in ("how many partners gain", "the number of clients")]
+    [True, True]
+    >>> [bool(_SHARE.search(t)) for t in ("what share of partners", "as a percentage", "how")]
+    [True, True, False]
+    >>> [bool(_EACH.search(t)) for t in ("for each partner", "per partner", "one by one", "all")]
+    [True, True, True, False]
+    """,
+    "comparisons": """
+    >>> comparisons("partners who gain more from ⟦1⟧ than from ⟦2⟧", _two_treatments())[0]
+    [{'value': {'treatment': 'T'}, 'op': '>', 'than': {'treatment': 'U'}}]
+    >>> comparisons("an effect of ⟦1⟧ of at least 5", _two_treatments())
+    ([{'value': {'treatment': 'T'}, 'op': '>=', 'than': 5.0}], [5.0])
+    >>> comparisons("partners who are hurt by ⟦1⟧", _two_treatments())[0]
+    [{'value': {'treatment': 'T'}, 'op': '<', 'than': 0}]
+    >>> comparisons("partners who do not benefit from ⟦1⟧", _two_treatments())[0]
+    [{'value': {'treatment': 'T'}, 'op': '<=', 'than': 0}]
+    >>> read_conditions("⟦1⟧: number of partners with effect > 20", _two_treatments()[:1])[0]
+    [{'value': {'treatment': 'T'}, 'op': '>', 'than': 20.0}]
+    """,
+    "differences": """
+    >>> read_difference("how much more do partners gain from ⟦1⟧ than from ⟦2⟧", _two_treatments())
+    ['T', 'U']
+    >>> read_difference("⟦1⟧ minus ⟦2⟧", _two_treatments())
+    ['T', 'U']
+    >>> read_difference("switching from ⟦1⟧ to ⟦2⟧", _two_treatments())
+    ['U', 'T']
+    >>> read_difference("the effect of ⟦1⟧", _two_treatments()) is None
+    True
+    """,
+    "graph": """
+    >>> text = "are ⟦1⟧ and ⟦2⟧ independent given ⟦3⟧"
+    >>> conditioned_on(text, _three_variables(text))
+    ['Z']
+    >>> conditioned_on("once ⟦3⟧ is held fixed, are ⟦1⟧ and ⟦2⟧ independent", _three_variables())
+    ['Z']
+    >>> stated_direction("the effect of ⟦2⟧ on ⟦1⟧", _three_variables())
+    ('B', 'A')
+    >>> stated_direction("⟦1⟧ -> ⟦2⟧", _three_variables()), stated_direction("⟦1⟧ and ⟦2⟧", [])
+    (('A', 'B'), None)
+    >>> [bool(_CONFOUND.search(t)) for t in ("what confounds ⟦1⟧", "shared parents", "the parents")]
+    [True, True, False]
+    """,
+}

@@ -16,13 +16,25 @@ model does not have is reported instead of being silently replaced by one it has
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
 from rapidfuzz import fuzz, process
 
 from causalqa.causal_model import CausalModel
+from causalqa.qa.lexicon import (
+    COMMON_WORDS,
+    EXCLUSIONS,
+    FILTER_NOUNS,
+    FILTER_SYNONYMS,
+    NEGATIONS,
+    OUTDO_VERBS,
+    ROW_NOUNS,
+    STATE_WORDS,
+    SUBJECT_NOUNS,
+    alternation,
+    normalize,
+)
 from causalqa.qa.tools import Where
 
 Kind = Literal["variable", "treatment", "subject"]
@@ -31,151 +43,7 @@ FUZZY_CUTOFF = 88.0
 """rapidfuzz ratio (0–100) above which a phrase counts as a (misspelt) name."""
 
 _WORD = re.compile(r"[\w'’%&+-]+", re.UNICODE)
-_NEGATIONS = {
-    "not",
-    "no",
-    "never",
-    "without",
-    "non",
-    "haven't",
-    "hasn't",
-    "havent",
-    "hasnt",
-    "aren't",
-    "isn't",
-    "arent",
-    "isnt",
-    "weren't",
-    "wasn't",
-    "don't",
-    "doesn't",
-    "didn't",
-    "yet",
-}
-# Words that start questions or are common in them: never taken for an unknown name.
-_COMMON = {
-    "a",
-    "an",
-    "the",
-    "and",
-    "or",
-    "of",
-    "to",
-    "in",
-    "on",
-    "for",
-    "with",
-    "by",
-    "from",
-    "at",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "does",
-    "do",
-    "did",
-    "can",
-    "could",
-    "would",
-    "should",
-    "will",
-    "which",
-    "what",
-    "who",
-    "whom",
-    "whose",
-    "how",
-    "why",
-    "when",
-    "where",
-    "if",
-    "i",
-    "we",
-    "you",
-    "our",
-    "my",
-    "me",
-    "us",
-    "it",
-    "its",
-    "that",
-    "this",
-    "these",
-    "those",
-    "list",
-    "show",
-    "tell",
-    "give",
-    "name",
-    "find",
-    "yes",
-    "no",
-    "ok",
-    "please",
-    "partner",
-    "partners",
-    "subject",
-    "subjects",
-    "customer",
-    "customers",
-    "patient",
-    "patients",
-    "client",
-    "clients",
-    "variable",
-    "variables",
-    "treatment",
-    "treatments",
-    "engagement",
-    "engagements",
-    "intervention",
-    "interventions",
-    "program",
-    "programs",
-    "ate",
-    "ite",
-    # the causal-inference shorthand analysts write in capitals: "the median CATE of T"
-    "ates",
-    "ites",
-    "cate",
-    "cates",
-    "dag",
-    "dags",
-    "scm",
-    "average",
-    "effect",
-    "effects",
-    "markov",
-    "blanket",
-    "bayes",
-    "bayesian",
-    "pearl",
-}
-_SUBJECT_NOUNS = (
-    "partner",
-    "subject",
-    "customer",
-    "client",
-    "patient",
-    "account",
-    "user",
-    "id",
-    "row",
-    "company",
-    "member",
-)
-
-
-def _norm(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = re.sub(r"[\"“”‘’`]", " ", text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-normalize = _norm
-"""The text form mentions' offsets refer to: NFKC, case-folded, quotes dropped, spaces folded."""
+_norm = normalize
 
 
 def _core(name: str) -> str:
@@ -270,7 +138,7 @@ def _find_names(
                 if not _free(taken, s, e):
                     continue
                 phrase = q[s:e]
-                if len(phrase) < 4 or phrase in _COMMON:
+                if len(phrase) < 4 or phrase in COMMON_WORDS:
                     continue
                 hit = process.extractOne(
                     phrase, list(choices), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF
@@ -301,8 +169,8 @@ def _find_subjects(
         n = _number_key(sid)
         if n is not None:
             by_number.setdefault(n, []).append(sid)
-    nouns = "|".join(_SUBJECT_NOUNS)
-    for m in re.finditer(rf"\b(?:{nouns})s?\s*(?:no\.?|number|#)?\s*#?\s*([\w-]+)", q):
+    nouns = alternation(SUBJECT_NOUNS + ROW_NOUNS, plural=True)
+    for m in re.finditer(rf"\b{nouns}\s*(?:no\.?|number|#)?\s*#?\s*([\w-]+)", q):
         sid = m.group(1)
         if not _free(taken, m.start(1), m.end(1)):
             continue
@@ -334,10 +202,6 @@ def _find_subjects(
                 taken.append((s, e))
     return found
 
-
-OUTDO_VERBS = r"beat(?:s|ing)?|surpass\w*|outperform\w*|clear(?:s|ing)?"
-"""Verbs that compare with a number ("beats 20", "clearing 20"): the frame's ">", the
-check's threshold demand, and not a subject id after them."""
 
 _COUNTING_BEFORE = re.compile(
     r"(?:\b(?:top|best|first|bottom|worst|last|lowest|highest|leading|k|n|number|no|over|under"
@@ -377,45 +241,6 @@ def _find_bare_subjects(q: str, subjects: list[str], taken: list[tuple[int, int]
         found.append(Mention("subject", m.group(0), s, e, 90.0))
         taken.append((s, e))
     return found
-
-
-_FILTER_SYNONYMS = {
-    "engaged": [
-        "engaged",
-        "engage",
-        "worked with",
-        "treated",
-        "enrolled",
-        "onboarded",
-        "contacted",
-        "signed up",
-        "in a program",
-        "in the program",
-        "in any program",
-    ],
-}
-
-
-# Words that put a group outside the filter: "excluding already-engaged partners".
-_EXCLUSIONS = {
-    "excluding",
-    "exclude",
-    "excludes",
-    "excl",
-    "except",
-    "besides",
-    "minus",
-    "ignoring",
-    "ignore",
-    "omit",
-}
-# Nouns a boolean column's state is talked about with ("partners with no program so far").
-# Alone they name treatments ("the engagement with the highest effect"), so they count as
-# the filter only with a negation ("no", "without") or a state word ("existing", "prior").
-_FILTER_NOUNS = {
-    "engaged": ["engagement", "engagements", "program", "programs", "programme", "enrollment"],
-}
-_STATE_WORDS = {"existing", "current", "prior", "previous", "ongoing", "active"}
 
 
 def _find_where(q: str, filters: list[str], taken: list[tuple[int, int]]) -> Where | None:
@@ -471,7 +296,7 @@ def _find_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None
     key = content[-1]
     if _EITHER_WAY.search(q):
         return None  # "engaged or not", "regardless of engagement": everyone
-    for form in _FILTER_SYNONYMS.get(key, [key]):
+    for form in FILTER_SYNONYMS.get(key, [key]):
         for m in re.finditer(rf"(?<![\w])(un|non-?)?{re.escape(form)}(?![\w])", q):
             if not _free(taken, m.start(), m.end()):
                 continue
@@ -479,18 +304,18 @@ def _find_filter(q: str, flt: str, taken: list[tuple[int, int]]) -> Where | None
             window = q[max(0, m.start() - 40) : m.start()]
             before = [w for w, _, _ in _words(window.replace("-", " "))][-4:]
             after = [w for w, _, _ in _words(q[m.end() : m.end() + 12].replace("-", " "))][:1]
-            negated = bool(m.group(1)) or any(w in _NEGATIONS for w in before) or after == ["yet"]
-            if any(w in _EXCLUSIONS for w in before) or _EXCLUDING.search(window):
+            negated = bool(m.group(1)) or any(w in NEGATIONS for w in before) or after == ["yet"]
+            if any(w in EXCLUSIONS for w in before) or _EXCLUDING.search(window):
                 negated = not negated
             return Where(flt, not negated)
-    for noun in _FILTER_NOUNS.get(key, []):
+    for noun in FILTER_NOUNS.get(key, []):
         for m in re.finditer(rf"(?<![\w]){re.escape(noun)}(?![\w])", q):
             if not _free(taken, m.start(), m.end()):
                 continue
             window = q[max(0, m.start() - 30) : m.start()]
             before = [w for w, _, _ in _words(window.replace("-", " "))][-3:]
-            negated = any(w in _NEGATIONS for w in before)
-            if negated or any(w in _STATE_WORDS for w in before):
+            negated = any(w in NEGATIONS for w in before)
+            if negated or any(w in STATE_WORDS for w in before):
                 return Where(flt, not negated)
     return None
 
@@ -508,7 +333,7 @@ def _unresolved(question: str, taken_norm: list[tuple[int, int]], q_norm: str) -
     words = _words(question)
     for w, s, _ in words:
         w = w.strip("'’")
-        if not w[:1].isupper() or w.casefold() in _COMMON or w.isupper() and len(w) <= 3:
+        if not w[:1].isupper() or w.casefold() in COMMON_WORDS or w.isupper() and len(w) <= 3:
             continue
         if re.fullmatch(r"[A-Z]{2,4}s", w):
             continue  # an acronym's plural: "the partner IDs", "ITEs", "KPIs"
