@@ -72,7 +72,7 @@ def test_bench_rankers_on_a_validation_split(tmp_path, monkeypatch):
     first = CliRunner().invoke(app, [*args, "--data", str(root), "--out", str(out), "--json"])
     assert first.exit_code == 0, first.output
     saved = tmp_path / "home" / "discovery" / "rankers" / "bench" / "validation" / "comagc"
-    assert (saved / "xgboost.pkl").is_file()
+    assert (saved / "xgboost.npz").is_file()
     again = CliRunner().invoke(
         app, [*args, "--reuse-rankers", "--data", str(root), "--out", str(out), "--json"]
     )
