@@ -92,7 +92,8 @@ PREMISE: tuple[tuple[str, str], ...] = (
         r"statistically|conditionally|marginally|unconditionally|probabilistically|"
         r"positively|negatively|strongly|weakly|significantly|linearly|still|even|again|too|"
         r"statistical|significant|positive|negative|strong|weak|linear|"
-        r"variables?|nodes?|we|once|when|whenever|if|after|as soon as|that|it|this|do|does",
+        r"variables?|nodes?|we|once|when|whenever|if|after|as soon as|that|it|this|do|does|"
+        r"(?:true|the case) that|shows?|exhibits?|displays?|has|have|there['’]s",
     ),
 )
 
@@ -121,8 +122,8 @@ CLAIM: tuple[tuple[str, str], ...] = (
         r"confounders?|confounded|confounding(?: variables?| factors?)?|"
         r"common (?:causes?|parents?|drivers?)|shared (?:causes?|parents?)|joint causes?",
     ),
-    ("active_indirect", r"ancestors?\s+(?:of|for)"),
-    ("passive_indirect", r"descendants?\s+of"),
+    ("active_indirect", r"ancestors?(?:\s+(?:of|for))?|upstream of"),
+    ("passive_indirect", r"descendants?(?:\s+of)?|downstream of"),
     ("active_direct", r"parents?\s+(?:of|for)|->|→|⟶|=>"),
     ("passive_direct", r"child(?:ren)?\s+of|<-|←|⟵"),
     (
@@ -155,6 +156,7 @@ CLAIM: tuple[tuple[str, str], ...] = (
         r"(?:is|does|do|can|could) (?:it|we|one) (?:true|the case|correct|valid|conclude|"
         r"infer|deduce|say)(?: that)?|is it (?:true|the case|correct|valid) that|"
         r"(?:hypothesis|claim|statement|question)\s*:|i\.\s?e\.,?|e\.\s?g\.,?|that is,?|"
+        r"(?:true|the case) that|"
         r"there|is|are|was|were|be|been|exists?|that|which|who|both|together|jointly|"
         r"the|a|an|at least|one|some|of|between|for|among|by|in|in common|shared by|"
         r"has|have|had|shares?|does|do|did|can|could|it|we|conclude|infer|deduce|follows?|"
@@ -166,13 +168,13 @@ CLAIM: tuple[tuple[str, str], ...] = (
 # Words after a capital "A" that show it is the article ("A correlation exists …", "A
 # third variable causes …"), not the variable A.
 _ARTICLE_NEXT = re.compile(
-    r"^(?:correlation|association|dependence|dependency|link|connection|relationship|"
+    r"^(?:(?:statistically|highly|very|fairly|quite|strongly|weakly|moderately)\s+)*"
+    r"(?:correlation|association|dependence|dependency|link|connection|relationship|"
     r"relation|statistical|significant|positive|negative|strong|weak|clear|direct|common|"
-    r"third|variable|node|confounder|collider|cause|causal|path|shared|joint|single|further|"
+    r"third|variable|node|confounder|collider|causal|path|shared|joint|single|further|"
     r"closed|system|new|similar|different|certain|possible|hidden|latent)\b",
     re.IGNORECASE,
 )
-_ARTICLE_KINDS = {"collider", "confounder", "third", "dep", "indep", "direct"}
 
 
 @dataclass(frozen=True)
@@ -220,13 +222,19 @@ def _key(name: str) -> str:
 
 
 def tokenize(
-    text: str, names: tuple[str, ...], lexicon: tuple[tuple[str, str], ...]
+    text: str,
+    names: tuple[str, ...],
+    lexicon: tuple[tuple[str, str], ...],
+    article_before_unknown: bool = False,
 ) -> list[Token]:
     """The tokens of `text`: mentions of `names`, the phrases of `lexicon`, and any other
     word as ``word`` (punctuation the lexicon does not know is dropped).
 
     A capital letter that is not one of `names` is a ``letter`` token (a variable the text
-    has not declared, or the article "A" — see `_ARTICLE_NEXT`)."""
+    has not declared). A capital "A" — a name or not — is the article when the next word
+    is one a noun phrase starts with ("A correlation exists between B and C", "A third
+    variable causes …"; `_ARTICLE_NEXT`) or, with `article_before_unknown`, any word
+    outside the lexicon ("A total of four variables …")."""
     pattern, keys = _compiled(tuple(names), lexicon)
     kinds_by_group = {f"k{i}": kind for i, (kind, _) in enumerate(lexicon)}
     tokens: list[Token] = []
@@ -238,27 +246,18 @@ def tokenize(
         if group == "name":
             tokens.append(Token("name", value, match.start(), match.end(), keys[_key(value)]))
         elif group == "letter":
-            kind = "letter"
-            if value in ("A", "I"):
-                # "A" is the article unless its next word shows a subject.
-                rest = text[match.end() :].lstrip()
-                if value == "I" or _ARTICLE_NEXT.match(rest):
-                    kind = "filler"
-            tokens.append(Token(kind, value, match.start(), match.end()))
+            tokens.append(Token("filler" if value == "I" else "letter", value, *match.span()))
         elif group == "word":
             tokens.append(Token("word", value, match.start(), match.end()))
         else:
             tokens.append(Token(kinds_by_group[group], value, match.start(), match.end()))
-    # The article "A" before a relation noun ("A common cause of B and C exists").
     for i, token in enumerate(tokens[:-1]):
-        if (
-            token.kind == "name"
-            and token.text == "A"
-            and (
-                tokens[i + 1].kind in _ARTICLE_KINDS
-                and tokens[i + 1].text[:1].islower()
-                and _ARTICLE_NEXT.match(text[token.end :].lstrip())
-            )
+        if token.text != "A" or token.kind not in ("name", "letter"):
+            continue
+        following = tokens[i + 1]
+        if following.text[:1].islower() and (
+            _ARTICLE_NEXT.match(text[token.end :].lstrip())
+            or (article_before_unknown and following.kind == "word")
         ):
             tokens[i] = Token("filler", token.text, token.start, token.end)
     return tokens

@@ -129,6 +129,15 @@ class Claim:
         }
 
 
+@dataclass(frozen=True)
+class _Clause:
+    """What one clause said, and its subjects (the names before the relation word), which
+    a next clause without one shares: "A and B are correlated and independent of C"."""
+
+    statements: list[Statement]
+    subjects: tuple[str, ...]
+
+
 class _Unreadable(Exception):
     """One clause cannot be put together; the reason says why (caught to try another
     split of the sentence, or turned into a `StoryError` naming the sentence)."""
@@ -255,7 +264,7 @@ def _sentences(body: str) -> list[str]:
 
 
 def _sentence_text(part: str) -> str:
-    return part.strip().rstrip(".;!?:").strip()
+    return part.strip().rstrip(".;!?:").strip().lstrip(",;:)] ").strip()
 
 
 _NOT_CLOSED = re.compile(r"\b(?:not a closed system|open system)\b", re.IGNORECASE)
@@ -346,11 +355,11 @@ def _read_sentence(
     sentence: str,
     names: tuple[str, ...],
     order: dict[str, int],
-    previous: list[Statement] | None,
+    previous: _Clause | None,
     notes: list[str],
-) -> list[Statement]:
+) -> list[_Clause]:
     text = _sentence_text(sentence)
-    tokens = tokenize(text, names, PREMISE)
+    tokens = tokenize(text, names, PREMISE, article_before_unknown=True)
     if not any(t.kind in ("name", "pronoun") for t in tokens):
         _read_nameless(sentence, tokens, notes)
         return []
@@ -370,11 +379,16 @@ def _read_sentence(
         readings = _read_clauses(tokens, text, order, previous)
     except _Unreadable as error:
         raise _refusal(text, names, str(error)) from None
-    distinct = {tuple(sorted((s.x, s.y, s.given, s.independent) for s in r)): r for r in readings}
+    distinct = {
+        tuple(sorted((s.x, s.y, s.given, s.independent) for c in r for s in c.statements)): r
+        for r in readings
+    }
     if len(distinct) > 1:
         raise StoryError(
             f"the sentence {text!r} can be read in more than one way: "
-            + "; ".join(", ".join(s.describe() for s in r) for r in distinct.values())
+            + "; ".join(
+                ", ".join(s.describe() for c in r for s in c.statements) for r in distinct.values()
+            )
         )
     return next(iter(distinct.values()))
 
@@ -388,15 +402,15 @@ def _refusal(text: str, names: tuple[str, ...], why: str) -> StoryError:
 
 
 def _read_clauses(
-    tokens: list[Token], text: str, order: dict[str, int], previous: list[Statement] | None
-) -> list[list[Statement]]:
+    tokens: list[Token], text: str, order: dict[str, int], previous: _Clause | None
+) -> list[list[_Clause]]:
     """Every reading of `tokens` as clauses with one relation word each. With several
     relation words the sentence is split between each two, at the strongest connective
     (", and" / ", but" / ";" before "but" before "," before "and"); a split is kept only
     if both sides read."""
     cues = [i for i, t in enumerate(tokens) if t.kind in _CUES]
     if len(cues) <= 1:
-        return [_read_clause(tokens, text, order, previous)]
+        return [[_read_clause(tokens, text, order, previous)]]
     gap = range(cues[0] + 1, cues[1])
     ranked: dict[int, list[tuple[int, int]]] = {}
     for i in gap:
@@ -411,7 +425,7 @@ def _read_clauses(
             ranked.setdefault(3, []).append((i, i + 1))
     last_error: _Unreadable | None = None
     for rank in sorted(ranked):
-        readings = []
+        readings: list[list[_Clause]] = []
         for cut, resume in ranked[rank]:
             try:
                 left = _read_clause(tokens[:cut], text, order, previous)
@@ -419,15 +433,15 @@ def _read_clauses(
             except _Unreadable as error:
                 last_error = error
                 continue
-            readings.extend(left + right for right in rights)
+            readings.extend([left, *right] for right in rights)
         if readings:
             return readings
     raise last_error or _Unreadable("cannot tell where one statement ends and the next begins")
 
 
 def _read_clause(
-    tokens: list[Token], text: str, order: dict[str, int], previous: list[Statement] | None
-) -> list[Statement]:
+    tokens: list[Token], text: str, order: dict[str, int], previous: _Clause | None
+) -> _Clause:
     """The statements of one clause: one relation word, the pair (or a subject and a list
     of objects), at most one conditioning set."""
     toks: list[Token] = []
@@ -439,7 +453,7 @@ def _read_clause(
         if t.kind == "pronoun":
             if not previous:
                 raise _Unreadable(f"{t.text!r} refers to no pair named before")
-            x, y = previous[-1].x, previous[-1].y
+            x, y = previous.statements[-1].x, previous.statements[-1].y
             toks += [Token("name", x, t.start, t.end, x), Token("sep", "and", t.start, t.end)]
             toks.append(Token("name", y, t.start, t.end, y))
             continue
@@ -513,9 +527,9 @@ def _read_clause(
     pairs: list[tuple[str, str]]
     if len(mentions) == 2:
         pairs = [(mentions[0][1], mentions[1][1])]  # type: ignore[list-item]
-    elif len(mentions) == 1 and previous and mentions[0][0] > cue_at:
+    elif len(mentions) == 1 and previous and previous.subjects and mentions[0][0] > cue_at:
         # "A is correlated with B and independent of C": the subject is the one before.
-        pairs = [(previous[0].x, mentions[0][1])]  # type: ignore[list-item]
+        pairs = [(x, mentions[0][1]) for x in previous.subjects]  # type: ignore[misc]
     elif len(mentions) > 2:
         before = [n for i, n in mentions if i < cue_at]
         after = [n for i, n in mentions if i > cue_at]
@@ -541,7 +555,10 @@ def _read_clause(
         if x == y or x in given or y in given:
             raise _Unreadable(f"{x if x in given or x == y else y} is both in the pair and given")
         statements.append(Statement(x, y, ranked_given, independent, text))
-    return statements
+    subjects = tuple(dict.fromkeys(n for i, n in mentions if i < cue_at))  # type: ignore[misc]
+    if len(mentions) == 1:
+        subjects = previous.subjects  # type: ignore[union-attr]
+    return _Clause(statements, subjects)
 
 
 def _discover_names(sentences: list[str]) -> list[str]:
@@ -549,7 +566,7 @@ def _discover_names(sentences: list[str]) -> list[str]:
     outside the lexicon, in order of appearance."""
     found: dict[str, str] = {}
     for sentence in sentences:
-        tokens = tokenize(_sentence_text(sentence), (), PREMISE)
+        tokens = tokenize(_sentence_text(sentence), (), PREMISE, article_before_unknown=True)
         if not any(t.kind in _CUES for t in tokens):
             continue
         run: list[Token] = []
@@ -605,12 +622,12 @@ def read_premise(text: str) -> Premise:
     order = {name: i for i, name in enumerate(names)}
     statements: list[Statement] = []
     notes: list[str] = []
-    previous: list[Statement] | None = None
+    previous: _Clause | None = None
     for sentence in sentences:
-        found = _read_sentence(sentence, names, order, previous, notes)
-        if found:
-            statements.extend(found)
-            previous = found
+        clauses = _read_sentence(sentence, names, order, previous, notes)
+        if clauses:
+            statements.extend(s for c in clauses for s in c.statements)
+            previous = clauses[-1]
     if not statements:
         raise StoryError("the premise states no correlation or independence between variables")
     if len(variables) < 2:
