@@ -103,6 +103,7 @@ _THIRD_ADJ = (
     r"(?:(?:other|third|further|additional|intermediate|intermediary|mediating|different|"
     r"separate|single|common|same|shared)\s+)"
 )
+_ROLE_DET = r"(?:(?:a|an|its|the|one of its|their|one of their)\s+)"
 CLAIM: tuple[tuple[str, str], ...] = (
     # ", but not a direct one" / "but not directly": the claim is the indirect relation,
     # so this "not" negates nothing.
@@ -122,6 +123,12 @@ CLAIM: tuple[tuple[str, str], ...] = (
         r"confounders?|confounded|confounding(?: variables?| factors?)?|"
         r"common (?:causes?|parents?|drivers?)|shared (?:causes?|parents?)|joint causes?",
     ),
+    ("as_passive_direct", rf"as {_ROLE_DET}?(?:(?:direct|immediate) causes?|parents?)"),
+    ("as_passive_indirect", rf"as {_ROLE_DET}?(?:indirect causes?|ancestors?)"),
+    ("as_passive", rf"as {_ROLE_DET}?causes?"),
+    ("as_active_direct", rf"as {_ROLE_DET}?(?:(?:direct|immediate) effects?|child(?:ren)?)"),
+    ("as_active_indirect", rf"as {_ROLE_DET}?(?:indirect effects?|descendants?)"),
+    ("as_active", rf"as {_ROLE_DET}?effects?"),
     ("active_indirect", r"ancestors?(?:\s+(?:of|for))?|upstream of"),
     ("passive_indirect", r"descendants?(?:\s+of)?|downstream of"),
     ("active_direct", r"parents?\s+(?:of|for)|->|→|⟶|=>"),

@@ -171,14 +171,15 @@ _LIST_INTRO = re.compile(
     r"are|were)\s*:?\s*)?",
     re.IGNORECASE,
 )
-_LIST_END = re.compile(r"\.(?=\s|$)|[;:)\n]|$")
+_LIST_END = re.compile(r"\.(?=\s|$)|[;:)\n—–]|\s-\s|$")
 # Where a list item turns into a clause ("D, with no other variables involved", "C, which
 # form a closed system"): the item ends before the first of these words.
 _ITEM_STOP = re.compile(
     r"\b(?:with|without|that|which|who|where|whose|forming|form|forms|making|are|is|were|was|"
     r"be|being|but|so|as|only|all|none|no|not|other|others|variables?|involved|closed|system|"
     r"among|there|we|these|those|this|they|them|each|every|any|here|total|nothing|else|"
-    r"follows?|following|in a|in the|in our)\b",
+    r"follows?|following|in a|in the|in our|make|makes|made|constitutes?|comprises?|belongs?|"
+    r"composes?|together|altogether)\b",
     re.IGNORECASE,
 )
 
@@ -225,8 +226,8 @@ def _read_header(text: str) -> _Header:
 
 def _list_items(text: str, start: int, end: int) -> tuple[list[str], int]:
     """The names of a list ("A, B, and C", "{A, B, C}", "rainfall, soil moisture and crop
-    yield") between `start` and `end`, up to the first item that is a clause; and where
-    the list ends."""
+    yield") between `start` and `end`, up to the first item that is a clause ("…, with no
+    other variables involved", "… make up a closed system"); and where the list ends."""
     names: list[str] = []
     list_end = start
     cursor = start
@@ -297,6 +298,7 @@ _CLOSED_PROSE = re.compile(
 )
 # "other", "not listed", "otherwise": about the pairs and sets the list leaves out.
 _ABOUT_THE_REST = re.compile(
+    r"\b(?:apart from|aside from|except for|beyond|besides) (?:these|this|those|them|the above)\b|"
     r"\b(?:other|others|otherwise|remaining|rest|further|additional|else|unstated|unlisted|"
     r"unmentioned|not (?:explicitly )?(?:said|stated|listed|mentioned|given|shown|declared|"
     r"claimed|reported|named))\b",
@@ -584,7 +586,8 @@ def _discover_names(sentences: list[str]) -> list[str]:
 
 _DISCOVERY_STOP = re.compile(
     r"\b(?:pairs?|variables?|others?|said|stated|listed|mentioned|sets?|under|any|every|all|"
-    r"rest|remaining|relations?|statements?|list|system|closed|hidden|unobserved)\b",
+    r"rest|remaining|relations?|statements?|list|system|closed|hidden|unobserved|apart|aside|"
+    r"except|beyond|besides|these|those|them|their|above|below|here|otherwise|unless)\b",
     re.IGNORECASE,
 )
 
@@ -656,6 +659,13 @@ _VOICE = {
     "passive_direct": ("passive", "direct"),
     "active_indirect": ("active", "indirect"),
     "passive_indirect": ("passive", "indirect"),
+    # "B has A as a parent": a role named after both variables, read as if between them.
+    "as_passive": ("passive", None),
+    "as_passive_direct": ("passive", "direct"),
+    "as_passive_indirect": ("passive", "indirect"),
+    "as_active": ("active", None),
+    "as_active_direct": ("active", "direct"),
+    "as_active_indirect": ("active", "indirect"),
 }
 
 
@@ -721,6 +731,10 @@ def _claim_relation(tokens: list[Token], original: str) -> tuple[Relation, str, 
     if "collider" in kinds and "confounder" in kinds:
         raise _claim_refusal(original, "it speaks of a common effect and of a common cause")
     verbs = [(i, *_VOICE[t.kind]) for i, t in enumerate(tokens) if t.kind in _VOICE]
+    if any(tokens[i].kind.startswith("as_") and i > second for i, _, _ in verbs):
+        if len(verbs) != 1:
+            raise _claim_refusal(original, "too many causal words")
+        verbs = [(second - 0.5, verbs[0][1], verbs[0][2])]  # type: ignore[list-item]
     # "a link from A to B": "to" is the arrow.
     if any(t.kind == "from" for t in tokens[:first]):
         verbs += [(i, "active", None) for i in range(first, second) if tokens[i].kind == "to"]
