@@ -90,7 +90,7 @@ PREMISE: tuple[tuple[str, str], ...] = (
         r"seems? to be|appears? to be|there|exists?|holds?|"
         r"a|an|the|of|from|with|to|on|upon|between|among|in|for|each other|one another|both|"
         r"statistically|conditionally|marginally|unconditionally|probabilistically|"
-        r"positively|negatively|strongly|weakly|significantly|linearly|still|even|again|too|"
+        r"positively|negatively|strongly|weakly|significantly|linearly|at all|"
         r"statistical|significant|positive|negative|strong|weak|linear|"
         r"variables?|nodes?|we|once|when|whenever|if|after|as soon as|that|it|this|do|does|"
         r"(?:true|the case) that|shows?|exhibits?|displays?|has|have|there['’]s",
@@ -116,12 +116,16 @@ CLAIM: tuple[tuple[str, str], ...] = (
     (
         "collider",
         r"colliders?|common (?:effects?|child(?:ren)?|consequences?|outcomes?)|"
-        r"shared (?:effects?|child(?:ren)?)|joint (?:effects?|child(?:ren)?)",
+        r"shared (?:effects?|child(?:ren)?)|joint (?:effects?|child(?:ren)?)|"
+        r"(?:share|shares|sharing) (?:(?:a|an|one|some|at least one)\s+)?(?:(?:direct|common)\s+)?"
+        r"(?:effects?|child(?:ren)?)(?!\s+(?:of|on))",
     ),
     (
         "confounder",
         r"confounders?|confounded|confounding(?: variables?| factors?)?|"
-        r"common (?:causes?|parents?|drivers?)|shared (?:causes?|parents?)|joint causes?",
+        r"common (?:causes?|parents?|drivers?)|shared (?:causes?|parents?)|joint causes?|"
+        r"(?:share|shares|sharing) (?:(?:a|an|one|some|at least one)\s+)?(?:(?:direct|common)\s+)?"
+        r"(?:causes?|parents?)(?!\s+(?:of|for))",
     ),
     ("as_passive_direct", rf"as {_ROLE_DET}?(?:(?:direct|immediate) causes?|parents?)"),
     ("as_passive_indirect", rf"as {_ROLE_DET}?(?:indirect causes?|ancestors?)"),

@@ -243,6 +243,7 @@ def _list_items(text: str, start: int, end: int) -> tuple[list[str], int]:
             continue
         stop = _ITEM_STOP.search(raw)
         name = (raw[: stop.start()] if stop else raw).strip(" {}[]()\"'`*")
+        name = re.sub(r"^(?:the|variable|node)\s+", "", name, flags=re.IGNORECASE)
         if not name or not re.fullmatch(r"[\w'’-]+(?: [\w'’-]+){0,5}", name) or name.isdigit():
             break
         names.append(name)
@@ -261,6 +262,21 @@ def _sentences(body: str) -> list[str]:
         part = part.strip()
         if part and re.search(r"\w|⫫|⊥", part):
             out.append(part)
+    return out
+
+
+def _join_colons(parts: list[str], names: tuple[str, ...]) -> list[str]:
+    """Rejoin a colon's two sides unless the first only introduces what follows
+    ("These are all their relations: …"): "Independent: A and C, given B." is one."""
+    out: list[str] = []
+    for part in parts:
+        if out and out[-1].endswith(":"):
+            lead = {t.kind for t in tokenize(out[-1], names, PREMISE)}
+            rest = {t.kind for t in tokenize(part, names, PREMISE)}
+            if "name" in lead or (lead & {"dep", "indep"} and not rest & {"dep", "indep"}):
+                out[-1] = f"{out[-1]} {part}"
+                continue
+        out.append(part)
     return out
 
 
@@ -317,7 +333,8 @@ def _read_nameless(sentence: str, tokens: list[Token], notes: list[str]) -> None
     not listed are dependent states the closed-world reading and is noted; one saying
     anything else about relations is refused."""
     text = _sentence_text(sentence)
-    if not any(t.kind in ("dep", "indep") for t in tokens):
+    if sentence.rstrip().endswith(":") or not any(t.kind in ("dep", "indep") for t in tokens):
+        # A heading ("The independences:") introduces statements, it makes none.
         kind = "closed-system statement" if _CLOSED_PROSE.search(text) else "prose"
         notes.append(f"skipped ({kind}, no variable named): {text!r}")
         return
@@ -484,7 +501,9 @@ def _read_clause(
                 break
             j += 1
         stop = j
-        terminated = stop < len(toks) and toks[stop].kind in _TERMINATORS
+        # "Conditioning on B does not make …": the negation stays with the relation.
+        after = next((k for k in range(stop, len(toks)) if toks[k].kind != "neg"), len(toks))
+        terminated = after < len(toks) and toks[after].kind in _TERMINATORS
         if not empty_set and not terminated and not any(toks[k].kind == "name" for k in range(i)):
             # "Given B, C and D, A and E are independent": a leading set ends at its last
             # comma; what follows is the pair.
@@ -496,7 +515,7 @@ def _read_clause(
             raise _Unreadable(f"{t.text!r} is followed by no variable")
         used.update(range(i, stop))
         if terminated:
-            used.add(stop)
+            used.add(after)
         given.extend(toks[k].name for k in listed)  # type: ignore[misc]
     for i, t in enumerate(toks):
         if t.kind not in _POST or i in used:
@@ -615,13 +634,14 @@ def read_premise(text: str) -> Premise:
     if header.names is not None:
         variables = header.names
     else:
-        variables = _discover_names(sentences)
+        variables = _discover_names(_join_colons(sentences, ()))
         if header.count is not None and variables and len(variables) != header.count:
             raise StoryError(
                 f"the premise says {header.count_text} variables but its statements name "
                 f"{len(variables)} ({', '.join(variables)})"
             )
     names = tuple(variables)
+    sentences = _join_colons(sentences, names)
     order = {name: i for i, name in enumerate(names)}
     statements: list[Statement] = []
     notes: list[str] = []
@@ -636,6 +656,13 @@ def read_premise(text: str) -> Premise:
     if len(variables) < 2:
         raise StoryError("the premise names fewer than two variables")
     _check_contradictions(statements)
+    mentioned = {n for s in statements for n in (s.x, s.y, *s.given)}
+    for name in names:
+        if name not in mentioned:
+            notes.append(
+                f"{name!r} is listed but no statement mentions it: in a closed system it is "
+                f"then dependent on every other variable given every set"
+            )
     return Premise(names, tuple(statements), header.names is not None, tuple(notes))
 
 
