@@ -263,7 +263,7 @@ def tokenize(
         else:
             tokens.append(Token(kinds_by_group[group], value, match.start(), match.end()))
     for i, token in enumerate(tokens[:-1]):
-        if token.text != "A" or token.kind not in ("name", "letter"):
+        if token.text not in ("A", "a") or token.kind not in ("name", "letter"):
             continue
         following = tokens[i + 1]
         if following.text[:1].islower() and (

@@ -197,18 +197,19 @@ def _read_header(text: str) -> _Header:
     count: int | None = None
     count_text: str | None = None
     for cue in _HEADER_CUE.finditer(text):
-        if cue.group("n") is not None and count is None:
-            count_text = cue.group("n")
-            count = int(count_text) if count_text.isdigit() else NUMBER_WORDS[count_text.lower()]
+        stated = cue.group("n")
+        if stated is not None and count is None:
+            # Kept even when no list follows ("There are 3 variables."): the names the
+            # statements use must then number as many.
+            count_text, count = stated, _number(stated)
         intro = _LIST_INTRO.match(text, cue.end())
-        start = intro.end()
-        end = _LIST_END.search(text, start).start()
+        start = intro.end()  # type: ignore[union-attr]
+        end = _LIST_END.search(text, start).start()  # type: ignore[union-attr]
         names, list_end = _list_items(text, start, end)
-        if len(names) < 2 and not (len(names) == 1 and cue.group("n") in ("1", "one")):
+        if len(names) < 2:
             continue
-        if cue.group("n") is not None:
-            count_text = cue.group("n")
-            count = int(count_text) if count_text.isdigit() else NUMBER_WORDS[count_text.lower()]
+        if stated is not None:
+            count_text, count = stated, _number(stated)
             if len(names) != count:
                 raise StoryError(
                     f"the premise says {count_text} variables but lists {len(names)} "
@@ -222,6 +223,10 @@ def _read_header(text: str) -> _Header:
         body = text[: sentence_start + 1] + " " + text[list_end:]
         return _Header(names, count, count_text, body)
     return _Header(None, count, count_text, text)
+
+
+def _number(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBER_WORDS[word.lower()]
 
 
 def _list_items(text: str, start: int, end: int) -> tuple[list[str], int]:
@@ -434,11 +439,17 @@ def _read_clauses(
     ranked: dict[int, list[tuple[int, int]]] = {}
     for i in gap:
         t, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None
-        if t.text == "," and after is not None and (after.kind == "conj" or after.text == "and"):
+        if (
+            t.text == ","
+            and after is not None
+            and (after.kind == "conj" or after.text.lower() == "and")
+        ):
             ranked.setdefault(0, []).append((i, i + 2))
         elif t.kind == "conj" and tokens[i - 1].text != ",":
             ranked.setdefault(1, []).append((i, i + 1))
-        elif t.text == "," and (after is None or after.kind != "conj" and after.text != "and"):
+        elif t.text == "," and (
+            after is None or after.kind != "conj" and after.text.lower() != "and"
+        ):
             ranked.setdefault(2, []).append((i, i + 1))
         elif t.kind == "sep" and t.text.lower() == "and" and tokens[i - 1].text != ",":
             ranked.setdefault(3, []).append((i, i + 1))
