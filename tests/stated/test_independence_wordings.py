@@ -304,3 +304,26 @@ def test_the_chain_class_in_new_words_without_a_header():
         answer_independence_claim(story, "There is no collider of smoking and lung cancer.").answer
         == "yes"
     )
+
+
+def test_lowercase_one_letter_names_and_the_article_a():
+    story = (
+        "Consider a closed system with the variables a, b and c. There is a correlation "
+        "between a and c. b correlates with c. a is independent of b."
+    )
+    premise = read_premise(story)
+    assert facts(premise) == {("a", "c", (), False), ("b", "c", (), False), ("a", "b", (), True)}
+    assert answer_independence_claim(story, "Is there a common effect of a and b?").answer == "yes"
+
+
+def test_a_heading_with_a_relation_word_introduces_and_states_nothing():
+    premise = read_premise(
+        "Consider the variables A, B and C. Correlations: A correlates with B. B correlates "
+        "with C. The independences are the following: A ⫫ C | B."
+    )
+    assert facts(premise) == {
+        ("A", "B", (), False),
+        ("B", "C", (), False),
+        ("A", "C", ("B",), True),
+    }
+    assert any("'Correlations'" in note for note in premise.notes)
