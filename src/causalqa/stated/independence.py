@@ -7,8 +7,9 @@ iff it holds in **every** DAG faithful to the stated independences, i.e. in ever
 of their Markov equivalence class. The steps, each recorded in the derivation:
 
 1. read: the premise into typed statements (`read_premise`), the claim into a relation
-   (`read_claim`); an unreadable sentence, a name that is no variable, or two sentences
-   that contradict each other are refused, naming them;
+   (`read_claim`); sentences that name no variable (prose, "No other independences
+   hold.") are skipped and listed; an unreadable sentence, a name that is no variable, or
+   two sentences that contradict each other are refused, naming them;
 2. complete: in a closed system the list is complete, so every pair and conditioning set
    not stated independent is dependent;
 3. PC: the PC algorithm with those statements as its independence oracle gives the
@@ -80,8 +81,10 @@ MAX_MEMBERS = 100_000
 
 _HYPOTHESIS = re.compile(r"\b(?:hypothesis|claim)\s*:\s*", re.IGNORECASE)
 _STORY_SIGNS = re.compile(
-    r"\bclosed system\b|\b(?:correlates|is correlated) with\b|\bare (?:conditionally )?"
-    r"independent\b|\bis (?:conditionally )?independent (?:of|from)\b|⫫|⊥",
+    r"\bclosed system\b|\b(?:correlates|is correlated|are correlated|is associated) with\b|"
+    r"\bare (?:correlated|associated)\b|\b(?:statistically|conditionally) (?:in)?dependent\b|"
+    r"\bare (?:conditionally )?independent\b|\bis (?:conditionally )?independent (?:of|from)\b|"
+    r"\buncorrelated\b|⫫|⊥",
     re.IGNORECASE,
 )
 
@@ -275,6 +278,7 @@ def answer_independence_claim(story: str, claim: str | None = None) -> StatedAns
             f"{len(premise.statements) - n_ind} dependent); closed system: every pair and "
             f"conditioning set not stated independent is dependent"
         )
+        derivation.extend(premise.notes)
         derivation.append(f"claim: {parsed.describe()} ({_meaning(parsed)})")
         mec = equivalence_class(premise)
         derivation.extend(mec.describe())
