@@ -275,10 +275,19 @@ def run_stated_bench(
     llm=None,
     cold: int = 5,
     plot: bool = True,
+    query_types: list[str] | None = None,
+    kinds: list[str] | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark and write ``stated-<date>.json/.md`` (and ``-latest``), and a PNG
-    of accuracy per query type and story kind, under `out_dir`. Returns the report."""
+    of accuracy per query type and story kind, under `out_dir`. Returns the report.
+    `query_types` / `kinds` keep only those items (a quick run on one part)."""
     items = load_cladder(Path(data_dir))
+    if query_types:
+        items = [it for it in items if it["query_type"] in query_types]
+    if kinds:
+        items = [it for it in items if it["kind"] in kinds]
+    if not items:
+        raise DataFileError("no item is left after the query-type / kind filters")
     if limit:
         items = random.Random(seed).sample(items, min(limit, len(items)))
     t0 = time.perf_counter()
@@ -489,6 +498,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--limit", type=int, default=None, help="a seeded sample of this many items")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--query-type", nargs="*", default=None, help="only these query types (e.g. nde nie)"
+    )
+    p.add_argument(
+        "--kinds", nargs="*", default=None, choices=KINDS, help="only these generator files"
+    )
     p.add_argument("--cold", type=int, default=5, help="cold-process runs to time (0: none)")
     p.add_argument(
         "--llm", default=None, help="a backend spec for tied readings (default: rules only)"
@@ -510,6 +525,8 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         llm=llm,
         cold=args.cold,
+        query_types=args.query_type,
+        kinds=args.kinds,
     )
     print(report["markdown"])
     return 0

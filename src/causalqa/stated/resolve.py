@@ -35,14 +35,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from causalqa.stated.text import (
-    OPPOSITE_STEMS,
     PhraseWords,
     negated_bases,
     normalize_phrase,
+    opposite_stems,
     opposite_words,
     phrase_words,
     stems_match,
     strip_negation_prefix,
+    value_of_kind,
 )
 
 
@@ -314,7 +315,10 @@ class Resolver:
                 hits = [
                     v
                     for v, w in self.name_words.items()
-                    if any(stems_match(t, x) or (t, x) in OPPOSITE_STEMS for x in w)
+                    if any(
+                        stems_match(t, x) or opposite_stems(t, x) or value_of_kind(t, x)
+                        for x in w
+                    )
                 ]
                 if var in hits:
                     score += 1.0 / len(hits)
