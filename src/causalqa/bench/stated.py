@@ -178,6 +178,45 @@ def misread_statements(model: dict[str, Any], item: dict[str, Any]) -> int | Non
     return best
 
 
+REFUSAL_KINDS = (
+    ("too close to call", ("too close to call",)),
+    (
+        "not identified by the stated numbers",
+        ("do not identify", "does not state", "needs P(", "not identified", "do not fix"),
+    ),
+    (
+        "the story contradicts itself",
+        ("stated twice", "contradicts", "do not add up", "observed at both values"),
+    ),
+    ("reading not certain", ("the words", "readings", "which variable", "which value")),
+)
+
+
+def refusal_kind(reason: str | None) -> str:
+    """The kind of a refusal, from its reason: too close to call at the stated
+    precision, not identified, a self-contradictory story, an uncertain reading, other."""
+    text = reason or ""
+    for kind, marks in REFUSAL_KINDS:
+        if any(m in text for m in marks):
+            return kind
+    return "other"
+
+
+def point_answer(a) -> str | None:
+    """The answer the stated numbers' own values give, for a refusal that computed one
+    but found its sign not fixed by the numbers' precision (for the report only)."""
+    q, v = a.query or {}, a.value
+    if v is None or not q.get("direction"):
+        return None
+    if q.get("kind") == "marginal":
+        yes = v > 0.5 if q["direction"] == "up" else v < 0.5
+    elif q["direction"] in ("up", "down"):
+        yes = v > 1e-12 if q["direction"] == "up" else v < -1e-12
+    else:
+        return None
+    return "yes" if yes else "no"
+
+
 def _score(items: list[dict[str, Any]], llm=None) -> list[dict[str, Any]]:
     from causalqa.stated.answer import answer_story
 
@@ -201,9 +240,12 @@ def _score(items: list[dict[str, Any]], llm=None) -> list[dict[str, Any]]:
             estimand=a.estimand,
             reason=a.reason,
             route=a.route,
-            caution=any(d.startswith("caution:") for d in a.derivation),
             seconds=round(seconds, 5),
         )
+        if a.answer is None:
+            row["refusal_kind"] = refusal_kind(a.reason)
+            if row["refusal_kind"] == "too close to call":
+                row["point_answer"] = point_answer(a)
         if it.get("given_info_formal") is not None and a.answer is not None:
             row["misread_statements"] = misread_statements(a.model, it)
         tv = it.get("truth_value")
@@ -295,7 +337,6 @@ def run_stated_bench(
     total_seconds = time.perf_counter() - t0
     c = Counter(r["result"] for r in rows)
     secs = [r["seconds"] for r in rows]
-    wrong = [r for r in rows if r["result"] == "wrong"]
     gaps = [r for r in rows if r.get("value_gap") is not None and r["value_gap"] > 0.05]
     misread = [r for r in rows if (r.get("misread_statements") or 0) > 0]
     report: dict[str, Any] = {
@@ -318,7 +359,18 @@ def run_stated_bench(
         "refusal_reasons": Counter(
             (r["reason"] or "")[:110] for r in rows if r["result"] == "refused"
         ).most_common(15),
-        "wrong_with_rounding_caution": sum(1 for r in wrong if r["caution"]),
+        "refusal_kinds": dict(
+            Counter(r["refusal_kind"] for r in rows if r["result"] == "refused").most_common()
+        ),
+        "too_close_point_answers": {
+            "refused": sum(1 for r in rows if r.get("refusal_kind") == "too close to call"),
+            "point_answer_right": sum(
+                1
+                for r in rows
+                if r.get("refusal_kind") == "too close to call"
+                and r.get("point_answer") == r["expected"]
+            ),
+        },
         "answers_with_value_gap_over_0_05": len(gaps),
         "answers_from_misread_numbers": len(misread),
         "answers_checked_for_misreads": sum(
@@ -422,9 +474,19 @@ def markdown(report: dict[str, Any]) -> str:
         "(every stated probability the reader used, checked against the quantity the generator "
         f"says it is, for {report['answers_checked_for_misreads']} answers with numbers).",
         "",
-        f"Wrong answers flagged as sensitive to the rounding of the stated numbers: "
-        f"{report['wrong_with_rounding_caution']}. Answers whose computed value is more than 0.05 "
-        f"from the generator's unrounded ground truth: {report['answers_with_value_gap_over_0_05']}.",  # noqa: E501
+        f"Answers whose computed value is more than 0.05 from the generator's unrounded ground "
+        f"truth: {report['answers_with_value_gap_over_0_05']}.",
+        "",
+        "Refusals by kind: "
+        + "; ".join(f"{k}: {n}" for k, n in report["refusal_kinds"].items())
+        + ".",
+        "",
+        "Too close to call at the stated precision (the sign of the deciding number changes "
+        "within the rounding of the stated numbers): "
+        f"{report['too_close_point_answers']['refused']} refused; the stated values' own sign "
+        "would have matched the label in "
+        f"{report['too_close_point_answers']['point_answer_right']} of them (the labels come from "
+        "the generator's unrounded numbers, which the story does not state).",
         "",
     ]
     for title, key in (

@@ -316,8 +316,7 @@ class Resolver:
                     v
                     for v, w in self.name_words.items()
                     if any(
-                        stems_match(t, x) or opposite_stems(t, x) or value_of_kind(t, x)
-                        for x in w
+                        stems_match(t, x) or opposite_stems(t, x) or value_of_kind(t, x) for x in w
                     )
                 ]
                 if var in hits:

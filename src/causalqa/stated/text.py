@@ -460,9 +460,7 @@ def _lexicon() -> Lexicon:
         groups=frozen,
         opposites=frozenset(opposites),
         kinds={k: frozenset(v) for k, v in kinds.items()},
-        multiword={
-            k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in multi.items()
-        },
+        multiword={k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in multi.items()},
     )
 
 
