@@ -35,6 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from causalqa.stated.text import (
+    DIMENSION_STEMS,
     PhraseWords,
     negated_bases,
     normalize_phrase,
@@ -323,6 +324,12 @@ class Resolver:
                     score += 1.0 / len(hits)
             if score and _overlap(nw, content) == len(nw):
                 score += 0.5  # the whole name is in the phrase
+            elif score and all(
+                x in DIMENSION_STEMS for x in nw if not any(stems_match(x, t) for t in content)
+            ):
+                # all but a word like "status" or "level": "vaccinated" names "vaccination
+                # status" more than "vaccination reaction"
+                score += 0.4
             if key == var:
                 score += 2.0
             out[var] = score

@@ -397,7 +397,8 @@ def _undecided_reason(value: float | None, other: float | None) -> str:
         )
     return (
         f"too close to call at the stated precision: the stated numbers give {value:.4g}, "
-        f"but numbers within their rounding give {other:.4g}, of the other sign"
+        f"but numbers within their rounding give {other:.4g}"
+        + (", of the other sign" if other * value < 0 else ", not of the same sign")
     )
 
 

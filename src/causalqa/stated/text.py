@@ -251,6 +251,14 @@ GENERIC = frozenset(
 )
 GENERIC_STEMS = frozenset(stem(w) for w in GENERIC) | GENERIC
 
+# Words that name the dimension a variable varies along, not what it is: "vaccination
+# status" is vaccination, "cholesterol level" is cholesterol.
+DIMENSION_STEMS = frozenset(
+    stem(w)
+    for w in """status level levels size amount quantity rate quality condition state type kind
+    frequency intensity severity extent number count volume measure grade""".split()
+)
+
 # Negation words. Prefixes (un-, non-, in-, dis-) are read relative to another phrase.
 NEGATION_WORDS = frozenset(
     """not no non never without lack lacks lacking absence absent none nobody nothing
