@@ -141,3 +141,19 @@ def test_phrase_maps_to_the_variable_its_synonym_names():
     assert a.answer == "no"
     effort = next(v for v in a.model["variables"] if v["name"] == "effort")
     assert "being hard-working" in effort["value_1"] + effort["value_0"]
+
+
+def test_phrase_leans_to_the_name_it_covers_but_for_a_dimension_word():
+    # "vaccinated" is in both names; "vaccination status" differs from it only by the
+    # dimension word "status", "vaccination reaction" by a word of its own
+    story = (
+        "List of direct causal effects (from, to): (vaccination reaction, smallpox survival); "
+        "(vaccination status, getting smallpox); (vaccination status, vaccination reaction); "
+        "(getting smallpox, smallpox survival). Smallpox survival has probability 40 percent for "
+        "unvaccinated individuals and 70 in 100 for vaccinated individuals."
+    )
+    a = answer_story(story, "Will vaccination increase the chance of smallpox survival?")
+    assert a.answer == "yes", a.reason
+    assert not any("tie" in step for step in a.route)  # the words decide, not the answers
+    status = next(v for v in a.model["variables"] if v["name"] == "vaccination status")
+    assert "vaccinated individuals" in status["value_1"] + status["value_0"]
