@@ -20,7 +20,7 @@ def test_sample_of_generator_items():
     import random
 
     items = random.Random(3).sample(load_cladder(DATA), 80)
-    rows = _score(items)
+    rows = _score(items, precision="interval")
     right = sum(r["result"] == "right" for r in rows)
     wrong = [r for r in rows if r["result"] == "wrong"]
     assert right >= 0.88 * len(rows), [

@@ -1,7 +1,8 @@
-"""The stated precision: each number stands for the interval it rounds (26% for
-[25.5%, 26.5%]); an answer whose sign changes within those intervals is refused as too
-close to call, and one whose sign holds across them is answered. Intervals and limits are
-worked out by hand in each test."""
+"""The stated precision: with ``precision="interval"`` each number stands for the interval
+it rounds (26% for [25.5%, 26.5%]); an answer whose sign changes within those intervals is
+refused as too close to call, and one whose sign holds across them is answered. With the
+default ``"as-stated"`` the numbers are exact and such an answer is given with a note
+saying it is a close call. Intervals and limits are worked out by hand in each test."""
 
 # ruff: noqa: E501
 
@@ -11,6 +12,10 @@ import pytest
 
 from causalqa.stated.answer import answer_story
 from causalqa.stated.solve import half_unit
+
+
+def strict(story: str, question: str):
+    return answer_story(story, question, precision="interval")
 
 GRAPH = "Smoking has a direct effect on cancer."
 QUESTION = "Is the chance of cancer larger when observing smoking?"
@@ -38,7 +43,7 @@ def test_sign_that_changes_within_the_rounding_is_refused():
     # P(cancer | smoker) in [0.495, 0.505], P(cancer | nonsmoker) in [0.485, 0.495]: the
     # difference ranges over [-0.0, 0.02], so 0 (no increase) is within the rounding
     story = f"{GRAPH} For smokers, the probability of cancer is 50%. For nonsmokers, the probability of cancer is 49%."
-    a = answer_story(story, QUESTION)
+    a = strict(story, QUESTION)
     assert a.answer is None
     assert "too close to call" in a.reason
     assert a.value == pytest.approx(0.01)  # the stated values' own difference is shown
@@ -54,7 +59,7 @@ def test_same_numbers_to_more_digits_are_answered():
 
 def test_equal_stated_numbers_are_a_tie_not_a_zero_effect():
     story = f"{GRAPH} For smokers, the probability of cancer is 53%. For nonsmokers, the probability of cancer is 53%."
-    a = answer_story(story, "Will smoking increase the chance of cancer?")
+    a = strict(story, "Will smoking increase the chance of cancer?")
     assert a.answer is None and "too close to call" in a.reason
 
 
@@ -66,7 +71,7 @@ def test_ratio_through_small_denominator_is_too_close():
         f"{GRAPH} The overall probability of smoking is 95%. The probability of nonsmoking and "
         "cancer is 2%. The probability of smoking and cancer is 46%."
     )
-    a = answer_story(story, QUESTION)
+    a = strict(story, QUESTION)
     assert a.answer is None and "too close to call" in a.reason
 
 
@@ -88,7 +93,24 @@ def test_marginal_near_one_half_is_too_close():
         f"{GRAPH} The overall probability of smoking is 50%. For smokers, the probability of "
         "cancer is 60%. For nonsmokers, the probability of cancer is 41%."
     )
-    a = answer_story(story, "Is cancer more likely than not overall?")
+    a = strict(story, "Is cancer more likely than not overall?")
     assert a.answer is None and "too close to call" in a.reason
-    a = answer_story(story.replace("41%", "45%"), "Is cancer more likely than not overall?")
+    a = strict(story.replace("41%", "45%"), "Is cancer more likely than not overall?")
     assert a.answer == "yes"  # 0.525, and the rounding moves it by 0.0058 at most
+
+
+def test_as_stated_answers_a_close_call_with_a_note():
+    # 0.50 - 0.49 = 0.01 > 0 with the numbers taken as exact: yes, flagged as a close call
+    story = f"{GRAPH} For smokers, the probability of cancer is 50%. For nonsmokers, the probability of cancer is 49%."
+    a = answer_story(story, QUESTION)
+    assert a.answer == "yes" and a.value == pytest.approx(0.01)
+    assert a.note is not None and "close call" in a.note
+    wide = answer_story(story.replace("49%", "20%"), QUESTION)
+    assert wide.answer == "yes" and wide.note is None  # 0.30: no caveat
+
+
+def test_unknown_precision_is_a_clear_error():
+    from causalqa.errors import StoryError
+
+    with pytest.raises(StoryError, match="precision"):
+        answer_story(f"{GRAPH} For smokers, the probability of cancer is 50%.", QUESTION, precision="fuzzy")

@@ -217,13 +217,15 @@ def point_answer(a) -> str | None:
     return "yes" if yes else "no"
 
 
-def _score(items: list[dict[str, Any]], llm=None) -> list[dict[str, Any]]:
+def _score(
+    items: list[dict[str, Any]], llm=None, precision: str = "as-stated"
+) -> list[dict[str, Any]]:
     from causalqa.stated.answer import answer_story
 
     rows = []
     for it in items:
         start = time.perf_counter()
-        a = answer_story(it["story"], it["question"], llm=llm)
+        a = answer_story(it["story"], it["question"], llm=llm, precision=precision)
         seconds = time.perf_counter() - start
         result = (
             "refused" if a.answer is None else ("right" if a.answer == it["answer"] else "wrong")
@@ -240,6 +242,7 @@ def _score(items: list[dict[str, Any]], llm=None) -> list[dict[str, Any]]:
             estimand=a.estimand,
             reason=a.reason,
             route=a.route,
+            close_call=a.note is not None,
             seconds=round(seconds, 5),
         )
         if a.answer is None:
@@ -319,10 +322,13 @@ def run_stated_bench(
     plot: bool = True,
     query_types: list[str] | None = None,
     kinds: list[str] | None = None,
+    precision: str = "as-stated",
 ) -> dict[str, Any]:
     """Run the benchmark and write ``stated-<date>.json/.md`` (and ``-latest``), and a PNG
     of accuracy per query type and story kind, under `out_dir`. Returns the report.
-    `query_types` / `kinds` keep only those items (a quick run on one part)."""
+    `query_types` / `kinds` keep only those items (a quick run on one part). `precision`
+    as in `answer_story`: "as-stated" answers close calls (counted apart), "interval"
+    refuses them."""
     items = load_cladder(Path(data_dir))
     if query_types:
         items = [it for it in items if it["query_type"] in query_types]
@@ -333,7 +339,7 @@ def run_stated_bench(
     if limit:
         items = random.Random(seed).sample(items, min(limit, len(items)))
     t0 = time.perf_counter()
-    rows = _score(items, llm=llm)
+    rows = _score(items, llm=llm, precision=precision)
     total_seconds = time.perf_counter() - t0
     c = Counter(r["result"] for r in rows)
     secs = [r["seconds"] for r in rows]
@@ -342,6 +348,11 @@ def run_stated_bench(
     report: dict[str, Any] = {
         "environment": environment(),
         "llm": getattr(llm, "model", None) if llm is not None else None,
+        "precision": precision,
+        "close_calls": {
+            "answered": sum(1 for r in rows if r.get("close_call")),
+            "right": sum(1 for r in rows if r.get("close_call") and r["result"] == "right"),
+        },
         "data": str(data_dir),
         "items": len(rows),
         "overall": {
@@ -481,6 +492,11 @@ def markdown(report: dict[str, Any]) -> str:
         + "; ".join(f"{k}: {n}" for k, n in report["refusal_kinds"].items())
         + ".",
         "",
+        f"Numbers read {'as stated (exact)' if report['precision'] == 'as-stated' else 'as their rounding intervals'}"
+        f" (`precision={report['precision']}`). Close calls answered with a note (the sign would change "
+        f"within the rounding of the stated numbers): {report['close_calls']['answered']}, of "
+        f"which {report['close_calls']['right']} right.",
+        "",
         "Too close to call at the stated precision (the sign of the deciding number changes "
         "within the rounding of the stated numbers): "
         f"{report['too_close_point_answers']['refused']} refused; the stated values' own sign "
@@ -568,6 +584,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--cold", type=int, default=5, help="cold-process runs to time (0: none)")
     p.add_argument(
+        "--precision",
+        default="as-stated",
+        choices=("as-stated", "interval"),
+        help="as-stated: numbers are exact (close calls answered with a note); interval: refused",
+    )
+    p.add_argument(
         "--llm", default=None, help="a backend spec for tied readings (default: rules only)"
     )
     args = p.parse_args(argv)
@@ -589,6 +611,7 @@ def main(argv: list[str] | None = None) -> int:
         cold=args.cold,
         query_types=args.query_type,
         kinds=args.kinds,
+        precision=args.precision,
     )
     print(report["markdown"])
     return 0

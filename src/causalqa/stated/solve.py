@@ -429,8 +429,13 @@ def _refusal(reason: str, start: float, **kw) -> StatedAnswer:
     return StatedAnswer(answer=None, reason=reason, seconds=time.perf_counter() - start, **kw)
 
 
-def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
+PRECISIONS = ("as-stated", "interval")
+
+
+def answer(story: str, question: str, *, llm=None, precision: str = "as-stated") -> StatedAnswer:
     start = time.perf_counter()
+    if precision not in PRECISIONS:
+        raise StoryError(f"unknown precision {precision!r}: use one of {', '.join(PRECISIONS)}")
     if not isinstance(story, str):
         raise StoryError(f"a story must be text, got {type(story).__name__}")
     _check_question(question)
@@ -446,16 +451,22 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
     except StoryRefusal as e:
         return _refusal(str(e), start, route=["rules"])
     outcomes = []
+    close_calls: dict[int, str] = {}
     for model, mentions in readings:
         try:
             q = build_query(form, mentions, model, question)
             ans, r = compute(model, q)
             used = _used_keys(model, q)
             undecided = rounding_undecided(model, q, r, used)
-            if undecided:
-                # a wrong sign within the stated rounding would be a guess, not an answer
+            if undecided and precision == "interval":
+                # each number read as its rounding interval: a sign that flips inside the
+                # box is not decided by the story, so it is refused
                 outcomes.append((model, q, None, r, undecided))
                 continue
+            if undecided:
+                # read as written (a word problem's numbers are its model), the answer
+                # stands, but it says that it is a close call
+                close_calls[id(r)] = undecided
             outcomes.append((model, q, ans, r, None))
         except (QueryRefusal, NotIdentified) as e:
             outcomes.append((model, None, None, None, getattr(e, "reason", None) or str(e)))
@@ -514,7 +525,18 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
         model=model.to_dict(),
         derivation=r.derivation + q.notes,
         route=route,
+        note=_close_call_note(close_calls.get(id(r))),
         seconds=time.perf_counter() - start,
+    )
+
+
+def _close_call_note(undecided: str | None) -> str | None:
+    if undecided is None:
+        return None
+    why = undecided.removeprefix("too close to call at the stated precision: ")
+    return (
+        "a close call: the answer takes the stated numbers as exact; " + why
+        + " (precision='interval' refuses such answers)"
     )
 
 
