@@ -12,7 +12,9 @@ __all__ = ["StatedAnswer", "answer_story", "read_query", "read_story"]
 # -- the entry point ----------------------------------------------------------------------------
 
 
-def answer_story(story: str, question: str, *, llm=None) -> StatedAnswer:
+def answer_story(
+    story: str, question: str, *, llm=None, precision: str = "as-stated"
+) -> StatedAnswer:
     """Answer a yes/no question about a causal model stated in words, exactly, or refuse.
 
     Steps (each one typed and shown in the answer): read the story and the question's
@@ -25,10 +27,15 @@ def answer_story(story: str, question: str, *, llm=None) -> StatedAnswer:
     `llm` (a `causalqa.llm.LLM`) is asked only when the words leave two readings of a
     phrase tied; its choice is checked like any other reading. Without it such a story is
     refused. `StoryError` is raised only for arguments that are not text.
+
+    `precision`: "as-stated" (default) takes each stated number as exact, as a word
+    problem's numbers are its model; when the answer's sign would flip within the numbers'
+    rounding (26% standing for 25.5–26.5%), it is still given, with a `note` saying it is a
+    close call. "interval" reads each number as its rounding interval and refuses those.
     """
     from causalqa.stated.solve import answer
 
-    return answer(story, question, llm=llm)
+    return answer(story, question, llm=llm, precision=precision)
 
 
 def read_story(story: str, *, llm=None):

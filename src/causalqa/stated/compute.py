@@ -36,6 +36,12 @@ class Result:
     estimand: str
     derivation: list[str] = field(default_factory=list)
     sign_only: bool = False  # the value's sign is exact, its size is a bound or a proxy
+    # the number whose sign decides the answer, when it is not `value` itself: for a
+    # sign known from a range, the end of the range nearest to zero
+    margin: float | None = None
+
+    def deciding(self) -> float:
+        return self.value if self.margin is None else self.margin
 
 
 def _fmt(values: Assignment) -> str:
@@ -365,6 +371,7 @@ def effect_on_treated(calc: Calculator, x: str, xv: int, y: str, yv: int) -> Res
                     f"P(z | {x}={xv}) is not stated, but every difference has the same sign (between {lo:.4g} and {hi:.4g})",  # noqa: E501
                     [f"differences = {[round(d, 4) for _, d in deltas]}"],
                     sign_only=True,
+                    margin=lo if lo > 0 else hi,
                 )
             raise NotIdentified(
                 f"the effect on the treated needs P({', '.join(zs)} | {x}={xv}), which the story does not state, "  # noqa: E501
@@ -546,6 +553,7 @@ def _mediation_bounds(calc, kind, x, xv, y, yv, m, confounders) -> Result:
             est,
             [f"bounds by linear programming: [{low:.4g}, {high:.4g}]"],
             sign_only=True,
+            margin=low if low > 1e-9 else high,
         )
     raise NotIdentified(
         f"the stated numbers do not identify the {kind.upper()}: {w} confounds {m} and {y}, and models that fit "  # noqa: E501

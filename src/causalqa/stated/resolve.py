@@ -35,14 +35,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from causalqa.stated.text import (
-    OPPOSITE_STEMS,
+    DIMENSION_STEMS,
     PhraseWords,
     negated_bases,
     normalize_phrase,
+    opposite_stems,
     opposite_words,
     phrase_words,
     stems_match,
     strip_negation_prefix,
+    value_of_kind,
 )
 
 
@@ -314,12 +316,20 @@ class Resolver:
                 hits = [
                     v
                     for v, w in self.name_words.items()
-                    if any(stems_match(t, x) or (t, x) in OPPOSITE_STEMS for x in w)
+                    if any(
+                        stems_match(t, x) or opposite_stems(t, x) or value_of_kind(t, x) for x in w
+                    )
                 ]
                 if var in hits:
                     score += 1.0 / len(hits)
             if score and _overlap(nw, content) == len(nw):
                 score += 0.5  # the whole name is in the phrase
+            elif score and all(
+                x in DIMENSION_STEMS for x in nw if not any(stems_match(x, t) for t in content)
+            ):
+                # all but a word like "status" or "level": "vaccinated" names "vaccination
+                # status" more than "vaccination reaction"
+                score += 0.4
             if key == var:
                 score += 2.0
             out[var] = score

@@ -20,6 +20,8 @@ class StatedAnswer(BaseModel):
     model read from the story (variables with value phrases, edges, stated numbers,
     mechanisms or stated independences), `query` the typed question, `derivation` the
     steps from the stated numbers to the value, `route` which readers ran (rules, LLM).
+    `note` is a caveat an answer carries: a close call, whose sign the stated numbers
+    decide only when taken as exact (within their rounding it could flip).
     """
 
     answer: Literal["yes", "no"] | None
@@ -30,6 +32,7 @@ class StatedAnswer(BaseModel):
     model: dict[str, Any] = Field(default_factory=dict)
     derivation: list[str] = Field(default_factory=list)
     route: list[str] = Field(default_factory=list)
+    note: str | None = None
     seconds: float | None = None
 
     @property

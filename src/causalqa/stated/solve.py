@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 
@@ -300,65 +301,127 @@ def _zero_by_graph(calc: Calculator, q: Query) -> Result | None:
     return None
 
 
-def _rounding_flips(
-    model: StatedModel, q: Query, ans: str, r: Result, calc_used: set
-) -> str | None:
-    """Whether the answer could change within the rounding of the numbers it used (each
-    stated number moved by half a unit of its last written digit): then the stated
-    numbers do not fix it, and the answer is refused rather than guessed."""
-    import itertools
-    import random
+def _deciding(q: Query, r: Result) -> float:
+    """The number whose sign gives the answer: an effect or a difference, or for a
+    marginal question the probability's distance from one half."""
+    return r.value - 0.5 if q.kind == "marginal" else r.deciding()
 
+
+def rounding_undecided(model: StatedModel, q: Query, r: Result, used: set) -> str | None:
+    """Why the stated precision does not decide the answer, or None when it does.
+
+    Each stated number stands for an interval (26% for [25.5%, 26.5%], 0.263 for
+    [0.2625, 0.2635], 26 in 100 for [25.5, 26.5] in 100). Every formula here is, in each
+    number separately, linear or a ratio of linear terms, so its extremes over the box
+    of intervals lie at corners: the answer stands when the deciding number keeps its
+    sign at the corner that pushes it hardest toward zero. That corner is found from the
+    partial derivatives, then improved one number at a time (cheap, and exact for these
+    formulas up to ties)."""
     if q.kind in ("backdoor", "collider_bias", "counterfactual"):
         return None
-    if q.kind == "marginal":
-        if abs(r.value - 0.5) > 0.05:
-            return None
-    elif abs(r.value) > 0.05:
-        return None
-    used = [
+    numbers = [
         p
         for p in model.probabilities
-        if (frozenset(p.event.items()), frozenset(p.given.items())) in calc_used
+        if (frozenset(p.event.items()), frozenset(p.given.items())) in used
     ]
-    if not used:
+    halves = [half_unit(p.number) for p in numbers]
+    moving = [(p, h) for p, h in zip(numbers, halves) if h > 0]
+    if not moving:
         return None
-    halves = [_half_unit(p.number) for p in used]
-    corners = list(itertools.product((-1, 1), repeat=len(used)))
-    if len(corners) > 256:
-        rng = random.Random(0)
-        corners = [tuple(rng.choice((-1, 1)) for _ in used) for _ in range(256)]
-    originals = [p.value for p in used]
+    centre = [p.value for p, _ in moving]
+    m0 = _deciding(q, r)
+    sign = 1.0 if m0 > 0 else -1.0
+
+    def at(point: list[float]) -> float | None:
+        for (p, _), v in zip(moving, point):
+            p.value = min(1.0, max(0.0, v))
+        try:
+            _, res = compute(model, q)
+        except (NotIdentified, QueryRefusal, ZeroDivisionError, ValueError):
+            return None
+        return sign * _deciding(q, res)
+
+    lo_edge = [v - h for v, (_, h) in zip(centre, moving)]
+    hi_edge = [v + h for v, (_, h) in zip(centre, moving)]
     try:
-        for corner in corners:
-            for p, v, h, sgn in zip(used, originals, halves, corner):
-                p.value = min(1.0, max(0.0, v + sgn * h))
-            try:
-                other, _ = compute(model, q)
-            except (NotIdentified, QueryRefusal, ZeroDivisionError):
-                continue
-            if other != ans:
-                return (
-                    "the answer depends on digits the story rounds away: moving the stated numbers within "  # noqa: E501
-                    "their rounding changes it"
-                )
+        slopes = []
+        for i in range(len(moving)):
+            up = at(centre[:i] + [hi_edge[i]] + centre[i + 1 :])
+            down = at(centre[:i] + [lo_edge[i]] + centre[i + 1 :])
+            if up is None or down is None:
+                return _undecided_reason(None, None)
+            slopes.append(up - down)
+        spread = sum(abs(g) for g in slopes) / 2
+        if abs(m0) > 3 * spread + 1e-9:
+            return None
+        if abs(m0) < 1e-12:
+            # equal stated numbers: a tie at the stated precision, not a zero effect
+            return _undecided_reason(m0, -sign * spread) if spread > 1e-12 else None
+        # the corner that lowers the (signed) deciding number most, then one-number moves
+        corner = [lo_edge[i] if g > 0 else hi_edge[i] for i, g in enumerate(slopes)]
+        worst = at(corner)
+        order = sorted(range(len(moving)), key=lambda i: -abs(slopes[i]))
+        for _ in range(3):
+            if worst is None or worst <= 0:
+                break
+            improved = False
+            for i in order:
+                trial = list(corner)
+                trial[i] = hi_edge[i] if corner[i] == lo_edge[i] else lo_edge[i]
+                got = at(trial)
+                if got is None or got < worst:
+                    corner, worst, improved = trial, got, True
+                    if got is None or got <= 0:
+                        break
+            if not improved:
+                break
+        if worst is None or worst <= 0:
+            return _undecided_reason(m0, None if worst is None else sign * worst)
+        return None
     finally:
-        for p, v in zip(used, originals):
+        for (p, _), v in zip(moving, centre):
             p.value = v
-    return None
 
 
-def _half_unit(number: str) -> float:
-    import re
+def _undecided_reason(value: float | None, other: float | None) -> str:
+    if value is None or other is None:
+        return (
+            "too close to call at the stated precision: within the rounding of the stated "
+            "numbers the quantity cannot be computed or changes its sign"
+        )
+    if abs(value) < 1e-12:
+        return (
+            "too close to call at the stated precision: the stated numbers tie (the "
+            f"difference is 0), and numbers within their rounding give up to {abs(other):.4g} "
+            "either way"
+        )
+    return (
+        f"too close to call at the stated precision: the stated numbers give {value:.4g}, "
+        f"but numbers within their rounding give {other:.4g}"
+        + (", of the other sign" if other * value < 0 else ", not of the same sign")
+    )
 
-    m = re.search(r"(\d+)(?:\.(\d+))?", number)
-    if not m:
-        return 0.005
-    decimals = len(m.group(2) or "")
-    if "%" in number or "percent" in number.lower():
-        return 0.5 * 10 ** (-decimals) / 100
-    if re.search(r"\b(?:in|out of)\b|/", number):
+
+def half_unit(number: str) -> float:
+    """Half a unit of the last digit a stated number is written with, as a probability:
+    '26%' -> 0.005, '0.263' -> 0.0005, '26 in 100' -> 0.005; a ratio of counts whose
+    denominator is not a power of ten ('3 out of 4') is taken as exact."""
+    text = number.strip().lower()
+    ratio = re.fullmatch(r"(\S+)\s*(?:in|out\s+of|/)\s*(?:every\s+)?(\S+)", text)
+    if ratio:
+        try:
+            denominator = float(ratio.group(2).replace(",", ""))
+        except ValueError:
+            return 0.0
+        if denominator >= 10 and math.log10(denominator).is_integer():
+            return 0.5 / denominator
         return 0.0
+    m = re.search(r"(\d+)(?:\.(\d+))?", text)
+    if not m:
+        return 0.0
+    decimals = len(m.group(2) or "")
+    if "%" in text or "percent" in text or "per cent" in text:
+        return 0.5 * 10 ** (-decimals) / 100
     return 0.5 * 10 ** (-decimals) if decimals else 0.0
 
 
@@ -366,8 +429,13 @@ def _refusal(reason: str, start: float, **kw) -> StatedAnswer:
     return StatedAnswer(answer=None, reason=reason, seconds=time.perf_counter() - start, **kw)
 
 
-def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
+PRECISIONS = ("as-stated", "interval")
+
+
+def answer(story: str, question: str, *, llm=None, precision: str = "as-stated") -> StatedAnswer:
     start = time.perf_counter()
+    if precision not in PRECISIONS:
+        raise StoryError(f"unknown precision {precision!r}: use one of {', '.join(PRECISIONS)}")
     if not isinstance(story, str):
         raise StoryError(f"a story must be text, got {type(story).__name__}")
     _check_question(question)
@@ -383,15 +451,22 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
     except StoryRefusal as e:
         return _refusal(str(e), start, route=["rules"])
     outcomes = []
+    close_calls: dict[int, str] = {}
     for model, mentions in readings:
         try:
             q = build_query(form, mentions, model, question)
             ans, r = compute(model, q)
             used = _used_keys(model, q)
-            flip = _rounding_flips(model, q, ans, r, used)
-            if flip:
-                # exact from the numbers as stated; say that rounding could change it
-                q.notes.append("caution: " + flip)
+            undecided = rounding_undecided(model, q, r, used)
+            if undecided and precision == "interval":
+                # each number read as its rounding interval: a sign that flips inside the
+                # box is not decided by the story, so it is refused
+                outcomes.append((model, q, None, r, undecided))
+                continue
+            if undecided:
+                # read as written (a word problem's numbers are its model), the answer
+                # stands, but it says that it is a close call
+                close_calls[id(r)] = undecided
             outcomes.append((model, q, ans, r, None))
         except (QueryRefusal, NotIdentified) as e:
             outcomes.append((model, None, None, None, getattr(e, "reason", None) or str(e)))
@@ -427,7 +502,19 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
                 model=readings[0][0].to_dict(),
             )
     if not answered:
-        model, _, _, _, why = outcomes[0]
+        model, q, _, r, why = outcomes[0]
+        if r is not None and q is not None:
+            # computed, but the stated precision does not fix its sign: show the value
+            return _refusal(
+                why,
+                start,
+                route=route,
+                model=model.to_dict(),
+                value=r.value,
+                estimand=r.estimand,
+                query=q.to_dict(),
+                derivation=r.derivation,
+            )
         return _refusal(why, start, route=route, model=model.to_dict())
     model, q, ans, r, _ = answered[0]
     return StatedAnswer(
@@ -438,7 +525,18 @@ def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
         model=model.to_dict(),
         derivation=r.derivation + q.notes,
         route=route,
+        note=_close_call_note(close_calls.get(id(r))),
         seconds=time.perf_counter() - start,
+    )
+
+
+def _close_call_note(undecided: str | None) -> str | None:
+    if undecided is None:
+        return None
+    why = undecided.removeprefix("too close to call at the stated precision: ")
+    return (
+        "a close call: the answer takes the stated numbers as exact; " + why
+        + " (precision='interval' refuses such answers)"
     )
 
 

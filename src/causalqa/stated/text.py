@@ -184,6 +184,8 @@ def stem(word: str) -> str:
             least = 5 if suffix in _NEEDS_FIVE else 4 if suffix in _NEEDS_FOUR else 3
             if w.endswith(suffix) and len(w) - len(suffix) >= least:
                 w = w[: -len(suffix)]
+                if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz" + "aeiou":
+                    w = w[:-1]  # "saddness" -> "sadd" -> "sad"
                 break
     if len(w) > 6 and w.endswith(("iz", "is")) and not w.endswith("sis"):
         w = w[:-2]  # hospitaliz(ed) / hospital(ization)
@@ -194,13 +196,16 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=200_000)
 def stems_match(a: str, b: str) -> bool:
-    """Two stems name the same word: equal, or one is a prefix of the other of at
-    least 5 letters ("recover"/"recoveri")."""
+    """Two stems name the same word: equal, one a prefix of the other of at least 5
+    letters ("recover"/"recoveri"), or synonyms in the lexicon ("burn"/"fire")."""
     if a == b:
         return True
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 5 and long_.startswith(short)
+    if len(short) >= 5 and long_.startswith(short):
+        return True
+    return bool(_lexicon().groups.get(a, _NO_GROUPS) & _lexicon().groups.get(b, _NO_GROUPS))
 
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
@@ -235,6 +240,8 @@ GENERIC = frozenset(
     can could would will shall should may might must get gets got
     people person persons individual individuals subject subjects case cases
     patient patients student students resident residents participant participants
+    applicant applicants candidate candidates customer customers client clients
+    respondent respondents volunteer volunteers
     population group groups member members everyone anyone somebody someone subgroup
     subgroups stratum strata subpopulation
     who're consider considered considering choose chooses chose chosen
@@ -243,6 +250,14 @@ GENERIC = frozenset(
     """.split()
 )
 GENERIC_STEMS = frozenset(stem(w) for w in GENERIC) | GENERIC
+
+# Words that name the dimension a variable varies along, not what it is: "vaccination
+# status" is vaccination, "cholesterol level" is cholesterol.
+DIMENSION_STEMS = frozenset(
+    stem(w)
+    for w in """status level levels size amount quantity rate quality condition state type kind
+    frequency intensity severity extent number count volume measure grade""".split()
+)
 
 # Negation words. Prefixes (un-, non-, in-, dis-) are read relative to another phrase.
 NEGATION_WORDS = frozenset(
@@ -266,6 +281,16 @@ class PhraseWords:
     written: tuple[tuple[str, str], ...] = ()
 
 
+_GET = frozenset({"get", "gets", "got", "gotten", "getting"})
+_ACQUIRE = "acquir"  # the stem of "acquire", in the lexicon's group of "contract"
+_PARTICIPLES = frozenset(k for k, v in _IRREGULAR.items() if k.endswith(("en", "n", "t", "d")))
+
+
+def _participle(word: str) -> bool:
+    """A past participle, as after "gets" in a passive ("gets admitted", "got taken")."""
+    return word.endswith("ed") or word in _PARTICIPLES
+
+
 @lru_cache(maxsize=50_000)
 def phrase_words(text: str) -> PhraseWords:
     toks = words(text)
@@ -273,9 +298,19 @@ def phrase_words(text: str) -> PhraseWords:
     content = set()
     written: list[tuple[str, str]] = []
     skip = False
+    skip_to = 0
     for i, t in enumerate(toks):
+        if i < skip_to:
+            continue
         if skip:
             skip = False
+            continue
+        joined = _multiword_at(toks, i)
+        if joined is not None:
+            key, n = joined
+            content.add(key)
+            written.append((key, " ".join(toks[i : i + n])))
+            skip_to = i + n
             continue
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
         if (
@@ -309,6 +344,11 @@ def phrase_words(text: str) -> PhraseWords:
             continue
         if t == "do" and i + 1 < len(toks) and toks[i + 1] == "not":
             continue
+        if t in _GET and nxt and not _participle(nxt) and nxt not in GENERIC:
+            # "gets cholera" is "contracts cholera"; "gets admitted" is a passive
+            content.add(_ACQUIRE)
+            written.append((_ACQUIRE, t))
+            continue
         s = stem(t)
         if t in GENERIC or s in GENERIC_STEMS:
             continue
@@ -319,6 +359,8 @@ def phrase_words(text: str) -> PhraseWords:
 
 def strip_negation_prefix(s: str) -> str | None:
     """The stem without a negating prefix ("unattract" -> "attract"), or None."""
+    if "_" in s:
+        return None  # a several-word lexicon entry ("in a relationship") has no prefix
     for p in NEGATION_PREFIXES:
         p = p.rstrip("-")
         if s.startswith(p) and len(s) - len(p) >= 3:
@@ -329,7 +371,9 @@ def strip_negation_prefix(s: str) -> str | None:
 def negated_bases(word: str) -> list[str]:
     """Stems of the word without each negating prefix it may carry ("inactive" ->
     stem("active"))."""
-    out = []
+    out: list[str] = []
+    if " " in word:
+        return out
     for p in NEGATION_PREFIXES:
         p = p.rstrip("-")
         if word.startswith(p) and len(word) - len(p) >= 3:
@@ -341,48 +385,121 @@ def normalize_phrase(text: str) -> str:
     return " ".join(w.lower() for w in WORD_RE.findall(text))
 
 
-# Common English opposites: a phrase with one word of a pair names the other value than
-# a phrase with the other word ("the ground is dry" / "wet ground"). General words only.
-_OPPOSITES = [
-    ("high", "low"), ("higher", "lower"), ("wet", "dry"), ("dead", "alive"),
-    ("die", "live"), ("die", "survive"), ("death", "life"), ("death", "survival"),
-    ("die", "survival"), ("death", "survive"), ("dead", "survive"), ("alive", "death"),
-    ("dark", "bright"), ("dark", "light"), ("late", "early"), ("late", "punctual"),
-    ("accept", "reject"), ("admit", "reject"), ("admission", "rejection"),
-    ("acceptance", "rejection"), ("pass", "fail"), ("success", "failure"), ("win", "lose"),
-    ("increase", "decrease"), ("increase", "reduce"), ("more", "less"), ("many", "few"),
-    ("large", "small"), ("big", "small"), ("long", "short"), ("tall", "short"),
-    ("strong", "weak"), ("good", "bad"), ("healthy", "sick"), ("healthy", "ill"),
-    ("healthy", "unhealthy"), ("present", "absent"), ("on", "off"), ("open", "closed"),
-    ("positive", "negative"), ("rich", "poor"), ("hot", "cold"), ("clean", "dirty"),
-    ("clean", "polluted"), ("happy", "sad"), ("avoid", "get"), ("avoid", "contract"),
-    ("avoid", "catch"), ("heavy", "light"), ("fast", "slow"), ("old", "young"),
-    ("full", "empty"), ("safe", "dangerous"), ("easy", "hard"), ("kind", "mean"),
-    ("thick", "thin"), ("wide", "narrow"), ("deep", "shallow"), ("loud", "quiet"),
-    ("rain", "dry"), ("rainy", "dry"), ("normal", "abnormal"), ("win", "loss"),
-    ("attend", "skip"), ("employed", "unemployed"), ("guilty", "innocent"),
-    ("fire", "hire"), ("intelligent", "stupid"), ("far", "close"), ("far", "near"),
-    ("good", "poor"), ("excellent", "poor"), ("local", "global"), ("die", "recover"),
-    ("sick", "recover"), ("die", "heal"), ("lazy", "hardworking"), ("lazy", "diligent"),
-    ("youth", "old"), ("young", "elderly"), ("rich", "poor"), ("sufficient", "deficient"),
-    ("sufficiency", "deficiency"), ("presence", "absence"),
-]  # fmt: skip
-# "increased demand" is high demand, "reduced supply" low supply: one word for each end
-_SAME_END = {
-    "increas": "high",
-    "rais": "high",
-    "elevat": "high",
-    "reduc": "low",
-    "decreas": "low",
-    "lower": "low",
-}
-OPPOSITE_STEMS = frozenset(
-    pair for a, b in _OPPOSITES for pair in ((stem(a), stem(b)), (stem(b), stem(a)))
-)
+# -- the lexicon: synonyms, opposites, values of a kind (general English, as data) ---------
+
+_NO_GROUPS: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """`groups`: stem -> ids of the synonym groups it is in; `opposites`: pairs of ids
+    (a group's, or a lone stem's own) that name the two ends of one thing; `kinds`:
+    stem of a value word -> stems of the kinds it is a value of; `multiword`: first
+    stem -> the stem sequences of several-word entries that start with it (longest
+    first), each read as the one key they join to."""
+
+    groups: dict[str, frozenset[str]]
+    opposites: frozenset[tuple[str, str]]
+    kinds: dict[str, frozenset[str]]
+    multiword: dict[str, tuple[tuple[tuple[str, ...], str], ...]]
+
+
+def _entry_key(entry: str) -> tuple[tuple[str, ...], str]:
+    parts = tuple(stem(w) for w in WORD_RE.findall(entry.lower()))
+    return parts, "_".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> Lexicon:
+    from importlib.resources import files
+
+    text = files("causalqa.stated").joinpath("lexicon.txt").read_text(encoding="utf-8")
+    section = ""
+    groups: dict[str, set[str]] = {}
+    pairs: list[tuple[list[str], list[str]]] = []
+    kinds: dict[str, set[str]] = {}
+    multi: dict[str, set[tuple[tuple[str, ...], str]]] = {}
+
+    def key_of(entry: str) -> str:
+        parts, key = _entry_key(entry)
+        if len(parts) > 1:
+            multi.setdefault(parts[0], set()).add((parts, key))
+        return key
+
+    for n, raw in enumerate(text.splitlines()):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+            continue
+        if section == "synonyms":
+            for entry in line.split(","):
+                if entry.strip():
+                    groups.setdefault(key_of(entry), set()).add(f"g{n}")
+        elif section == "antonyms":
+            left, _, right = line.partition("|")
+            pairs.append(
+                (
+                    [key_of(e) for e in left.split(",") if e.strip()],
+                    [key_of(e) for e in right.split(",") if e.strip()],
+                )
+            )
+        elif section == "values":
+            kind, _, values = line.partition(":")
+            kind_key = key_of(kind)
+            for entry in values.split(","):
+                if entry.strip():
+                    kinds.setdefault(key_of(entry), set()).add(kind_key)
+    frozen = {k: frozenset(v) for k, v in groups.items()}
+
+    def ids(key: str) -> frozenset[str]:
+        return frozen.get(key, _NO_GROUPS) | {f"w:{key}"}
+
+    opposites = set()
+    for left, right in pairs:
+        for a in left:
+            for b in right:
+                for ga in ids(a):
+                    for gb in ids(b):
+                        opposites.add((ga, gb))
+                        opposites.add((gb, ga))
+    return Lexicon(
+        groups=frozen,
+        opposites=frozenset(opposites),
+        kinds={k: frozenset(v) for k, v in kinds.items()},
+        multiword={k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in multi.items()},
+    )
+
+
+def _multiword_at(toks: list[str], i: int) -> tuple[str, int] | None:
+    """The key of a several-word lexicon entry starting at token i ("on time", "gets
+    up"), and how many tokens it spans."""
+    entries = _lexicon().multiword.get(stem(toks[i]))
+    if not entries:
+        return None
+    for parts, key in entries:
+        n = len(parts)
+        if i + n <= len(toks) and all(stem(toks[i + j]) == parts[j] for j in range(n)):
+            return key, n
+    return None
+
+
+@lru_cache(maxsize=200_000)
+def opposite_stems(a: str, b: str) -> bool:
+    """Whether two stems name opposite ends of one thing ("dry"/"wet", "late"/"on time",
+    "increased"/"reduced")."""
+    lex = _lexicon()
+    ids_a = lex.groups.get(a, _NO_GROUPS) | {f"w:{a}"}
+    ids_b = lex.groups.get(b, _NO_GROUPS) | {f"w:{b}"}
+    return any((x, y) in lex.opposites for x in ids_a for y in ids_b)
+
+
+def value_of_kind(value: str, kind: str) -> bool:
+    """Whether a stem names a value of the kind a name stem is ("male" of "gender")."""
+    return any(stems_match(k, kind) for k in _lexicon().kinds.get(value, _NO_GROUPS))
 
 
 def opposite_words(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether a stem of `a` and a stem of `b` are common opposites."""
-    a = frozenset(_SAME_END.get(x, x) for x in a)
-    b = frozenset(_SAME_END.get(y, y) for y in b)
-    return any((x, y) in OPPOSITE_STEMS for x in a for y in b)
+    return any(opposite_stems(x, y) for x in a for y in b)
