@@ -1,0 +1,821 @@
+"""Sentence forms of a story: the graph, stated numbers, mechanisms, observations, the
+methods of a back-door question. Each sentence becomes a raw statement whose slots are
+phrases still to be mapped to variables and values (`causalqa.stated.resolve`).
+
+The forms are general: a graph stated with arrows or in prose ("A has a direct effect on
+B", "B depends on A", "A is one of the causes of B", "A -> B"), a probability stated
+before or after its condition, as "26%", "0.26" or "26 in 100".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from causalqa.stated.text import PLACEHOLDER, StatedNumber, split_sentences, with_placeholder
+
+N = re.escape(PLACEHOLDER)
+
+# -- the graph -----------------------------------------------------------------------------
+
+_EFFECT_NOUN = (
+    r"(?:a\s+|an\s+)?(?:direct\s+|causal\s+|direct\s+causal\s+)?(?:effect|effects|influence|impact)"
+)
+_FORWARD = [
+    rf"(?P<s>.+?)\s+(?:has|have)\s+{_EFFECT_NOUN}\s+(?:on|upon)\s+(?P<o>.+)",
+    r"(?P<s>.+?)\s+(?:directly\s+|causally\s+)?(?:leads?\s+to\s+changes\s+in|affects?|influences?|impacts?|determines?|drives?|causes?|"
+    r"leads?\s+to|contributes?\s+to|is\s+(?:a|the)\s+(?:direct\s+)?cause\s+of|"
+    r"are\s+(?:the\s+)?(?:direct\s+)?causes\s+of|is\s+one\s+of\s+the\s+(?:direct\s+)?causes\s+of|"
+    r"are\s+among\s+the\s+(?:direct\s+)?causes\s+of|is\s+a\s+parent\s+of|are\s+parents\s+of|"
+    r"leads?\s+to\s+changes\s+in|(?:has|have)\s+an?\s+(?:causal\s+|direct\s+)?(?:effect|influence)\s+on|"
+    r"causally\s+(?:affects?|influences?|determines?)|(?:is|are)\s+(?:a|an|the|one\s+of\s+the)\s+(?:direct\s+)?causes?\s+of|are\s+(?:direct\s+)?causes\s+of)"
+    r"\s+(?P<o>.+)",
+]
+_CAUSE_LIST = [
+    r"the\s+(?:direct\s+)?causes\s+of\s+(?P<o>.+?)\s+are\s+(?P<s>.+)",
+    r"(?P<o>.+?)\s+has\s+(?:\w+\s+)?(?:direct\s+)?causes?\s*:\s*(?P<s>.+)",
+    r"(?P<o>.+?)'s\s+(?:direct\s+)?causes\s+are\s+(?P<s>.+)",
+]
+_BACKWARD = [
+    r"(?P<o>.+?)\s+(?:directly\s+)?(?:depends?|relies|rely)\s+(?:directly\s+)?on\s+(?P<s>.+)",
+    r"(?P<o>.+?)\s+(?:is|are)\s+(?:directly\s+)?(?:affected|influenced|caused|determined|driven|"
+    r"impacted)\s+(?:directly\s+)?by\s+(?P<s>.+)",
+    r"(?P<o>.+?)\s+(?:depends?|relies|rely)\s+directly\s+on\s+(?P<s>.+)",
+    r"(?P<o>.+?)\s+(?:is|are)\s+(?:a|an|the)?\s*(?:direct\s+)?(?:effect|effects|consequence|"
+    r"consequences|result|child|children)\s+of\s+(?P<s>.+)",
+]
+_NO_EFFECT = re.compile(
+    r"(?:has|have)\s+no\s+(?:direct\s+)?(?:effect|influence)|does\s+not\s+(?:directly\s+)?"
+    r"(?:affect|influence|cause)|doesn't\s+(?:affect|influence|cause)",
+    re.IGNORECASE,
+)
+_UNOBSERVED = [
+    r"(?:note\s+that\s+)?(?P<s>.+?)\s+(?:is|are)\s+(?:unobserved|not\s+observed|unmeasured|not\s+measured|latent|"
+    r"hidden|never\s+observed)(?:\s*\(.*\))?",
+    r"(?P<s>.+?)\s+(?:is|are)\s+an?\s+(?:latent|hidden|unobserved|unmeasured)\s+(?:variable|factor|confounder)s?\b.*",
+    r"(?:we\s+)?(?:do\s+not|don't|cannot|can't|never)\s+(?:observe|measure|see)\s+(?P<s>.+)",
+]
+_ARROW = re.compile(r"\s*(?:->|→|-->|=>|⟶)\s*")
+_CLOSED_WORLD = (
+    r"(?:imagin\w*|hypothetical|fictional|made-up|fictitious|self-contained|closed\s+(?:system|world)|"
+    r"no\s+(?:other|hidden|unmentioned|further|additional)\s+(?:causes|factors|variables|causal)|"
+    r"nothing\s+(?:else\s+)?matters|only\s+(?:the\s+)?causal\s+relationships|no\s+unmentioned|"
+    r"beyond\s+those\s+(?:named|mentioned|stated)|apart\s+from\s+what\s+is\s+stated)"
+)
+_PREAMBLE = re.compile(rf"^[^:]*\b{_CLOSED_WORLD}[^:]*:\s*", re.IGNORECASE)
+_CLOSED_WORLD_RE = re.compile(_CLOSED_WORLD, re.IGNORECASE)
+
+
+def split_list(text: str) -> list[str]:
+    """'A, B and C' -> [A, B, C] (also 'as well as', 'both A and B')."""
+    text = re.sub(r"^\s*both\s+", "", text.strip(), flags=re.IGNORECASE)
+    parts = re.split(r"\s*,\s*(?:and\s+|as\s+well\s+as\s+)?|\s+and\s+|\s+as\s+well\s+as\s+", text)
+    return [clean_name(p) for p in parts if clean_name(p)]
+
+
+def clean_name(text: str) -> str:
+    t = re.sub(r"\s*\((?:unobserved|hidden|latent)\)\s*$", "", text.strip(), flags=re.I)
+    t = t.strip().strip(".,;:!?\"'“”()").strip()
+    t = re.sub(r"^(?:the\s+variable\s+|variable\s+)", "", t, flags=re.IGNORECASE)
+    t = re.sub(r"\s+(?:directly|too|as\s+well|both)$", "", t, flags=re.IGNORECASE)
+    return t.strip()
+
+
+@dataclass
+class GraphSentence:
+    sentence: str
+    edges: list[tuple[str, str]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    unobserved: list[str] = field(default_factory=list)
+
+
+def read_graph_sentence(sentence: str) -> GraphSentence | None:
+    """The edges (or unobserved variables, or declared non-effects) one sentence
+    states, or None when it states none."""
+    s = _PREAMBLE.sub("", sentence.strip()).rstrip(".!;")
+    s = re.sub(
+        r"^(?:the\s+causal\s+(?:structure|diagram|graph|relationships?)\s+(?:is|are|has\s+these\s+arrows|has\s+these\s+edges)|"
+        r"causal\s+(?:structure|diagram|graph)|edges|arrows)\s*:?\s*",
+        "",
+        s,
+        flags=re.I,
+    )
+    s = re.sub(r"^[^():]*(?:\([^()]*\))?[^():]*:\s*(?=\()", "", s)
+    tup = re.fullmatch(r"\(\s*([^(),]+?)\s*,\s*([^(),]+?)\s*\)", s)
+    if tup:
+        return GraphSentence(sentence, edges=[(clean_name(tup.group(1)), clean_name(tup.group(2)))])
+    s = re.sub(
+        r"^(?:and|also|moreover|furthermore|in addition|finally|then),?\s+", "", s, flags=re.I
+    )
+    if _ARROW.search(s) and PLACEHOLDER not in s:
+        out = GraphSentence(sentence)
+        for chunk in re.split(r"\s*[;,]\s*|\s+and\s+", s):
+            nodes = [clean_name(n) for n in _ARROW.split(chunk)]
+            if len(nodes) < 2 or not all(nodes):
+                continue
+            for a, b in zip(nodes, nodes[1:]):
+                out.edges.append((a, b))
+        return out if out.edges else None
+    for pat in _UNOBSERVED:
+        m = re.fullmatch(pat, s, flags=re.IGNORECASE)
+        if m:
+            names = split_list(m.group("s"))
+            return GraphSentence(sentence, names=names, unobserved=names)
+    if _NO_EFFECT.search(s):
+        m = re.fullmatch(
+            r"(?P<s>.+?)\s+(?:has|have|does|do)\s+(?:no|not|n't)?.*?\s+(?:on|affect|influence|cause)\s+(?P<o>.+)",
+            s,
+            flags=re.IGNORECASE,
+        )
+        if m:
+            return GraphSentence(
+                sentence, names=split_list(m.group("s")) + split_list(m.group("o"))
+            )
+    for pat in _CAUSE_LIST:
+        m = re.fullmatch(pat, s, flags=re.IGNORECASE)
+        if m:
+            subjects, objects = split_list(m.group("s")), split_list(m.group("o"))
+            if subjects and objects:
+                return GraphSentence(sentence, edges=[(a, b) for a in subjects for b in objects])
+    for pats in (_FORWARD, _BACKWARD):
+        for pat in pats:
+            m = re.fullmatch(pat, s, flags=re.IGNORECASE)
+            if not m:
+                continue
+            subjects, objects = split_list(m.group("s")), split_list(m.group("o"))
+            if not subjects or not objects:
+                continue
+            out = GraphSentence(sentence)
+            for a in subjects:
+                for b in objects:
+                    out.edges.append((a, b))
+            return out
+    return None
+
+
+# -- stated numbers ------------------------------------------------------------------------
+
+_PROB = r"(?:probability|chance|chances|likelihood|odds|proportion|share|percentage|rate|fraction)"
+_IS = r"(?:is|was|are|equals|=|:|of|stands\s+at|comes\s+to|amounts\s+to|is\s+about|is\s+exactly)"
+_FOR = r"(?:for|among|in|within|amongst|of|if\s+we\s+look\s+at|looking\s+at|when\s+we\s+look\s+at)"
+_COND_MARK = r"(?:given(?:\s+that)?|conditional\s+on|among|for|if|when|in|within|amongst)"
+
+
+@dataclass
+class RawProbability:
+    """'P(event | given) = number' with the phrases as written. `given` is empty for a
+    marginal or joint statement; `event` may hold several phrases (a joint)."""
+
+    event: str
+    given: str
+    number: StatedNumber
+    sentence: str
+    overall: bool = False
+
+
+@dataclass
+class RawCorrelation:
+    a: str
+    b: str
+    given: str
+    number: StatedNumber
+    sentence: str
+
+
+@dataclass
+class RawMechanism:
+    inputs: list[str]
+    op: str
+    effects: list[str]
+    sentence: str
+
+
+@dataclass
+class RawObservation:
+    phrases: list[str]
+    sentence: str
+
+
+@dataclass
+class RawValues:
+    """'X takes two values: a / b' — the variable and its two value phrases."""
+
+    name: str
+    values: list[str]
+    sentence: str
+
+
+_VALUES = [
+    r"(?P<n>.+?)\s+(?:takes|has|can\s+take)\s+(?:two|2)\s+(?:possible\s+)?values\s*:\s*(?P<a>.+?)\s*(?:/|\bor\b|,)\s*(?P<b>.+)",
+    r"(?P<n>.+?)\s+can\s+(?:be|take\s+the\s+values?)\s+(?P<a>.+?)\s+or\s+(?P<b>.+)",
+    r"(?P<n>.+?)\s+is\s+either\s+(?P<a>.+?)\s+or\s+(?P<b>.+)",
+    r"(?:the\s+)?(?:possible\s+)?values\s+of\s+(?P<n>.+?)\s*(?:are|:)\s*(?P<a>.+?)\s*(?:/|,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+)(?P<b>.+)",
+]
+
+
+def read_values_sentence(sentence: str) -> RawValues | None:
+    s = sentence.strip().rstrip(".!;")
+    if PLACEHOLDER in s or re.search(r"\d", s) and not re.search(r"[a-z]", s, flags=re.I):
+        return None
+    for pat in _VALUES:
+        m = re.fullmatch(pat, s, flags=re.I)
+        if m:
+            a, b = (clean_name(m.group(x)) for x in ("a", "b"))
+            name = clean_name(m.group("n"))
+            if a and b and name and a.lower() != b.lower():
+                return RawValues(name, [a, b], sentence)
+    return None
+
+
+def preprocess_lines(text: str) -> str:
+    """Lists and tables into sentences: a header 'Chance of E, by group:' (or 'E rates:',
+    'Probability of E:') over lines '- C: N' gives 'The chance of E is N for C.'; other
+    bullet lines ('- A directly affects B') become sentences; '(A, B);' edge lines stay."""
+    lines = text.replace("\r", "").split("\n")
+    out: list[str] = []
+    event: str | None = None
+    for line in lines:
+        t = line.strip()
+        if not t:
+            event = None
+            continue
+        if t.endswith(":") and not t.startswith(("-", "*", "•")) and not _CLOSED_WORLD_RE.search(t):
+            head = t[:-1].strip()
+            m = re.fullmatch(
+                r"(?:the\s+)?(?:chance|probability|likelihood|rate|risk|share)\s+of\s+(?P<e>.+?)(?:,?\s+by\s+\w+)?|(?P<e2>.+?)\s+(?:rates?|probabilities|chances)(?:,?\s+by\s+\w+)?",
+                head,
+                flags=re.I,
+            )
+            if m:
+                event = (m.group("e") or m.group("e2")).strip()
+                continue
+            event = None
+            continue  # a header over a list ("What causes what:")
+        bullet = re.match(r"^[-*•]\s*(.+)$", t)
+        if bullet:
+            body = bullet.group(1).strip()
+            row = re.fullmatch(r"(?P<c>.+?)\s*:\s*(?P<n>.+?)\.?", body)
+            if event and row:
+                cond = row.group("c").strip()
+                if re.fullmatch(r"(?:overall|all|everyone|total|in\s+general)", cond, flags=re.I):
+                    out.append(f"The overall probability of {event} is {row.group('n')}.")
+                else:
+                    out.append(f"The probability of {event} is {row.group('n')} for {cond}.")
+            else:
+                out.append(body.rstrip(".;") + ".")
+            continue
+        event = None
+        out.append(t)
+    return " ".join(out)
+
+
+@dataclass
+class RawMethod:
+    label: str
+    treatment: str
+    outcome: str
+    adjust: list[str]
+    sentence: str
+
+
+_CORRELATION_FORMS = [
+    rf"(?:{_FOR}\s+(?P<given>.+?),\s+)?(?:the\s+)?correlation\s+between\s+(?P<ab>.+?)\s+{_IS}\s+{N}",
+    rf"(?:the\s+)?correlation\s+between\s+(?P<ab>.+?)\s+(?:{_COND_MARK})\s+(?P<given>.+?)\s+{_IS}\s+{N}",
+    rf"(?:{_FOR}\s+(?P<given>.+?),\s+)?(?P<ab>.+?)\s+(?:are|is)\s+correlated\s+(?:with\s+(?:a\s+)?coefficient(?:\s+of)?|at)\s+{N}",
+    rf"(?:(?:within\s+the\s+subgroup\s+of|within\s+the\s+group\s+of|{_FOR})\s+(?P<given>.+?),\s+)?(?P<ab>.+?)\s+(?:are\s+correlated\s+with\s+(?:a\s+)?coefficient(?:\s+of)?|have\s+a\s+correlation\s+(?:coefficient\s+)?of)\s+{N}",
+    rf"(?:(?:within\s+the\s+subgroup\s+of|looking\s+only\s+at|restricting\s+attention\s+to|{_FOR})\s+(?P<given>.+?),\s+)?(?:the\s+)?correlation\s+of\s+(?P<ab>.+?\s+with\s+.+?)\s+{_IS}\s+{N}",
+]
+
+
+def _distribute(text: str) -> list[str] | None:
+    """'The chance of E is ⟨N⟩ for C1, ⟨N⟩ for C2, and ⟨N⟩ for C3' -> one clause per
+    number, each with the shared event."""
+    first = text.find(PLACEHOLDER)
+    prefix, rest = text[:first], text[first:]
+    parts = re.split(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+|;\s*)(?={N})", rest)
+    if len(parts) < 2 or any(
+        p.count(PLACEHOLDER) != 1 or not p.startswith(PLACEHOLDER) for p in parts
+    ):
+        return None
+    if not all(
+        re.match(rf"{N}\s+(?:for|among|in|when|if|given|within)\b", p, flags=re.I) for p in parts
+    ):
+        return None
+    return [f"{prefix}{p}" for p in parts]
+
+
+def _split_pair(ab: str) -> tuple[str, str] | None:
+    m = re.fullmatch(r"(.+?)\s+(?:and|with)\s+(.+)", ab.strip(), flags=re.IGNORECASE)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def read_number_sentence(sentence: str) -> tuple[list[object], str | None]:
+    """Raw statements of one sentence holding numbers, or ([], why) when its form is
+    not one the rules know. A sentence may hold several statements ('... is 26%, and
+    ... is 40%')."""
+    text, numbers = with_placeholder(sentence.strip())
+    text = text.strip().rstrip(".!;")
+    clauses = [text]
+    distributive = _distribute(text) if len(numbers) > 1 else None
+    if distributive:
+        clauses = distributive
+    elif len(numbers) > 1:
+        clauses = [
+            c
+            for c in re.split(rf"(?<={N})\s*(?:,|;)?\s*(?:and|while|whereas|but)?\s+(?=\S)", text)
+            if c
+        ]
+        if sum(c.count(PLACEHOLDER) for c in clauses) != len(numbers) or any(
+            c.count(PLACEHOLDER) != 1 for c in clauses
+        ):
+            return [], "it states several numbers in a form the rules cannot split"
+    out: list[object] = []
+    it = iter(numbers)
+    for clause in clauses:
+        number = next(it)
+        clause = re.sub(
+            r"^(?:and|also|moreover|however|meanwhile|finally),?\s+", "", clause, flags=re.I
+        )
+        got = _read_clause(clause, number, sentence)
+        if got is None:
+            return [], "its wording is not a form the rules know"
+        out.append(got)
+    return out, None
+
+
+_COND_MARKERS = (
+    r"conditional\s+on|conditioned\s+on|given\s+that|given|"
+    r"among(?:st)?\s+(?:the\s+group\s+with|those\s+with|cases\s+with|those\s+who\s+have)|among(?:st)?|"
+    r"for\s+(?:the\s+group\s+with|those\s+with|cases\s+with)|for|"
+    r"in\s+(?:the\s+group\s+with|cases\s+with|the\s+subgroup\s+of|the\s+subgroup\s+with)|"
+    r"within\s+(?:the\s+subgroup\s+of|the\s+group\s+of|the\s+group\s+with)|within|"
+    r"if|when|whenever|where"
+)
+_EVENT_MARKERS = (
+    r"(?:the\s+)?(?:overall\s+|joint\s+|marginal\s+|conditional\s+)?(?:probability|chance|likelihood|"
+    r"rate|risk|proportion|share|frequency|odds|base\s+rate)\s+(?:of|that|for)"
+)
+_OVERALL = re.compile(
+    r"^(?:overall|in\s+general|in\s+the\s+population\s+as\s+a\s+whole|in\s+the\s+whole\s+population|without\s+conditioning\s+on\s+anything|unconditionally|"
+    r"across\s+the\s+population|in\s+total|altogether)\s*,?\s*|\s*,?\s*(?:overall|in\s+general|in\s+the\s+whole\s+population)$",
+    re.I,
+)
+
+
+def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | None:
+    """One stated number: which event it is the probability of, under which conditions.
+    The clause is cut at its marker words ('given', 'for', 'among', 'if', 'the chance
+    of', 'has probability', 'occurs in N of cases', ...); a phrase after a condition
+    marker is a condition, after an event marker the event."""
+    c = clause.strip().rstrip(".;")
+    for pat in _CORRELATION_FORMS:
+        m = re.fullmatch(pat, c, flags=re.IGNORECASE)
+        if m:
+            pair = _split_pair(m.group("ab"))
+            if pair:
+                return RawCorrelation(pair[0], pair[1], m.group("given") or "", number, sentence)
+    if re.search(r"correlat", c, flags=re.I):
+        return None
+    overall = False
+    while True:
+        c2 = _OVERALL.sub("", c, count=1).strip()
+        if c2 == c:
+            break
+        overall, c = True, c2
+    if re.fullmatch(
+        r"(?:the\s+)?(?:overall\s+)?(?:base\s+rate|prevalence)\s+of\s+.+", c, flags=re.I
+    ):
+        overall = True
+    # joint statements: "both A and B", "A and B occur together", "A together with B"
+    joint = re.fullmatch(
+        rf"in\s+{N}\s+of\s+(?:all\s+)?(?:cases|people|units|individuals)\s*,?\s*(?:we\s+see|we\s+observe|there\s+is|there\s+are)?\s*(?:both\s+)?(?P<e>.+)",
+        c,
+        flags=re.I,
+    ) or re.fullmatch(
+        rf"(?P<e>.+?)\s+(?:occur|happen|appear)\s+together\s+(?:with\s+probability|in)\s+{N}(?:\s+of\s+(?:all\s+)?cases)?",
+        c,
+        flags=re.I,
+    )
+    if joint:
+        return RawProbability(_joint_text(joint.group("e")), "", number, sentence, overall=True)
+    c = re.sub(rf"\b(probability|chance|likelihood)\s+of\s+(?={N})", r"\1 ", c, flags=re.I)
+    pieces = re.split(rf"\b({_COND_MARKERS})\b|({_EVENT_MARKERS})", c, flags=re.I)
+    # re.split with two groups: text, cond, event, text, ...
+    event, given = "", []
+    role = "lead"
+    lead = ""
+    i = 0
+    segments: list[tuple[str, str]] = []
+    while i < len(pieces):
+        text = pieces[i] or ""
+        if i == 0:
+            segments.append(("lead", text))
+        else:
+            segments.append((role, text))
+        if i + 2 < len(pieces):
+            role = "cond" if pieces[i + 1] else "event"
+        i += 3
+    # "for days when Alice wakes up": two markers, one condition
+    merged: list[tuple[str, str]] = []
+    for role, text in segments:
+        if (
+            merged
+            and role == "cond"
+            and merged[-1][0] == "cond"
+            and merged[-1][1].strip()
+            and not merged[-1][1].rstrip().endswith((",", ";"))
+        ):
+            merged[-1] = ("cond", merged[-1][1].rstrip() + " " + text.strip())
+        else:
+            merged.append((role, text))
+    segments = merged
+    for role, text in segments:
+        text = text.strip(" ,;:")
+        if not text:
+            continue
+        if role == "lead":
+            lead = text
+            continue
+        if role == "event":
+            event_text, rest = _cut_number(text)
+            event = event or event_text
+            if rest:
+                given.append(rest)
+            continue
+        # a condition, possibly followed by the event ("Given C, E has probability N")
+        cond_text, subject = _split_condition_subject(text, have_event=bool(event))
+        if cond_text:
+            given.append(cond_text)
+        if subject:
+            event = event or subject
+    if lead:
+        subj = _subject_event(lead)
+        if subj is None:
+            return None
+        event = event or subj
+    if not event:
+        return None
+    event = re.sub(r"^(?:both\s+)", "", event.strip(" ,"), flags=re.I)
+    given_text = ", ".join(g.strip(" ,") for g in given if g.strip(" ,"))
+    event = re.sub(
+        r"^(?:observing|seeing|having)\s+(?=.+\s+(?:together|along)\s+with\b)",
+        "",
+        event,
+        flags=re.I,
+    )
+    if re.search(r"\b(?:together|along)\s+with\b", event, flags=re.I):
+        event = _joint_text(event)
+    return RawProbability(event, given_text, number, sentence, overall=overall or not given_text)
+
+
+def _joint_text(text: str) -> str:
+    text = re.sub(r"^\s*both\s+", "", text.strip(" ,."), flags=re.I)
+    return re.sub(
+        r"\s+(?:together\s+with|along\s+with|as\s+well\s+as)\s+", " and ", text, flags=re.I
+    )
+
+
+_QUANTITY = re.compile(
+    rf"\s*(?:,\s*)?(?:(?:is|was|are|equals|=|:|of|stands\s+at|comes\s+to|amounts\s+to)\s+)?(?:about\s+|around\s+|roughly\s+|exactly\s+)?{N}.*$"
+    rf"|\s+(?:has|have|occurs?\s+with|happens?\s+with|with)\s+(?:a\s+)?(?:probability|chance|likelihood)\s+(?:of\s+)?{N}.*$"
+    rf"|\s+(?:occurs?|happens?|is\s+seen|is\s+observed|appears?)\s+in\s+{N}.*$"
+    rf"|\s+(?:has|have)\s+an?\s+{N}\s+(?:chance|probability).*$",
+    re.I,
+)
+
+
+def _cut_number(text: str) -> tuple[str, str]:
+    """'lirg is ⟨N⟩' -> ('lirg', ''); 'lirg is ⟨N⟩ for those ...' is cut before (the
+    condition is its own segment)."""
+    m = _QUANTITY.search(text)
+    if m:
+        return text[: m.start()].strip(" ,"), ""
+    return text.strip(" ,"), ""
+
+
+def _split_condition_subject(text: str, have_event: bool = False) -> tuple[str, str]:
+    """'C1, C2, E has probability ⟨N⟩' -> ('C1, C2', 'E'); 'C, the ...' handled by the
+    event marker; 'C' -> ('C', '')."""
+    m = _QUANTITY.search(text)
+    if not m:
+        return text.strip(" ,"), ""
+    before = text[: m.start()].strip(" ,")
+    if not before:
+        return "", ""
+    if have_event:
+        return before, ""
+    if re.search(r"\bthen\b", before, flags=re.I):
+        cond, _, subj = re.split(r"(,?\s*\bthen\b\s*)", before, maxsplit=1, flags=re.I)
+        return cond.strip(" ,"), subj.strip(" ,")
+    if PLACEHOLDER in text[: m.start()]:
+        return before, ""
+    # the event is the last comma-separated phrase before the quantity
+    if "," in before:
+        cond, subj = before.rsplit(",", 1)
+        return cond.strip(" ,"), subj.strip(" ,")
+    # "⟨N⟩ for C" leaves the number in front: the text is a plain condition
+    if m.start() == 0:
+        return "", ""
+    return "", before
+
+
+def _subject_event(lead: str) -> str | None:
+    """The event named before the quantity: 'Smoking occurs in ⟨N⟩ of cases', 'E has
+    probability ⟨N⟩', 'There is a ⟨N⟩ chance of' (event follows, handled elsewhere)."""
+    if re.fullmatch(rf"(?:there\s+is\s+)?an?\s+{N}(?:\s+chance|\s+probability)?", lead, flags=re.I):
+        return ""
+    if re.fullmatch(rf"(?:the\s+)?(?:probability|chance|likelihood)\s+is\s+{N}", lead, flags=re.I):
+        return ""
+    m = _QUANTITY.search(lead)
+    if m and m.start() > 0:
+        return lead[: m.start()].strip(" ,")
+    if PLACEHOLDER not in lead:
+        return ""
+    return None
+
+
+# -- mechanisms, observations, methods ------------------------------------------------------
+
+_KNOW = re.compile(
+    r"^(?:we\s+know\s+(?:that\s*:?\s*|the\s+following\s+mechanisms\s*:?\s*)?|it\s+is\s+known\s+that\s+(?!this\s+case)|suppose\s+that\s+|"
+    r"the\s+mechanisms\s+are\s+(?:deterministic|as\s+follows)\s*:\s*|mechanisms\s*:\s*)",
+    re.I,
+)
+_MECHANISM_CUES = re.compile(
+    r"\bhappens\s+exactly\s+when\b|\btogether\s+cause\b|\brequires\b|\bis\s+enough\s+to\s+bring\s+about\b|"
+    r"^if\s+.+?,\s*then\s+|\bif\s+and\s+only\s+if\b|\bexactly\s+when\b",
+    re.I,
+)
+# "if any of these is missing, the result is C'": the other value of a stated mechanism
+_COMPLEMENT = re.compile(
+    r"^(?:if|when)\s+(?:any\s+of\s+(?:these|them)\s+is\s+missing|none\s+of\s+(?:these|them)\s+holds?|"
+    r"not\s+all\s+of\s+(?:these|them)\s+hold|otherwise)\b.*|^otherwise\b.*",
+    re.I,
+)
+_CAUSES = re.compile(
+    r"(?<!\bthe)(?<!\ba)(?<!\bdirect)(?<!\bmain)(?<!\bone\sof\sthe)\s+(?:causes|cause)\s+(?!of\b)(?!changes\s+in\b)"
+    r"|\s+(?:leads\s+to|results\s+in|brings\s+about)\s+(?!changes\s+in\b)",
+    re.I,
+)
+
+
+def read_mechanism_sentence(sentence: str) -> list[RawMechanism]:
+    """'We know that A causes B.' 'A or B causes C.' 'A and B causes C.' 'A causes B and
+    C.' '..., and we know that C causes D.'"""
+    s = sentence.strip().rstrip(".!")
+    out = []
+    for part in re.split(r",?\s+and\s+we\s+know\s+that\s+|;\s*", s, flags=re.I):
+        part = _KNOW.sub("", part.strip()).strip()
+        if not part:
+            continue
+        forced_op = None
+        m = re.fullmatch(
+            r"(?P<b>.+?)\s+(?:happens|holds|occurs|is\s+the\s+case|results)\s+(?:exactly\s+when|if\s+and\s+only\s+if|whenever|exactly\s+if)\s+(?P<a>.+?)",
+            part,
+            flags=re.I,
+        )
+        if not m:
+            m = re.fullmatch(r"(?P<b>.+?)\s+requires\s+(?P<a>.+)", part, flags=re.I)
+            forced_op = "and" if m else None
+        if not m:
+            m = re.fullmatch(
+                r"any\s+one\s+of\s+(?P<a>.+?)\s+is\s+enough\s+to\s+(?:bring\s+about|cause|produce)\s+(?P<b>.+)",
+                part,
+                flags=re.I,
+            )
+            forced_op = "or" if m else None
+        if not m:
+            m = re.fullmatch(
+                rf"(?P<a>.+?)(?:\s+together|\s+jointly|\s+both)?(?:{_CAUSES.pattern})(?P<b>.+)",
+                part,
+                flags=re.I,
+            )
+        if not m:
+            m = re.fullmatch(r"if\s+(?P<a>.+?),?\s+then\s+(?P<b>.+)", part, flags=re.I)
+        if not m:
+            return []
+        left, right = m.group("a"), m.group("b")
+        left = re.sub(
+            r"\s+(?:all\s+|both\s+)?(?:hold|holds|happen|happens|occur|occurs|are\s+the\s+case|is\s+the\s+case)$",
+            "",
+            left.strip(),
+            flags=re.I,
+        )
+        if re.match(
+            r"(?:at\s+least\s+one\s+of|any\s+one\s+of|any\s+of|either)\s+", left, flags=re.I
+        ):
+            left = re.sub(
+                r"^(?:at\s+least\s+one\s+of|any\s+one\s+of|any\s+of|either)\s+",
+                "",
+                left,
+                flags=re.I,
+            )
+            forced_op = "or"
+        left = re.sub(r"^(?:both|all\s+of)\s+", "", left, flags=re.I)
+        if forced_op == "or":
+            left = re.sub(r"\s+and\s+", " or ", left)
+        # "college degree or higher" is one phrase, not a disjunction
+        left = re.sub(
+            r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b",
+            r" or_\1",
+            left,
+            flags=re.I,
+        )
+        right = re.sub(
+            r"\s+or\s+(higher|lower|more|less|above|below|better|worse|older|younger|greater|fewer)\b",
+            r" or_\1",
+            right,
+            flags=re.I,
+        )
+        if re.search(r"\s+or\s+", left, flags=re.I):
+            op, inputs = "or", re.split(r"\s*,\s*(?:or\s+)?|\s+or\s+", left, flags=re.I)
+        else:
+            op, inputs = "and", re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", left, flags=re.I)
+        effects = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", right, flags=re.I)
+        out.append(
+            RawMechanism(
+                [i.strip().replace(" or_", " or ") for i in inputs if i.strip()],
+                op,
+                [e.strip().replace(" or_", " or ") for e in effects if e.strip()],
+                sentence,
+            )
+        )
+    return out
+
+
+_OBSERVE = re.compile(
+    r"^(?:we\s+(?:have\s+)?(?:observed|observe|see|saw|know\s+for\s+this\s+case)|it\s+is\s+observed|observed\s*:|"
+    r"it\s+is\s+known\s+that\s+this\s+(?:case|person|unit|individual)\s+(?:has|is|shows)|this\s+(?:case|person|unit)\s+(?:has|is|shows)|"
+    r"(?:in\s+this\s+(?:particular\s+)?case|here|suppose|assume),?(?:\s+we\s+know)?)\s+(?:that\s+)?(?:there\s+(?:is|are)\s+)?(?P<o>.+)$",
+    re.I,
+)
+
+
+def read_observation_sentence(sentence: str) -> RawObservation | None:
+    m = _OBSERVE.match(sentence.strip().rstrip(".!"))
+    if not m:
+        return None
+    phrases = [
+        p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", m.group("o")) if p.strip()
+    ]
+    return RawObservation(phrases, sentence) if phrases else None
+
+
+_METHOD = re.compile(
+    r"(?:method|approach|strategy)\s+(?P<label>\d+|one|two|[ab])\s*[:.)-]\s*(?P<body>[^\n]+?)"
+    r"(?:(?<!\bi\.e)(?<!\be\.g)\.(?=\s|$)|(?=\s*(?:method|approach|strategy)\s+(?:\d+|one|two|[ab])\s*[:.)-])|(?=\n)|$)",
+    re.I,
+)
+
+
+def read_method_sentences(text: str) -> list[RawMethod]:
+    """'Method 1: We look directly at how X correlates with Y in general. Method 2: We
+    look at this correlation case by case according to Z.'"""
+    out = []
+    last_pair: tuple[str, str] = ("", "")
+    for m in _METHOD.finditer(text):
+        body = m.group("body").strip().rstrip(".")
+        pair = re.search(
+            r"how\s+(?P<x>.+?)\s+(?:correlates|is\s+correlated|is\s+associated|associates)\s+with\s+(?P<y>.+?)(?:\s+case\s+by\s+case|\s+in\s+general|\s+overall|\s+within|\s+separately|\s+for\s+each|\s+stratified|\s+after|\s+controlling|\s+adjusting|$)",
+            body,
+            flags=re.I,
+        )
+        if pair:
+            last_pair = (pair.group("x"), pair.group("y"))
+        adjust: list[str] = []
+        strat = re.search(
+            r"(?:case\s+by\s+case\s+according\s+to|within\s+each\s+(?:level|value|group)\s+of|stratify\s+by|stratified\s+by|"
+            r"separately\s+for\s+each\s+(?:level|value)\s+of|separately\s+within\s+each\s+(?:group|level|stratum)\s+of|after\s+(?:controlling|adjusting)\s+for|"
+            r"controlling\s+for|adjusting\s+for|conditioning\s+on|for\s+each\s+(?:level|value)\s+of)\s+(?P<z>.+)$",
+            body,
+            flags=re.I,
+        )
+        if strat:
+            z = re.split(
+                r"\s+and\s+(?:study|compare|look|then)\b|,\s*then\b|\s+then\s+combine",
+                strat.group("z"),
+                flags=re.I,
+            )[0]
+            adjust = split_list(z)
+        out.append(
+            RawMethod(m.group("label"), last_pair[0], last_pair[1], adjust, m.group(0).strip())
+        )
+    return out
+
+
+def _unambiguous_graph(sentence: str) -> GraphSentence | None:
+    """A graph sentence whose verb is never a mechanism's ('has a direct effect on',
+    'depends on', '->', ...): not a bare 'causes'."""
+    if _CAUSES.search(sentence) or _KNOW.match(sentence) or _MECHANISM_CUES.search(sentence):
+        return None
+    if with_placeholder(sentence)[1]:
+        return None
+    return read_graph_sentence(sentence)
+
+
+def _is_name_edge(sentence: str, known: set[str]) -> bool:
+    g = read_graph_sentence(sentence)
+    if g is None or not g.edges:
+        return False
+    return all(a.lower() in known and b.lower() in known for a, b in g.edges)
+
+
+# -- the whole story -----------------------------------------------------------------------
+
+
+@dataclass
+class RawStory:
+    sentences: list[str] = field(default_factory=list)
+    graph: list[GraphSentence] = field(default_factory=list)
+    probabilities: list[RawProbability] = field(default_factory=list)
+    correlations: list[RawCorrelation] = field(default_factory=list)
+    mechanisms: list[RawMechanism] = field(default_factory=list)
+    observations: list[RawObservation] = field(default_factory=list)
+    methods: list[RawMethod] = field(default_factory=list)
+    values: list[RawValues] = field(default_factory=list)
+    unread: list[tuple[str, str]] = field(default_factory=list)  # (sentence, why)
+    ignored: list[str] = field(default_factory=list)
+
+
+def read_raw_story(story: str) -> RawStory:
+    raw = RawStory()
+    text = preprocess_lines(story.strip())
+    methods = read_method_sentences(text)
+    if methods:
+        raw.methods = methods
+        for m in methods:
+            text = text.replace(m.sentence, " ")
+    sentences = []
+    for s in split_sentences(text):
+        s = _PREAMBLE.sub("", s).strip()
+        if s:
+            sentences.append(s)
+    raw.sentences = sentences
+    # a plain "A causes B" is a graph edge when A and B are names the graph uses
+    # elsewhere, and a mechanism (between values) when the story has a graph already
+    plain_graph = [g for s in sentences if (g := _unambiguous_graph(s)) is not None]
+    known = {n.lower() for g in plain_graph for e in g.edges for n in e} | {
+        n.lower() for g in plain_graph for n in g.names
+    }
+    has_numbers = any(with_placeholder(s)[1] for s in sentences) or bool(raw.methods)
+    in_mechanisms = False
+    for s in sentences:
+        if _CLOSED_WORLD_RE.search(s) and not with_placeholder(s)[1] and "->" not in s:
+            raw.ignored.append(s)  # "in a closed world with no other causes": nothing to read
+            continue
+        _, numbers = with_placeholder(s)
+        if numbers:
+            in_mechanisms = False
+            stmts, why = read_number_sentence(s)
+            if why:
+                raw.unread.append((s, why))
+            for st in stmts:
+                if isinstance(st, RawCorrelation):
+                    raw.correlations.append(st)
+                else:
+                    raw.probabilities.append(st)
+            continue
+        if _COMPLEMENT.match(s):
+            raw.ignored.append(s)
+            continue
+        if re.fullmatch(
+            r"(?:we\s+know\s+the\s+following\s+mechanisms|the\s+mechanisms\s+are\s+(?:deterministic|as\s+follows))\s*[.:]?",
+            s.strip(),
+            flags=re.I,
+        ):
+            in_mechanisms = True
+            raw.ignored.append(s)
+            continue
+        # stated numbers mean a probabilistic story: there "A causes B" is an edge
+        plain_causes = (
+            bool(_CAUSES.search(s))
+            and plain_graph
+            and not has_numbers
+            and not _is_name_edge(s, known)
+        )
+        if (
+            _KNOW.match(s)
+            or (in_mechanisms and _CAUSES.search(s))
+            or _MECHANISM_CUES.search(s)
+            or plain_causes
+            or (_CAUSES.search(s) and re.search(r"\s+or\s+", s, flags=re.I))
+        ):
+            mech = read_mechanism_sentence(s)
+            if mech:
+                raw.mechanisms.extend(mech)
+                in_mechanisms = True
+                continue
+        vals = read_values_sentence(s)
+        if vals is not None:
+            raw.values.append(vals)
+            continue
+        obs = read_observation_sentence(s)
+        if obs is not None and not _CAUSES.search(s):
+            raw.observations.append(obs)
+            continue
+        g = read_graph_sentence(s)
+        if g is not None:
+            raw.graph.append(g)
+            continue
+        raw.ignored.append(s)
+    return raw

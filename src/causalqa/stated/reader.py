@@ -1,0 +1,367 @@
+"""Story text -> `StatedModel`: the graph, every stated number with the variables and
+values it speaks of, mechanisms and observations; then the checks that make a misread
+number a refusal instead of a wrong answer.
+
+Checks (each failure names the sentence): every number in the story is read as exactly
+one statement; the graph is acyclic; every phrase maps to a declared variable; no
+probability above 1 (or below 0), no correlation outside [-1, 1]; a variable is never its
+own condition; the same quantity is not stated twice with different numbers (nor a value
+and its complement with numbers that do not add up to 1); a conditional stated for some
+values of its conditions is stated for all of them; a variable has at most one
+mechanism.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections import defaultdict
+
+import networkx as nx
+
+from causalqa.errors import StoryError
+from causalqa.stated.model import (
+    Correlation,
+    Mechanism,
+    Method,
+    Observation,
+    Probability,
+    StatedModel,
+    Variable,
+)
+from causalqa.stated.parse import RawStory, read_raw_story
+from causalqa.stated.refusal import StoryRefusal
+from causalqa.stated.resolve import Resolver, name_key, split_atoms
+from causalqa.stated.text import phrase_words, stems_match
+
+MAX_STORY_CHARS = 20_000
+ROUNDING = 0.011  # numbers are stated to two decimals
+
+
+def _check_text(story: object) -> str:
+    if not isinstance(story, str):
+        raise StoryError(f"a story must be text, got {type(story).__name__}")
+    if len(story) > MAX_STORY_CHARS:
+        raise StoryError(f"the story is longer than {MAX_STORY_CHARS} characters")
+    return story
+
+
+def read_story(story: str, *, llm=None) -> StatedModel:
+    """Read a story into a typed model, or raise `StoryRefusal` naming the sentence that
+    cannot be read (or `StoryError` when `story` is not text). When the words leave two
+    readings of a phrase equally likely, the story is refused (or `llm` decides)."""
+    readings = read_readings(story, None)
+    if len(readings) > 1:
+        models = readings
+        if llm is not None:
+            from causalqa.stated.llm_map import choose_reading
+
+            return choose_reading(models, llm)
+        raise StoryRefusal(_tie_reason(models))
+    return readings[0][0]
+
+
+def read_readings(story: str, question_form, *, max_readings: int = 12):
+    """Every reading of the story (with the question's phrases, when given) that ties
+    for the best: a list of (model, question mentions -> (variable, value)). A reading
+    whose checks fail is dropped; when all fail, the first failure is raised."""
+    text = _check_text(story)
+    if not text.strip():
+        raise StoryRefusal("the story is empty")
+    raw = read_raw_story(text)
+    for sentence, why in raw.unread:
+        raise StoryRefusal(f"a sentence states a number the reader cannot read ({why})", sentence)
+    base = StatedModel(route=["rules"])
+    base.story = text
+    _read_graph(raw, base)
+    resolver, bind = _mentions(raw, base)
+    qslots: dict[str, list[int]] = {}
+    if question_form is not None:
+        st = resolver.add("question", question_form.slots, "the question", 10_000)
+        qslots = st.slots
+        if question_form.kind == "counterfactual" and st.slots.get("counterfactual"):
+            # "if A instead of B": two values of one variable
+            resolver.link_opposite(st.slots["treatment"][0], st.slots["counterfactual"][0])
+    results = resolver.solve(base.edges, max_readings=max_readings)
+    out = []
+    first_error: StoryRefusal | None = None
+    for res in results:
+        try:
+            for sentence, why in res.problems:
+                raise StoryRefusal(why, sentence)
+            model = copy.deepcopy(base)
+            model.open_phrases = list(res.open_phrases)
+            _fill_model(raw, model, resolver, res, bind)
+            _check(model)
+        except StoryRefusal as e:
+            first_error = first_error or e
+            continue
+        mentions = {
+            slot: [(res.var_of[i], res.value_of[i], resolver.mentions[i].text) for i in ids]
+            for slot, ids in qslots.items()
+        }
+        out.append((model, mentions))
+    if not out:
+        raise first_error or StoryRefusal("no reading of the story passes the checks")
+    return out
+
+
+def _tie_reason(readings) -> str:
+    a, b = readings[0][0], readings[1][0]
+    if a.open_phrases:
+        return (
+            f"the words do not tell which value the phrase '{a.open_phrases[0]}' names, "
+            "and no LLM was given to decide"
+        )
+    for var in a.variables:
+        pa, pb = a.variables[var].phrases, b.variables[var].phrases
+        if pa != pb:
+            diff = sorted(set(sum(pa.values(), [])) ^ set(sum(pb.values(), [])))
+            if diff:
+                return (
+                    f"the words do not tell which variable the phrase '{diff[0]}' names "
+                    f"({len(readings)} readings tie), and no LLM was given to decide"
+                )
+    return f"{len(readings)} readings of the story tie, and no LLM was given to decide"
+
+
+# -- graph ----------------------------------------------------------------------------------
+
+
+def _read_graph(raw: RawStory, model: StatedModel) -> None:
+    if not raw.graph:
+        raise StoryRefusal(
+            "the story states no causal graph (no sentence such as 'A has a direct effect on "
+            "B', 'B depends on A' or 'A -> B')"
+        )
+    for g in raw.graph:
+        for name in [n for e in g.edges for n in e] + g.names:
+            key = name_key(name)
+            if not key:
+                raise StoryRefusal("a graph sentence names an empty variable", g.sentence)
+            if key not in model.variables:
+                model.variables[key] = Variable(name=key)
+        for a, b in g.edges:
+            edge = (name_key(a), name_key(b))
+            if edge[0] == edge[1]:
+                raise StoryRefusal("a variable is stated to cause itself", g.sentence)
+            if edge not in model.edges:
+                model.edges.append(edge)
+        for n in g.unobserved:
+            model.variables[name_key(n)].observed = False
+    graph = nx.DiGraph(model.edges)
+    if not nx.is_directed_acyclic_graph(graph):
+        cycle_edges = set(nx.find_cycle(graph))
+        cycle = " -> ".join(a for a, _ in cycle_edges)
+        # the sentence that closes the cycle: the last one stating one of its edges
+        sentence = ""
+        for g in raw.graph:
+            if any((name_key(a), name_key(b)) in cycle_edges for a, b in g.edges):
+                sentence = g.sentence
+        raise StoryRefusal(f"the graph has a cycle ({cycle} -> …)", sentence)
+
+
+# -- mentions -------------------------------------------------------------------------------
+
+
+def _mentions(raw: RawStory, model: StatedModel):
+    names = {k: v.name for k, v in model.variables.items()}
+    resolver = Resolver(names)
+    bind: list[tuple[str, object, object]] = []  # (kind, raw statement, resolver statement)
+    order = {s: i for i, s in enumerate(raw.sentences)}
+    for p in raw.probabilities:
+        event = split_atoms(p.event)
+        given = split_atoms(p.given)
+        if not event:
+            raise StoryRefusal("a probability is stated of nothing", p.sentence)
+        slots = {"event": event, "given": given}
+        st = resolver.add(
+            "prob" if len(event) == 1 else "joint", slots, p.sentence, order.get(p.sentence, 0)
+        )
+        bind.append(("prob", p, st))
+    for c in raw.correlations:
+        st = resolver.add(
+            "corr",
+            {"a": [c.a], "b": [c.b], "given": split_atoms(c.given)},
+            c.sentence,
+            order.get(c.sentence, 0),
+        )
+        bind.append(("corr", c, st))
+    for m in raw.mechanisms:
+        st = resolver.add(
+            "mech",
+            {"mech_in": m.inputs, "mech_out": m.effects},
+            m.sentence,
+            order.get(m.sentence, 0),
+        )
+        bind.append(("mech", m, st))
+    for v in raw.values:
+        var = match_name(v.name, model)
+        if var is None:
+            raise StoryRefusal(
+                f"the story gives values of '{v.name}', which the graph does not name", v.sentence
+            )
+        st = resolver.add("values", {"values": v.values}, v.sentence, order.get(v.sentence, 0))
+        a, b = st.slots["values"]
+        resolver.link_opposite(a, b)
+        resolver.pinned[a] = var
+        resolver.pinned[b] = var
+        resolver.declared_first.add(a)
+    for o in raw.observations:
+        st = resolver.add("obs", {"obs": o.phrases}, o.sentence, order.get(o.sentence, 0))
+        bind.append(("obs", o, st))
+    return resolver, bind
+
+
+def _fill_model(raw: RawStory, model: StatedModel, resolver: Resolver, res, bind) -> None:
+    for var, why in res.positive_reason.items():
+        model.variables[var].positive_reason = why
+    for m in resolver.mentions:
+        var, val = res.var_of[m.id], res.value_of[m.id]
+        phrases = model.variables[var].phrases.setdefault(val, [])
+        if m.text not in phrases:
+            phrases.append(m.text)
+
+    def assignment(ids: list[int], sentence: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for i in ids:
+            var, val = res.var_of[i], res.value_of[i]
+            if var in out:
+                raise StoryRefusal(f"it speaks of {var} twice", sentence)
+            out[var] = val
+        return out
+
+    for kind, rawst, st in bind:
+        if kind == "prob":
+            event = assignment(st.slots["event"], st.sentence)
+            given = assignment(st.slots["given"], st.sentence)
+            if set(event) & set(given):
+                raise StoryRefusal("a probability is conditioned on its own variable", st.sentence)
+            model.probabilities.append(
+                Probability(event, given, rawst.number.value, st.sentence, rawst.number.text)
+            )
+        elif kind == "corr":
+            a, b = res.var_of[st.slots["a"][0]], res.var_of[st.slots["b"][0]]
+            given = assignment(st.slots["given"], st.sentence)
+            if a == b or a in given or b in given:
+                raise StoryRefusal(
+                    "a correlation is stated between a variable and itself", st.sentence
+                )
+            model.correlations.append(
+                Correlation(a, b, given, rawst.number.value, st.sentence, rawst.number.text)
+            )
+        elif kind == "mech":
+            inputs = [(res.var_of[i], res.value_of[i]) for i in st.slots["mech_in"]]
+            for o in st.slots["mech_out"]:
+                model.mechanisms.append(
+                    Mechanism(res.var_of[o], res.value_of[o], rawst.op, inputs, st.sentence)
+                )
+        elif kind == "obs":
+            for i in st.slots["obs"]:
+                model.observations.append(Observation(res.var_of[i], res.value_of[i], st.sentence))
+    for m in raw.methods:
+        adjust = []
+        for name in m.adjust:
+            var = match_name(name, model)
+            if var is None:
+                raise StoryRefusal(
+                    f"the method names '{name}', which is not a variable of the graph", m.sentence
+                )
+            adjust.append(var)
+        model.methods.append(Method(m.label, adjust, m.sentence))
+    model.notes.extend(res.notes)
+
+
+def match_name(name: str, model: StatedModel) -> str | None:
+    """The variable a phrase names by its name (exactly, or by its words)."""
+    key = name_key(name)
+    if key in model.variables:
+        return key
+    words = phrase_words(name).content
+    best, best_score = None, 0.0
+    for var in model.variables:
+        vw = phrase_words(var).content
+        if not vw:
+            continue
+        hit = sum(1 for t in words if any(stems_match(t, u) for u in vw))
+        score = hit / max(len(vw), len(words) or 1)
+        if score > best_score:
+            best, best_score = var, score
+        elif score == best_score and score > 0:
+            best = None
+    return best if best_score >= 0.5 else None
+
+
+# -- checks ---------------------------------------------------------------------------------
+
+
+def _check(model: StatedModel) -> None:
+    for p in model.probabilities:
+        if not 0.0 <= p.value <= 1.0:
+            raise StoryRefusal(
+                f"a probability of {p.number} is not between 0% and 100%", p.sentence
+            )
+    for c in model.correlations:
+        if not -1.0 <= c.value <= 1.0:
+            raise StoryRefusal(f"a correlation of {c.number} is not between -1 and 1", c.sentence)
+    seen: dict[tuple, object] = {}
+    for p in model.probabilities:
+        key = (tuple(sorted(p.event.items())), tuple(sorted(p.given.items())))
+        if key in seen and abs(seen[key].value - p.value) > 1e-9:
+            raise StoryRefusal(
+                f"the same probability is stated twice with different numbers ({seen[key].number} and {p.number})",  # noqa: E501
+                p.sentence,
+            )
+        seen[key] = p
+        if len(p.event) == 1:
+            ((var, val),) = p.event.items()
+            comp = ((((var, 1 - val),)), key[1])
+            if comp in seen and abs(seen[comp].value + p.value - 1.0) > ROUNDING:
+                raise StoryRefusal(
+                    f"a value and its complement are stated with numbers that do not add up to 100% ({seen[comp].number} and {p.number})",  # noqa: E501
+                    p.sentence,
+                )
+    families: dict[tuple, list[Probability]] = defaultdict(list)
+    for p in model.probabilities:
+        if p.given and len(p.event) == 1:
+            families[(next(iter(p.event)), tuple(sorted(p.given)))].append(p)
+    for (var, gvars), ps in families.items():
+        stated = {tuple(p.given[g] for g in gvars) for p in ps}
+        missing = [c for c in itertools.product((0, 1), repeat=len(gvars)) if c not in stated]
+        if missing:
+            raise StoryRefusal(
+                f"the probability of {var} is stated for some values of {', '.join(gvars)} but not for the others (a phrase may be misread)",  # noqa: E501
+                ps[0].sentence,
+            )
+    # "If A, then B; if not A, then not B": the second clause restates the first
+    kept: list[Mechanism] = []
+    for m in model.mechanisms:
+        twin = next(
+            (
+                k
+                for k in kept
+                if k.effect == m.effect
+                and len(k.inputs) == len(m.inputs) == 1
+                and k.inputs[0][0] == m.inputs[0][0]
+                and k.inputs[0][1] != m.inputs[0][1]
+                and k.effect_value != m.effect_value
+            ),
+            None,
+        )
+        if twin is None:
+            kept.append(m)
+    model.mechanisms = kept
+    effects = defaultdict(list)
+    for m in model.mechanisms:
+        effects[m.effect].append(m)
+        for v, _ in m.inputs:
+            if v == m.effect:
+                raise StoryRefusal("a mechanism makes a variable cause itself", m.sentence)
+    for var, ms in effects.items():
+        if len(ms) > 1:
+            raise StoryRefusal(f"two mechanisms are stated for {var}", ms[1].sentence)
+    obs: dict[str, Observation] = {}
+    for o in model.observations:
+        if o.variable in obs and obs[o.variable].value != o.value:
+            raise StoryRefusal(f"{o.variable} is observed at both values", o.sentence)
+        obs[o.variable] = o

@@ -1,0 +1,455 @@
+"""read -> query -> identify -> compute -> answer, for one story and one question."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import networkx as nx
+
+from causalqa.errors import StoryError
+from causalqa.stated.compute import (
+    Calculator,
+    NotIdentified,
+    Result,
+    counterfactual,
+    effect_on_treated,
+    natural_effect,
+    total_effect,
+)
+from causalqa.stated.model import Query, StatedModel
+from causalqa.stated.question import QuestionForm, parse_question
+from causalqa.stated.reader import StoryRefusal, read_readings
+from causalqa.stated.result import StatedAnswer
+
+MAX_QUESTION_CHARS = 2_000
+
+
+class QueryRefusal(StoryError):
+    """The question cannot be read, or asks what the story's model cannot answer."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _check_question(question: object) -> str:
+    if not isinstance(question, str):
+        raise StoryError(f"a question must be text, got {type(question).__name__}")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise StoryError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
+    return question
+
+
+def build_query(form: QuestionForm, mentions: dict, model: StatedModel, question: str) -> Query:
+    """The typed query from the question's form and its resolved phrases."""
+
+    def one(slot: str) -> tuple[str, int]:
+        got = mentions.get(slot) or []
+        if not got:
+            raise QueryRefusal(f"the question names no {slot}")
+        var, val, _ = got[0]
+        return var, val
+
+    q = Query(kind=form.kind, direction=form.direction, question=question)  # type: ignore[arg-type]
+    if "outcome" in form.slots:
+        q.outcome, q.outcome_value = one("outcome")
+    if "treatment" in form.slots:
+        q.treatment, q.treatment_value = one("treatment")
+    for var, val, _ in mentions.get("given", []):
+        q.given[var] = val
+    q.mediators = [var for var, _, _ in mentions.get("mediators", [])]
+    if form.kind == "backdoor":
+        q.methods = list(form.methods)
+    if form.kind in ("ett", "counterfactual"):
+        cf = mentions.get("counterfactual") or []
+        if cf and cf[0][0] != q.treatment:
+            raise QueryRefusal(
+                f"the question sets '{cf[0][2]}' ({cf[0][0]}) against '{mentions['treatment'][0][2]}' ({q.treatment}): not one variable"  # noqa: E501
+            )
+        if form.kind == "counterfactual" and cf:
+            if cf[0][1] == q.treatment_value:
+                q.notes.append(
+                    "the question's two values of the treatment read alike; the factual value is taken as the other one"  # noqa: E501
+                )
+            q.given = {q.treatment: 1 - q.treatment_value}
+        if form.kind == "ett" and cf and cf[0][1] == q.treatment_value:
+            q.notes.append(
+                f"the question's alternative '{cf[0][2]}' reads as the group's own value; taken as the other value"  # noqa: E501
+            )
+    if q.treatment is not None and q.treatment == q.outcome:
+        raise QueryRefusal("the question's treatment and outcome are the same variable")
+    return q
+
+
+def _method_label(label: str, model: StatedModel, methods: dict) -> str:
+    """A method named by its label, or by what it adjusts for ('@adjust:Z', '@empty')."""
+    from causalqa.stated.reader import match_name
+
+    if not label:
+        return ""
+    if label == "@empty":
+        found = [lab for lab, m in methods.items() if not m.adjust]
+        return found[0] if len(found) == 1 else "?"
+    if label in methods:
+        return label
+    if label.startswith("@adjust:"):
+        names = [n for n in re.split(r"\s*,\s*|\s+and\s+", label[len("@adjust:") :]) if n]
+        want = set()
+        for n in names:
+            v = match_name(n, model)
+            if v is None:
+                return "?"
+            want.add(v)
+        found = [lab for lab, m in methods.items() if set(m.adjust) == want]
+        return found[0] if len(found) == 1 else "?"
+    return label.lower()
+
+
+def _yes(value: float, direction: str) -> bool:
+    if direction == "up":
+        return value > 1e-12
+    return value < -1e-12
+
+
+def _used_keys(model: StatedModel, q: Query) -> set:
+    calc = Calculator(model)
+    _LAST_CALC.clear()
+    _LAST_CALC.append(calc)
+    try:
+        compute(model, q, calc)
+    except (NotIdentified, QueryRefusal):
+        return set()
+    return calc.used
+
+
+_LAST_CALC: list = []
+
+
+def compute(model: StatedModel, q: Query, calc: Calculator | None = None) -> tuple[str, Result]:
+    calc = calc or Calculator(model)
+    x, xv, y, yv = q.treatment, q.treatment_value, q.outcome, q.outcome_value
+    if q.kind == "marginal":
+        v = calc.need({y: yv})
+        r = Result(v, f"P({y}={yv})", list(calc.steps) + [f"P({y}={yv}) = {v:.4g}"])
+        yes = v > 0.5 if q.direction == "up" else v < 0.5
+        return ("yes" if yes else "no"), r
+    if q.kind in ("correlation", "ate", "ett", "nde", "nie") and x and y:
+        zero = _zero_by_graph(calc, q)
+        if zero is not None:
+            return ("no" if q.kind != "marginal" else "no"), zero
+    if q.kind == "correlation":
+        a, b = calc.need({y: yv}, {x: xv}), calc.need({y: yv}, {x: 1 - xv})
+        r = Result(
+            a - b,
+            f"P({y}={yv} | {x}={xv}) - P({y}={yv} | {x}={1 - xv})",
+            list(calc.steps) + [f"{a:.4g} - {b:.4g} = {a - b:.4g}"],
+        )
+        return ("yes" if _yes(a - b, q.direction) else "no"), r
+    if q.kind == "explaining_away":
+        a = calc.need({y: yv}, {x: xv, **q.given})
+        b = calc.need({y: yv}, {x: 1 - xv, **q.given})
+        steps = list(calc.steps) + [
+            f"P({y}={yv} | {x}={xv}, {q.given}) = {a:.4g}",
+            f"P({y}={yv} | {x}={1 - xv}, {q.given}) = {b:.4g}",
+        ]
+        exact = calc.p({y: yv}, q.given)
+        if exact is not None:
+            value, est = a - exact, f"P({y}={yv} | {x}={xv}, given) - P({y}={yv} | given)"
+            steps.append(f"P({y}={yv} | given) = {exact:.4g}")
+        else:
+            value = a - b
+            est = (
+                f"P({y}={yv} | {x}={xv}, given) - P({y}={yv} | given) = P({x}={1 - xv} | given) * "
+                f"[P({y} | {x}={xv}, given) - P({y} | {x}={1 - xv}, given)]: its sign is that of the difference"  # noqa: E501
+            )
+        return ("yes" if _yes(value, q.direction) else "no"), Result(
+            value, est, steps, sign_only=exact is None
+        )
+    if q.kind == "collider_bias":
+        if nx.has_path(calc.graph, x, y):
+            raise NotIdentified(
+                f"{x} has a causal path to {y}; the stated correlation within the subgroup does not give its effect"  # noqa: E501
+            )
+        r = Result(
+            0.0,
+            f"E[{y} | do({x}=1), given] - E[{y} | do({x}=0), given] = 0: no causal path from {x} to {y}",  # noqa: E501
+            [
+                f"no directed path from {x} to {y} in the graph; a correlation within {q.given} comes from selecting on a common effect"  # noqa: E501
+            ],
+        )
+        affects = False
+        return ("yes" if (affects == (q.direction == "affects")) else "no"), r
+    if q.kind == "ate":
+        r = total_effect(calc, x, xv, y, yv)
+        r.derivation = list(calc.steps) + r.derivation
+        return ("yes" if _yes(r.value, q.direction) else "no"), r
+    if q.kind == "ett":
+        r = effect_on_treated(calc, x, xv, y, yv)
+        r.derivation = list(calc.steps) + r.derivation
+        return ("yes" if _yes(r.value, q.direction) else "no"), r
+    if q.kind in ("nde", "nie"):
+        if not q.mediators:
+            raise QueryRefusal("the question names no mediator")
+        r = natural_effect(calc, q.kind, x, xv, y, yv, q.mediators)
+        r.derivation = list(calc.steps) + r.derivation
+        return ("yes" if _yes(r.value, q.direction) else "no"), r
+    if q.kind == "backdoor":
+        methods = {m.label.lower(): m for m in model.methods}
+        if len(methods) < 2 and q.methods and q.methods[0].startswith("@adjust:"):
+            # "should we adjust for Z?" with no methods in the story: Z against no adjustment
+            from causalqa.stated.model import Method
+            from causalqa.stated.reader import match_name
+
+            zs = [
+                match_name(n, model) for n in re.split(r"\s*,\s*|\s+and\s+", q.methods[0][8:]) if n
+            ]
+            if None in zs:
+                raise QueryRefusal(
+                    f"the question adjusts for '{q.methods[0][8:]}', which is not a variable of the graph"  # noqa: E501
+                )
+            methods = {
+                "adjusted": Method("adjusted", zs, ""),
+                "unadjusted": Method("unadjusted", [], ""),
+            }
+            q.methods = ["adjusted", "unadjusted"]
+        if len(methods) < 2 and q.methods and q.methods[0] == "@empty":
+            # "is the unadjusted correlation the right quantity?" with no methods stated
+            ok = calc.is_backdoor(x, y, set())
+            steps = [
+                f"no adjustment is {'a valid' if ok else 'not a valid'} back-door set for {x} -> {y}"  # noqa: E501
+            ]
+            return ("yes" if ok else "no"), Result(
+                1.0 if ok else 0.0, f"back-door criterion for {x} -> {y}", steps
+            )
+        if len(methods) < 2:
+            raise QueryRefusal("the story does not describe two methods to compare")
+        wanted = [_method_label(lab, model, methods) for lab in q.methods]
+        if not wanted[1]:
+            others = [lab for lab in methods if lab != wanted[0]]
+            wanted[1] = others[0] if len(others) == 1 else ""
+        if any(w not in methods for w in wanted):
+            raise QueryRefusal(
+                f"the story does not describe the method(s) the question names ({', '.join(q.methods)})"  # noqa: E501
+            )
+        valid = [calc.is_backdoor(x, y, set(methods[w].adjust)) for w in wanted]
+        steps = [
+            f"method {w}: adjusting for {{{', '.join(methods[w].adjust)}}} is {'a valid' if v else 'not a valid'} back-door set"  # noqa: E501
+            for w, v in zip(wanted, valid)
+        ]
+        if valid[0] == valid[1]:
+            sizes = [len(methods[w].adjust) for w in wanted]
+            if not valid[0] or sizes[0] == sizes[1]:
+                raise NotIdentified(
+                    "both methods are "
+                    + ("valid" if valid[0] else "invalid")
+                    + " back-door adjustments; neither is more correct"
+                )
+            # both valid: the one adjusting for fewer variables (a minimal sufficient set)
+            first_better = sizes[0] < sizes[1]
+            steps.append(
+                "both are valid; the one adjusting for fewer variables is the minimal sufficient set"  # noqa: E501
+            )
+            est = f"back-door criterion for {x} -> {y} (minimal sufficient set)"
+        else:
+            first_better = valid[0]
+            est = f"back-door criterion for {x} -> {y}"
+        yes = first_better if q.direction != "first_worse" else not first_better
+        return ("yes" if yes else "no"), Result(1.0 if first_better else 0.0, est, steps)
+    if q.kind == "counterfactual":
+        r = counterfactual(model, q)
+        return ("yes" if r.value == 1.0 else "no"), r
+    raise QueryRefusal(f"query kind {q.kind} is not handled")
+
+
+def _zero_by_graph(calc: Calculator, q: Query) -> Result | None:
+    """The graph alone makes the quantity exactly 0 (stated numbers are rounded, so
+    they would show a small difference that is not there)."""
+    x, y = q.treatment, q.outcome
+    if q.kind == "correlation" and calc.independent({x}, {y}, set()):
+        return Result(
+            0.0,
+            f"P({y} | {x}=1) - P({y} | {x}=0) = 0",
+            [f"the graph makes {x} and {y} independent (d-separated)"],
+        )
+    if q.kind in ("ate", "ett", "nde", "nie") and not nx.has_path(calc.graph, x, y):
+        return Result(0.0, f"effect of {x} on {y} = 0", [f"no directed path from {x} to {y}"])
+    if q.kind == "nie" and q.mediators:
+        h = calc.graph.subgraph(set(calc.graph.nodes) - {x, y}).copy()
+        through = any(
+            nx.has_path(calc.graph, x, m) and nx.has_path(calc.graph, m, y)
+            for m in q.mediators
+            if m in calc.graph
+        )
+        if not through:
+            return Result(
+                0.0,
+                f"indirect effect of {x} on {y} through {', '.join(q.mediators)} = 0",
+                ["no directed path through the mediators"],
+            )
+        del h
+    if q.kind == "nde" and q.mediators and not calc.graph.has_edge(x, y):
+        g = calc.graph.copy()
+        g.remove_nodes_from(q.mediators)
+        if not nx.has_path(g, x, y):
+            return Result(
+                0.0,
+                f"direct effect of {x} on {y} = 0",
+                [f"every path from {x} to {y} goes through {', '.join(q.mediators)}"],
+            )
+    return None
+
+
+def _rounding_flips(
+    model: StatedModel, q: Query, ans: str, r: Result, calc_used: set
+) -> str | None:
+    """Whether the answer could change within the rounding of the numbers it used (each
+    stated number moved by half a unit of its last written digit): then the stated
+    numbers do not fix it, and the answer is refused rather than guessed."""
+    import itertools
+    import random
+
+    if q.kind in ("backdoor", "collider_bias", "counterfactual"):
+        return None
+    if q.kind == "marginal":
+        if abs(r.value - 0.5) > 0.05:
+            return None
+    elif abs(r.value) > 0.05:
+        return None
+    used = [
+        p
+        for p in model.probabilities
+        if (frozenset(p.event.items()), frozenset(p.given.items())) in calc_used
+    ]
+    if not used:
+        return None
+    halves = [_half_unit(p.number) for p in used]
+    corners = list(itertools.product((-1, 1), repeat=len(used)))
+    if len(corners) > 256:
+        rng = random.Random(0)
+        corners = [tuple(rng.choice((-1, 1)) for _ in used) for _ in range(256)]
+    originals = [p.value for p in used]
+    try:
+        for corner in corners:
+            for p, v, h, sgn in zip(used, originals, halves, corner):
+                p.value = min(1.0, max(0.0, v + sgn * h))
+            try:
+                other, _ = compute(model, q)
+            except (NotIdentified, QueryRefusal, ZeroDivisionError):
+                continue
+            if other != ans:
+                return (
+                    "the answer depends on digits the story rounds away: moving the stated numbers within "  # noqa: E501
+                    "their rounding changes it"
+                )
+    finally:
+        for p, v in zip(used, originals):
+            p.value = v
+    return None
+
+
+def _half_unit(number: str) -> float:
+    import re
+
+    m = re.search(r"(\d+)(?:\.(\d+))?", number)
+    if not m:
+        return 0.005
+    decimals = len(m.group(2) or "")
+    if "%" in number or "percent" in number.lower():
+        return 0.5 * 10 ** (-decimals) / 100
+    if re.search(r"\b(?:in|out of)\b|/", number):
+        return 0.0
+    return 0.5 * 10 ** (-decimals) if decimals else 0.0
+
+
+def _refusal(reason: str, start: float, **kw) -> StatedAnswer:
+    return StatedAnswer(answer=None, reason=reason, seconds=time.perf_counter() - start, **kw)
+
+
+def answer(story: str, question: str, *, llm=None) -> StatedAnswer:
+    start = time.perf_counter()
+    if not isinstance(story, str):
+        raise StoryError(f"a story must be text, got {type(story).__name__}")
+    _check_question(question)
+    form = parse_question(question)
+    if form is None:
+        return _refusal(
+            f"the question's form is not one the reader knows: “{question.strip()}”",
+            start,
+            route=["rules"],
+        )
+    try:
+        readings = read_readings(story, form)
+    except StoryRefusal as e:
+        return _refusal(str(e), start, route=["rules"])
+    outcomes = []
+    for model, mentions in readings:
+        try:
+            q = build_query(form, mentions, model, question)
+            ans, r = compute(model, q)
+            used = _used_keys(model, q)
+            flip = _rounding_flips(model, q, ans, r, used)
+            if flip:
+                # exact from the numbers as stated; say that rounding could change it
+                q.notes.append("caution: " + flip)
+            outcomes.append((model, q, ans, r, None))
+        except (QueryRefusal, NotIdentified) as e:
+            outcomes.append((model, None, None, None, getattr(e, "reason", None) or str(e)))
+    answered = [o for o in outcomes if o[2] is not None]
+    route = ["rules"]
+    if len(readings) > 1:
+        verdicts = {o[2] for o in answered}
+        if len(verdicts) == 1:
+            route.append(f"{len(readings)} readings tie; the {len(answered)} that answer agree")
+        elif llm is not None:
+            from causalqa.stated.llm_map import choose_outcome
+
+            picked = choose_outcome(outcomes, story, question, llm)
+            if picked is None:
+                return _refusal(
+                    "the readings of the story disagree and the LLM's choice did not settle it",
+                    start,
+                    route=["rules", "llm"],
+                )
+            answered = [picked]
+            route.append("llm")
+        else:
+            why = "the words leave several readings of a phrase, and they give different answers"
+            opened = [p for m, *_ in outcomes for p in m.open_phrases]
+            if opened:
+                why = f"the words do not tell which value the phrase '{opened[0]}' names, and the readings give different answers"  # noqa: E501
+            if not answered:
+                why = outcomes[0][4]
+            return _refusal(
+                why + " (no LLM was given to decide)",
+                start,
+                route=route,
+                model=readings[0][0].to_dict(),
+            )
+    if not answered:
+        model, _, _, _, why = outcomes[0]
+        return _refusal(why, start, route=route, model=model.to_dict())
+    model, q, ans, r, _ = answered[0]
+    return StatedAnswer(
+        answer=ans,
+        value=r.value,
+        estimand=r.estimand,
+        query=q.to_dict(),
+        model=model.to_dict(),
+        derivation=r.derivation + q.notes,
+        route=route,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def read_query(question: str, model: StatedModel) -> Query:
+    """The typed query of `question` over the story `model` was read from."""
+    _check_question(question)
+    form = parse_question(question)
+    if form is None:
+        raise QueryRefusal(f"the question's form is not one the reader knows: “{question.strip()}”")
+    readings = read_readings(model.story, form)
+    for m, mentions in readings:
+        if m.to_dict() == model.to_dict():
+            return build_query(form, mentions, m, question)
+    return build_query(form, readings[0][1], readings[0][0], question)
