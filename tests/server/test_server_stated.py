@@ -122,6 +122,13 @@ def test_http_refuses_malformed_requests_with_the_api_error_body(server):
         status, got = post(server, body)
         assert status == 422, got
         assert got["error"]["code"] == "invalid_request" and needle in got["error"]["message"]
+    # beyond the reader's limit: the same one-line error as the CLI's
+    too_long = "Smoking has a direct effect on cancer. " * 600
+    status, got = post(server, {"story": too_long, "question": SMOKING})
+    proc = run("ask", "--story", too_long, SMOKING)
+    assert status == 400 and proc.returncode == 1
+    assert got["error"]["message"] == "the story is longer than 20000 characters"
+    assert proc.stderr.startswith(f"error: {got['error']['message']}")
 
 
 # -- MCP -----------------------------------------------------------------------------------------
@@ -185,12 +192,15 @@ def page(server):
         browser.close()
 
 
-def ask_on_the_page(page, story: str, question: str) -> None:
+def ask_on_the_page(page, story: str | None = None, question: str | None = None) -> str:
+    """Send the story box (filled with `story` and `question` when given) and wait for the
+    new answer: sending clears the box at once, so the answer shown is this request's."""
     page.click("button[data-tab=story]")
-    page.fill("#story-text", story)
-    page.fill("#story-question", question)
+    if story is not None:
+        page.fill("#story-text", story)
+        page.fill("#story-question", question)
     page.click("#story-send")
-    page.wait_for_selector("#story-answer", timeout=120_000)
+    return page.wait_for_selector("#story-answer", timeout=120_000).inner_text()
 
 
 def drawn(page) -> tuple[list[str], list[list[str]], list[list[str]]]:
@@ -209,9 +219,8 @@ def drawn(page) -> tuple[list[str], list[list[str]], list[list[str]]]:
 @requires_chromium
 def test_the_story_tab_shows_the_answer_the_numbers_and_draws_the_graph(page, shots):
     expected = cli_answer(CHAIN, SMOKING)
-    ask_on_the_page(page, CHAIN, SMOKING)
+    assert ask_on_the_page(page, CHAIN, SMOKING) == "yes"
     box = page.locator("#story-result")
-    assert page.inner_text("#story-answer") == "yes"
     text = box.inner_text()
     assert "0.18" in text and expected["estimand"] in text
     steps = box.locator("ol.derivation li").all_inner_texts()
@@ -234,8 +243,7 @@ def test_the_story_tab_shows_the_answer_the_numbers_and_draws_the_graph(page, sh
         "relations among these 3 variables are as follows: A correlates with B. A correlates "
         "with C. B correlates with C. However, A and C are independent given B."
     )
-    ask_on_the_page(page, chain_premise, "A directly causes B.")
-    page.wait_for_function("() => document.querySelector('#story-answer').textContent === 'no'")
+    assert ask_on_the_page(page, chain_premise, "A directly causes B.") == "no"
     nodes, directed, undirected = drawn(page)
     assert nodes == ["A", "B", "C"] and directed == []
     assert undirected == [["A", "B"], ["B", "C"]]
@@ -244,26 +252,21 @@ def test_the_story_tab_shows_the_answer_the_numbers_and_draws_the_graph(page, sh
 
     # The example buttons fill in stories the server answers.
     page.click("button[data-example=numbers]")
-    page.click("#story-send")
-    page.wait_for_function(
-        "() => document.querySelector('#story-answer').textContent === 'yes'", timeout=60_000
-    )
+    assert ask_on_the_page(page) == "yes"
     assert "gender" in page.inner_text("#story-result")
     page.click("button[data-example=independences]")
-    page.click("#story-send")
-    page.wait_for_function(
-        "() => document.querySelector('#story-result').innerText.includes('D')", timeout=60_000
-    )
-    assert page.inner_text("#story-answer") == "yes"
+    assert ask_on_the_page(page) == "yes"
     assert drawn(page)[1] == [["A", "C"], ["B", "C"], ["C", "D"]]
     page.screenshot(path=str(shots / "page-story-independences.png"))
 
     # A refusal says why; a request the API refuses shows its message.
-    ask_on_the_page(page, CHAIN, "Will the moon rise earlier?")
-    page.wait_for_function(
-        "() => document.querySelector('#story-answer').textContent === 'No answer'"
-    )
+    assert ask_on_the_page(page, CHAIN, "Will the moon rise earlier?") == "No answer"
     assert page.inner_text("#story-result .reason")
+    page.fill("#story-text", "Smoking has a direct effect on cancer. " * 600)
+    page.fill("#story-question", SMOKING)
+    page.click("#story-send")
+    error = page.wait_for_selector("#story-result p.verdict.no", timeout=60_000)
+    assert "longer than 20000 characters" in error.inner_text()
     assert page.problems == []
 
 
