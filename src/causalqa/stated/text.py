@@ -116,7 +116,8 @@ _IRREGULAR = {
     "taught": "teach", "thought": "think", "told": "tell", "won": "win", "wrote": "write",
     "written": "write", "bought": "buy", "brought": "bring", "caught": "catch",
     "did": "do", "done": "do", "does": "do", "has": "have", "had": "have", "having": "have",
-    "death": "die", "dead": "die", "alive": "live", "life": "live", "lives": "live",
+    "goes": "go", "going": "go", "death": "die", "dead": "die",
+    "alive": "live", "life": "live", "lives": "live",
     "born": "birth", "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",  # noqa: E501
     "am": "be", "died": "die", "dies": "die", "dying": "die", "lying": "lie",
     "better": "good", "best": "good", "worse": "bad", "worst": "bad",
@@ -135,7 +136,13 @@ _DERIVATIONAL = (
 )  # fmt: skip
 # endings rewritten rather than cut: admission -> admit, contraction -> contract,
 # deficiency -> deficient
-_REWRITES = (("ission", "it"), ("ction", "ct"), ("ency", "ent"), ("ancy", "ant"))
+_REWRITES = (
+    ("ission", "it"),
+    ("ision", "id"),
+    ("ction", "ct"),
+    ("ency", "ent"),
+    ("ancy", "ant"),
+)
 _NEEDS_FOUR = ("al",)
 _NEEDS_FIVE = ("ive",)
 
@@ -360,6 +367,15 @@ _OPPOSITES = [
     ("youth", "old"), ("young", "elderly"), ("rich", "poor"), ("sufficient", "deficient"),
     ("sufficiency", "deficiency"), ("presence", "absence"),
 ]  # fmt: skip
+# "increased demand" is high demand, "reduced supply" low supply: one word for each end
+_SAME_END = {
+    "increas": "high",
+    "rais": "high",
+    "elevat": "high",
+    "reduc": "low",
+    "decreas": "low",
+    "lower": "low",
+}
 OPPOSITE_STEMS = frozenset(
     pair for a, b in _OPPOSITES for pair in ((stem(a), stem(b)), (stem(b), stem(a)))
 )
@@ -367,4 +383,6 @@ OPPOSITE_STEMS = frozenset(
 
 def opposite_words(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether a stem of `a` and a stem of `b` are common opposites."""
+    a = frozenset(_SAME_END.get(x, x) for x in a)
+    b = frozenset(_SAME_END.get(y, y) for y in b)
     return any((x, y) in OPPOSITE_STEMS for x in a for y in b)

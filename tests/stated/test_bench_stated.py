@@ -1,0 +1,74 @@
+"""The benchmark's scoring helpers: the generator's formal quantities, and the check that
+catches a number read as another quantity (a misread)."""
+
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import pytest
+
+from causalqa.bench.stated import formal_quantities, misread_statements
+
+
+def test_formal_quantities_read_the_generators_keys():
+    f = formal_quantities(
+        {
+            "p(Y | X, V2)": [[0.1, 0.2], [0.3, 0.4]],
+            "P(X=1)": 0.6,
+            "P(Y=1, X=0)": 0.05,
+            "p(V1)": [0.7],
+        }
+    )
+    assert f[(frozenset({("Y", 1)}), frozenset({("X", 1), ("V2", 0)}))] == pytest.approx(0.3)
+    assert f[(frozenset({("X", 1)}), frozenset())] == pytest.approx(0.6)
+    assert f[(frozenset({("Y", 1), ("X", 0)}), frozenset())] == pytest.approx(0.05)
+    assert f[(frozenset({("V1", 1)}), frozenset())] == pytest.approx(0.7)
+
+
+ITEM = {
+    "given_info_formal": {"P(X)": 0.4, "P(Y | X)": [0.2, 0.7]},
+    "variable_mapping": {"Xname": "smoking", "Yname": "cancer", "V2name": "gene"},
+}
+
+
+def model(probs):
+    return {"probabilities": [{"event": e, "given": g, "value": v} for e, g, v in probs]}
+
+
+def test_a_right_reading_has_no_misread_whatever_it_calls_value_1():
+    right = model(
+        [
+            ({"smoking": 1}, {}, 0.4),
+            ({"cancer": 1}, {"smoking": 0}, 0.2),
+            ({"cancer": 1}, {"smoking": 1}, 0.7),
+        ]
+    )
+    assert misread_statements(right, ITEM) == 0
+    # calling the other value 1 is the reader's choice, not a misread
+    relabelled = model(
+        [
+            ({"smoking": 0}, {}, 0.4),
+            ({"cancer": 1}, {"smoking": 1}, 0.2),
+            ({"cancer": 1}, {"smoking": 0}, 0.7),
+        ]
+    )
+    assert misread_statements(relabelled, ITEM) == 0
+
+
+def test_a_number_read_as_another_variable_is_a_misread():
+    wrong_variable = model(
+        [
+            ({"gene": 1}, {}, 0.4),
+            ({"cancer": 1}, {"gene": 0}, 0.2),
+            ({"cancer": 1}, {"gene": 1}, 0.7),
+        ]
+    )
+    assert misread_statements(wrong_variable, ITEM) == 3
+    swapped_values = model(
+        [
+            ({"smoking": 1}, {}, 0.4),
+            ({"cancer": 1}, {"smoking": 0}, 0.7),
+            ({"cancer": 1}, {"smoking": 1}, 0.2),
+        ]
+    )
+    assert misread_statements(swapped_values, ITEM) >= 1
