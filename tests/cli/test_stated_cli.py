@@ -140,6 +140,7 @@ def test_a_batch_mixes_story_kinds_and_reports_malformed_lines(tmp_path):
     [
         (("Does A cause B?",), ("ask needs a model", "--story", "hint:")),
         (("--story", "story.txt", "q"), ("story.txt: no such file",)),
+        (("--story", " ", "q"), ("--story is empty",)),
         (("--story", "x y z", "--graph", "g.graphml", "q"), ("--graph and --story", "give one")),
         (("--story", "x y z", "--batch", "b.jsonl"), ("--story and --batch",)),
         (("--story", "a story in words"), ("--story needs a QUESTION",)),
@@ -199,3 +200,12 @@ def test_bench_stated_writes_both_reports(tmp_path, monkeypatch):
     assert summary["corr2cause"]["overall"]["accuracy"] == 100.0
     for name in ("stated-latest.md", "stated-latest.json", "corr2cause-latest.md"):
         assert (out / name).is_file(), name
+
+
+def test_a_tie_is_refused_unless_an_llm_is_named():
+    from tests.server.test_server_stated import tied_story
+
+    story, question = tied_story()
+    got = ask_json("--story", story, question)
+    assert got["answer"] is None and "no LLM was given" in got["reason"]
+    assert "llm" not in got["route"]

@@ -566,7 +566,7 @@ def create_app(
         mechanisms, or a closed system's stated (in)dependences), or a claim to check: the
         CLI's `ask --story … --json` — the answer (null when refused, with the reason), the
         value and estimand it came from, the model read from the story, the derivation."""
-        return await svc.answer_stated(request.story, request.question)
+        return await svc.answer_stated(request.story, request.question, use_llm=request.use_llm)
 
     app.include_router(public)
     app.include_router(v1)

@@ -21,6 +21,7 @@ from causalqa.server.schemas import (
     Retriever,
     StatedQuestion,
     StatedStory,
+    StatedUseLLM,
 )
 from causalqa.server.service import Service
 from causalqa.server.store import MODEL_ID
@@ -134,12 +135,13 @@ def build_mcp(service: Service, *, name: str = "causalqa") -> Any:
     async def answer_stated_question(
         story: StatedStory,
         question: StatedQuestion,
+        use_llm: StatedUseLLM = False,
     ) -> dict[str, Any]:
         """Answer a yes/no question (or check a claim) about a causal model stated in
         words: the answer (null when refused, with the reason), the value and estimand it
         was decided from, the model read from the story and the derivation, step by step."""
         try:
-            return await service.answer_stated(story, question)
+            return await service.answer_stated(story, question, use_llm=use_llm)
         except CausalQAError as e:
             raise failed(e) from None
 

@@ -277,6 +277,14 @@ StatedQuestion = Annotated[
     ),
 ]
 
+StatedUseLLM = Annotated[
+    bool,
+    Field(
+        description="Let the server's LLM settle a story whose words leave two readings tied "
+        "(as the CLI's --llm); by default such a story is refused, saying so."
+    ),
+]
+
 
 class StatedRequest(_Request):
     """A causal model stated in words and a question about it (or a claim to check)."""
@@ -305,3 +313,4 @@ class StatedRequest(_Request):
 
     story: StatedStory
     question: StatedQuestion
+    use_llm: StatedUseLLM = False

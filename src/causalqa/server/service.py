@@ -448,15 +448,19 @@ class Service:
         return await self.worker.run(work)
 
     # -- causal models stated in words ---------------------------------------------------
-    async def answer_stated(self, story: str, question: str) -> dict[str, Any]:
+    async def answer_stated(
+        self, story: str, question: str, *, use_llm: bool = False
+    ) -> dict[str, Any]:
         """A question (or a claim to check) about a causal model stated in words:
         `ask_story`, as the CLI's ``ask --story … --json`` prints it (`StatedAnswer`). The
-        story is read in the thread pool, not on the model worker: most stories are read by
-        rules and never wait for the model; one whose words leave two readings tied asks
-        the model, and that call waits its turn on the worker."""
+        story is read by rules in the thread pool, not on the model worker, so it never
+        waits for the model. With `use_llm` (the CLI's ``--llm``) a story whose words leave
+        two readings tied asks the model, and that call waits its turn on the worker;
+        without it such a story is refused, as in the CLI."""
         from causalqa.stated.route import ask_story
 
-        answer = await asyncio.to_thread(ask_story, story, question, llm=QueuedLLM(self.worker))
+        llm = QueuedLLM(self.worker) if use_llm else None
+        answer = await asyncio.to_thread(ask_story, story, question, llm=llm)
         # Through the CLI's own JSON (a NaN is null there), so both print the same object.
         return json.loads(jsonl.dumps(answer.model_dump(), strict=True))
 

@@ -715,6 +715,7 @@
   $("story-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var body = { story: $("story-text").value, question: $("story-question").value.trim() };
+    if ($("story-llm").checked) body.use_llm = true;
     busy(ev.target, true);
     var box = $("story-result");
     note(box, "reading the story…");
