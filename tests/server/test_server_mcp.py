@@ -58,7 +58,14 @@ def test_mcp_server_over_stdio(tmp_path):
 
     got = asyncio.run(asyncio.wait_for(session(), 600))
     tools = got["tools"]
-    assert set(tools) == {"ask", "list_models", "show_model", "discover_pair", "deduce"}
+    assert set(tools) == {
+        "ask",
+        "list_models",
+        "show_model",
+        "discover_pair",
+        "deduce",
+        "answer_stated_question",
+    }
     schema = tools["ask"].input_schema
     assert schema["required"] == ["model", "question"]
     assert schema["properties"]["question"]["maxLength"] == 2000

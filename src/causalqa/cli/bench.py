@@ -22,14 +22,17 @@ from causalqa.cli.options import (
     LLMOption,
     ResultsOption,
     SeedOption,
+    SharedDataOption,
     as_json,
     choices,
     concurrency,
+    emit_json_if,
     emit_report,
     err,
     llm_spec,
     open_kg,
     open_llm,
+    out,
     progress,
     resolved_spec,
     steps,
@@ -354,6 +357,157 @@ def bench_qa_replay_command(
 
     report = replay_open_bench(run, out_dir=out_dir, console=err)
     emit_report(report, json_, drop=("outcomes", "markdown"))
+
+
+# -- causalqa bench stated --------------------------------------------------------------
+QUICK_CLADDER_ITEMS = 600
+"""CLadder generator items a --quick run answers: a seeded sample, every query type in it."""
+
+
+@app.command("stated")
+def bench_stated_command(
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help=f"A seeded sample of {QUICK_CLADDER_ITEMS} CLadder items, 2 cold processes, "
+            "and 20 premises per larger size with 4 pairs each (a few minutes).",
+        ),
+    ] = False,
+    data: SharedDataOption = None,
+    seed: SeedOption = 0,
+    out_dir: ResultsOption = Path("bench/results/stated"),
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            "--llm",
+            help="A backend to settle tied readings of a story (default: none, rules only).",
+        ),
+    ] = None,
+    json_: JSONOption = False,
+) -> None:
+    """Causal models stated in words: the CLadder generator outputs (accuracy per query
+    type, rung and story kind, refusals, seconds) and the Corr2Cause-style generator
+    (accuracy and F1 per claim kind), beside the published anchors."""
+    from causalqa.bench.corr2cause import run_corr2cause_bench
+    from causalqa.bench.stated import run_stated_bench
+
+    cladder = (data or config.data_dir()) / "cladder"
+    rewordings = _stated_rewordings()
+    spec = llm_spec(llm)
+    model_llm = open_llm(spec) if spec else None
+    with err.status("CLadder generator outputs…"):
+        stated = run_stated_bench(
+            cladder,
+            out_dir,
+            rewordings=rewordings,
+            limit=QUICK_CLADDER_ITEMS if quick else None,
+            seed=seed,
+            llm=model_llm,
+            cold=2 if quick else 5,
+        )
+    err.print(f"[dim]wrote {out_dir / 'stated-latest.md'}[/dim]")
+    with err.status("Corr2Cause-style generator…"):
+        corr2cause = run_corr2cause_bench(out_dir, seed=seed, quick=quick)
+    err.print(f"[dim]wrote {out_dir / 'corr2cause-latest.md'}[/dim]")
+    summary = {
+        "quick": quick,
+        "llm": spec,
+        "cladder": {
+            key: stated.get(key)
+            for key in (
+                "items",
+                "overall",
+                "by_query_type",
+                "by_rung",
+                "by_story_kind",
+                "answers_from_misread_numbers",
+                "seconds_per_question",
+                "cold_process_seconds",
+                "anchors",
+            )
+        },  # fmt: skip
+        "rewordings": {
+            Path(name).name: {k: v[k] for k in ("items", "right", "wrong", "refused", "accuracy")}
+            for name, v in stated["rewordings"].items()
+        },
+        "corr2cause": {
+            "items": corr2cause["overall"]["items"],
+            "premises": corr2cause["premises"],
+            "overall": corr2cause["overall"],
+            "by_kind": corr2cause["by_kind"],
+            "seconds_per_item": corr2cause["seconds_per_item"],
+            "published_anchors": corr2cause["published_anchors"],
+        },
+        "reports": [str(out_dir / "stated-latest.md"), str(out_dir / "corr2cause-latest.md")],
+    }
+    if emit_json_if(json_, summary):
+        return
+    _print_stated_summary(summary)
+
+
+def _stated_rewordings() -> list[Path]:
+    """The reworded development stories (bench/data/stated/dev-*.jsonl), where the
+    repository's benchmark data is; none from an installed wheel."""
+    from causalqa.bench.wordings import bench_data_dir
+    from causalqa.errors import DataFileError
+
+    try:
+        folder = bench_data_dir() / "stated"
+    except DataFileError:
+        err.print("[yellow]note:[/] no bench/data folder here; the reworded stories are left out")
+        return []
+    return sorted(folder.glob("dev-*.jsonl"))
+
+
+def _print_stated_summary(summary: dict[str, Any]) -> None:
+    c = summary["cladder"]
+    o = c["overall"]
+    seconds = c["seconds_per_question"]
+    cold = (c.get("cold_process_seconds") or {}).get("median")
+    out.print(
+        f"[bold]CLadder generator outputs[/] ({c['items']} questions): {o['accuracy']}% right, "
+        f"{o['wrong']} wrong, {o['refused']} refused; answers from a misread number: "
+        f"{c['answers_from_misread_numbers']}; median {seconds['median']} s per question"
+        + (f", cold process {cold} s" if cold is not None else ""),
+        highlight=False,
+        soft_wrap=True,
+    )
+    for title, table in (
+        ("query type", c["by_query_type"]),
+        ("rung", c["by_rung"]),
+        ("story kind", c["by_story_kind"]),
+    ):
+        cells = ", ".join(f"{k} {v['accuracy']}% (n={v['n']})" for k, v in table.items())
+        out.print(f"  by {title}: {cells}", highlight=False, soft_wrap=True)
+    for name, r in summary["rewordings"].items():
+        out.print(
+            f"  reworded stories {name}: {r['accuracy']}% right of {r['items']} "
+            f"({r['wrong']} wrong, {r['refused']} refused)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    anchors = ", ".join(f"{a['name']} {a['accuracy']}%" for a in c["anchors"])
+    out.print(
+        f"  [dim]published, on CLadder's official release: {anchors}[/]",
+        highlight=False,
+        soft_wrap=True,
+    )
+    k = summary["corr2cause"]
+    ko = k["overall"]
+    out.print(
+        f"[bold]Corr2Cause-style generator[/] ({k['items']} claims over {k['premises']} "
+        f"premises): accuracy {ko['accuracy']}%, F1 (yes) {ko['f1']}%, {ko['refused']} refused; "
+        f"median {k['seconds_per_item']['median']} s per claim",
+        highlight=False,
+        soft_wrap=True,
+    )
+    anchors = ", ".join(f"{n} F1 {a['f1']}%" for n, a in k["published_anchors"].items())
+    out.print(
+        f"  [dim]published, on the official Corr2Cause test set: {anchors}[/]",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 # -- causalqa bench deduction --------------------------------------------------------------

@@ -23,6 +23,7 @@ from causalqa.cli.options import (
     open_llm,
     out,
 )
+from causalqa.cli.stated import BatchOption, StoryOption, ask_stated
 from causalqa.errors import ConfigError
 
 
@@ -177,8 +178,15 @@ def _show_answer(answer, as_json: bool, explain: bool = False) -> None:
 
 
 def ask_command(
-    question: Annotated[str, typer.Argument(help="A question about the model.")],
-    graph: GraphOption,
+    question: Annotated[
+        str | None, typer.Argument(help="A question about the model (or a claim to check).")
+    ] = None,
+    graph: Annotated[
+        Path | None,
+        typer.Option("--graph", help="Causal graph: GraphML, DOT, edge-list CSV or JSON."),
+    ] = None,
+    story: StoryOption = None,
+    batch: BatchOption = None,
     effects: EffectsOption = None,
     mode: ModeOption = "tool",
     examples: Annotated[
@@ -192,7 +200,10 @@ def ask_command(
     llm: LLMOption = None,
     json_: JSONOption = False,
 ) -> None:
-    """Answer QUESTION about a causal model (graph + effects table)."""
+    """Answer QUESTION about a causal model (graph + effects table) or one stated in words."""
+    graph_only = {"--effects": effects, "--outcome": outcome}
+    if ask_stated(question, graph, story, batch, llm, json_, **graph_only):
+        return
     assistant = _assistant(
         graph,
         effects,

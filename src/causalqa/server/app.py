@@ -51,11 +51,13 @@ from causalqa.server.schemas import (
     SessionAsk,
     SessionCreate,
     SessionRecord,
+    StatedRequest,
     Version,
 )
 from causalqa.server.service import Service
 from causalqa.server.settings import ServerSettings
 from causalqa.server.store import EFFECTS_UPLOAD_FORMATS, GRAPH_UPLOAD_FORMATS, MODEL_ID, ModelInfo
+from causalqa.stated.result import StatedAnswer
 
 STATIC = resources.files("causalqa.server") / "static"
 UPLOAD_PATHS = ("/v1/models", "/v1/models/fit")
@@ -207,9 +209,10 @@ def create_app(
         version=__version__,
         summary="Answer causal questions with a language model grounded in causal knowledge.",
         description=(
-            "A versioned JSON API over causalqa's three engines: questions about a causal "
-            "model (paper 000), knowledge-based causal discovery (paper 001) and causal "
-            "deduction over accident reports (paper 002). Results are what the same CLI "
+            "A versioned JSON API over causalqa's engines: questions about a causal "
+            "model (paper 000), knowledge-based causal discovery (paper 001), causal "
+            "deduction over accident reports (paper 002) and questions about causal models "
+            "stated in words (CLadder, Corr2Cause). Results are what the same CLI "
             'command prints with --json. Errors are {"error": {"code", "message", '
             '"hint"}}.'
         ),
@@ -555,6 +558,15 @@ def create_app(
             method=request.method,
             k=request.k,
         )
+
+    # -- causal models stated in words
+    @route("post", "/stated", *MODEL_CALL, tag="stated", response_model=StatedAnswer)
+    async def stated(request: StatedRequest) -> dict:
+        """A question about a causal model stated in words (a graph with probabilities or
+        mechanisms, or a closed system's stated (in)dependences), or a claim to check: the
+        CLI's `ask --story … --json` — the answer (null when refused, with the reason), the
+        value and estimand it came from, the model read from the story, the derivation."""
+        return await svc.answer_stated(request.story, request.question, use_llm=request.use_llm)
 
     app.include_router(public)
     app.include_router(v1)

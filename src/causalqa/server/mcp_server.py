@@ -19,6 +19,9 @@ from causalqa.server.schemas import (
     PairMethod,
     Ranker,
     Retriever,
+    StatedQuestion,
+    StatedStory,
+    StatedUseLLM,
 )
 from causalqa.server.service import Service
 from causalqa.server.store import MODEL_ID
@@ -29,7 +32,9 @@ INSTRUCTIONS = (
     "ask answers a question about one of them with the plan (tool calls) it ran; "
     "discover_pair asks whether two named things are causally related, grounded in a "
     "knowledge graph; deduce judges whether a statement is a probable cause of the "
-    "accident described in a report."
+    "accident described in a report; answer_stated_question answers a yes/no question (or "
+    "checks a claim) about a causal model stated in words, exactly from the stated graph, "
+    "numbers or (in)dependences, or refuses."
 )
 
 ModelArg = Annotated[
@@ -123,6 +128,20 @@ def build_mcp(service: Service, *, name: str = "causalqa") -> Any:
             return await service.deduce(
                 context, statement, method=method, fmt=format, retriever=retriever
             )
+        except CausalQAError as e:
+            raise failed(e) from None
+
+    @server.tool()
+    async def answer_stated_question(
+        story: StatedStory,
+        question: StatedQuestion,
+        use_llm: StatedUseLLM = False,
+    ) -> dict[str, Any]:
+        """Answer a yes/no question (or check a claim) about a causal model stated in
+        words: the answer (null when refused, with the reason), the value and estimand it
+        was decided from, the model read from the story and the derivation, step by step."""
+        try:
+            return await service.answer_stated(story, question, use_llm=use_llm)
         except CausalQAError as e:
             raise failed(e) from None
 

@@ -19,6 +19,7 @@ from causalqa.discovery.pair import METHODS as PAIR_METHODS
 from causalqa.discovery.rankers import RANKERS
 from causalqa.qa.assistant import MAX_QUESTION_CHARS, Answer, Mode
 from causalqa.server.store import MODEL_ID, ModelInfo
+from causalqa.stated.solve import MAX_QUESTION_CHARS as MAX_STATED_QUESTION_CHARS
 
 Ranker = Literal[RANKERS]  # type: ignore[valid-type]
 PairDecision = Literal[PAIR_DECISIONS]  # type: ignore[valid-type]
@@ -255,3 +256,61 @@ class DeduceRequest(_Request):
     format: Format | None = None
     method: DeduceMethod | None = None
     k: Annotated[int, Field(ge=1, le=20)] | None = None
+
+
+# -- causal models stated in words ------------------------------------------------------------
+StatedStory = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=200_000,
+        description="A causal model in words: a graph with probabilities or mechanisms, or a "
+        "closed system's stated correlations and independences.",
+    ),
+]
+StatedQuestion = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_STATED_QUESTION_CHARS,
+        description="A yes/no question about it, or a claim to check (yes when it follows).",
+    ),
+]
+
+StatedUseLLM = Annotated[
+    bool,
+    Field(
+        description="Let the server's LLM settle a story whose words leave two readings tied "
+        "(as the CLI's --llm); by default such a story is refused, saying so."
+    ),
+]
+
+
+class StatedRequest(_Request):
+    """A causal model stated in words and a question about it (or a claim to check)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "story": "Smoking has a direct effect on tar deposit. Tar deposit has a "
+                    "direct effect on lung cancer. For nonsmokers, the probability of tar "
+                    "deposit is 10%. For smokers, the probability of tar deposit is 70%. For "
+                    "people without tar deposit, the probability of lung cancer is 20%. For "
+                    "people with tar deposit, the probability of lung cancer is 50%.",
+                    "question": "Will smoking increase the chance of lung cancer?",
+                },
+                {
+                    "story": "Suppose there is a closed system of 3 variables, A, B and C. All "
+                    "the statistical relations among these 3 variables are as follows: A "
+                    "correlates with C. B correlates with C. However, A is independent of B.",
+                    "question": "A directly causes C.",
+                },
+            ]
+        },
+    )
+
+    story: StatedStory
+    question: StatedQuestion
+    use_llm: StatedUseLLM = False

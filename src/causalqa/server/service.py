@@ -2,11 +2,12 @@
 worker, with one method per thing a client can ask. The HTTP API (`app`) and the MCP
 server (`mcp`) are thin layers over it, so both answer alike.
 
-Discovery and deduction go through the same library functions as the CLI
+Discovery, deduction and stories go through the same library functions as the CLI
 (`discovery.pair.discover_pairs`, `discovery.graph.find_graph`,
-`deduction.deduce.deduce_items`), so results go out exactly as the CLI's ``--json``
-prints them — `Answer.model_dump()`, `EvidenceVerdict.to_dict()` or
-`PairVerdict.to_dict()`, `GraphFinding.to_dict()`, `Deduction.model_dump()` — and options
+`deduction.deduce.deduce_items`, `stated.route.ask_story`), so results go out exactly as
+the CLI's ``--json`` prints them — `Answer.model_dump()`, `EvidenceVerdict.to_dict()` or
+`PairVerdict.to_dict()`, `GraphFinding.to_dict()`, `Deduction.model_dump()`,
+`StatedAnswer.model_dump()` — and options
 a client leaves out are left to those functions' defaults. A client never names a file:
 texts come in the request, files as uploads, and the knowledge graphs are the operator's
 (`ServerSettings.kg`, `deduction_kg`).
@@ -15,13 +16,14 @@ texts come in the request, files as uploads, and the knowledge graphs are the op
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import time
 import warnings
 from pathlib import Path
 from typing import Any
 
-from causalqa import __version__
+from causalqa import __version__, jsonl
 from causalqa.errors import (
     CausalQAError,
     DeductionError,
@@ -34,7 +36,7 @@ from causalqa.server.problems import error_body
 from causalqa.server.sessions import Job, JobStore, SessionStore
 from causalqa.server.settings import ServerSettings
 from causalqa.server.store import ModelStore, describe, effects_suffix, graph_suffix, relabel
-from causalqa.server.worker import ModelWorker
+from causalqa.server.worker import ModelWorker, QueuedLLM
 
 MAX_TURNS = 50
 """Turns a session's record keeps (the assistant itself looks back two)."""
@@ -444,6 +446,23 @@ class Service:
             return result.model_dump()
 
         return await self.worker.run(work)
+
+    # -- causal models stated in words ---------------------------------------------------
+    async def answer_stated(
+        self, story: str, question: str, *, use_llm: bool = False
+    ) -> dict[str, Any]:
+        """A question (or a claim to check) about a causal model stated in words:
+        `ask_story`, as the CLI's ``ask --story … --json`` prints it (`StatedAnswer`). The
+        story is read by rules in the thread pool, not on the model worker, so it never
+        waits for the model. With `use_llm` (the CLI's ``--llm``) a story whose words leave
+        two readings tied asks the model, and that call waits its turn on the worker;
+        without it such a story is refused, as in the CLI."""
+        from causalqa.stated.route import ask_story
+
+        llm = QueuedLLM(self.worker) if use_llm else None
+        answer = await asyncio.to_thread(ask_story, story, question, llm=llm)
+        # Through the CLI's own JSON (a NaN is null there), so both print the same object.
+        return json.loads(jsonl.dumps(answer.model_dump(), strict=True))
 
 
 def _label(filename: str | None) -> str:

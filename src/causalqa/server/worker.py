@@ -150,6 +150,23 @@ class ModelWorker:
         return await asyncio.wrap_future(self.submit(job))
 
 
+class QueuedLLM:
+    """The worker's model for code that runs on another thread (a story read in the
+    thread pool): each method call is a job that waits its turn on `worker`, so the model
+    is still called one job at a time, and code that never calls it never waits for it.
+    A call raises what `submit` raises (`NotReadyError`, `QueueFullError`) or the model."""
+
+    def __init__(self, worker: ModelWorker) -> None:
+        self._worker = worker
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            job = self._worker.submit(lambda llm: getattr(llm, name)(*args, **kwargs))
+            return job.result()
+
+        return call
+
+
 def _trim_diagnostics(llm: Any) -> None:
     """The local backend appends one word per call to `prefix_state_events` (diagnostics
     for its tests); in a long-running server that list would only grow."""

@@ -4,7 +4,7 @@
   "use strict";
 
   var state = { token: sessionStorage.getItem("causalqa-token") || "", model: "", detail: null,
-                session: null, cy: null, showing: "model", ready: false };
+                session: null, cy: null, showing: "model", ready: false, story: null };
   window.causalqa = state; // for the browser tests and the curious
 
   function $(id) { return document.getElementById(id); }
@@ -85,7 +85,8 @@
         o.setAttribute("aria-selected", String(o === b));
         $("tab-" + o.dataset.tab).hidden = o !== b;
       });
-      if (b.dataset.tab !== "discover" && state.showing !== "model") showModelGraph();
+      if (b.dataset.tab === "story") { if (state.story) drawStory(state.story); }
+      else if (b.dataset.tab !== "discover" && state.showing !== "model") showModelGraph();
     });
   });
 
@@ -99,6 +100,7 @@
     { selector: "node.treatment", style: { "border-color": "#2563eb", "border-width": 2 } },
     { selector: "node.outcome", style: { "border-color": "#15803d", "border-width": 3 } },
     { selector: "node.endpoint", style: { "background-color": "#e4ecfb", "border-color": "#2563eb", "border-width": 2 } },
+    { selector: "node.unobserved", style: { "border-style": "dashed", "background-color": "#fff" } },
     { selector: "edge", style: {
       "width": 2, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1",
       "target-arrow-shape": "triangle", "curve-style": "bezier", "arrow-scale": 1.1 } },
@@ -582,6 +584,143 @@
       var extra = Object.keys(d).filter(function (k) { return SHOWN.indexOf(k) < 0; });
       if (extra.length) box.appendChild(kv(extra.map(function (k) { return [k, d[k]]; })));
     }, function (e) { note(box, describeError(e), true); })
+      .then(function () { busy(ev.target, false); });
+  });
+
+  // -- story --------------------------------------------------------------------------------
+  var STORY_EXAMPLES = {
+    numbers: {
+      story: "Gender has a direct effect on smoking and lung cancer. Smoking has a direct effect on " +
+        "lung cancer. The overall probability of male gender is 40%. For those who are not male and are " +
+        "nonsmokers, the probability of lung cancer is 10%. For those who are not male and are smokers, " +
+        "the probability of lung cancer is 30%. For those who are male and are nonsmokers, the " +
+        "probability of lung cancer is 20%. For those who are male and are smokers, the probability of " +
+        "lung cancer is 60%.",
+      question: "Will smoking increase the chance of lung cancer?"
+    },
+    independences: {
+      story: "Suppose there is a closed system of 4 variables, A, B, C and D. All the statistical " +
+        "relations among these 4 variables are as follows: A correlates with C. A correlates with D. " +
+        "B correlates with C. B correlates with D. C correlates with D. However, A is independent of B. " +
+        "A and D are independent given C. A and D are independent given B and C. B and D are " +
+        "independent given C. B and D are independent given A and C.",
+      question: "Does C directly cause D?"
+    }
+  };
+  Array.prototype.forEach.call(document.querySelectorAll(".story-example"), function (b) {
+    b.addEventListener("click", function () {
+      var ex = STORY_EXAMPLES[b.dataset.example];
+      $("story-text").value = ex.story;
+      $("story-question").value = ex.question;
+    });
+  });
+
+  // The graph an answer's model states (a graph story) or the class its independences fix
+  // (a CPDAG: directed edges hold in every DAG of the class, undirected ones go either way).
+  function storyGraph(a) {
+    var m = a.model || {}, q = a.query || {};
+    var names = (m.variables || []).map(function (v) { return typeof v === "string" ? v : v.name; });
+    var known = new Set(names);
+    var hidden = new Set((m.variables || []).filter(function (v) { return v && v.observed === false; })
+      .map(function (v) { return v.name; }));
+    function keep(edges) { return (edges || []).filter(function (e) { return known.has(e[0]) && known.has(e[1]); }); }
+    return { names: names, hidden: hidden, cpdag: !!m.cpdag,
+             directed: keep(m.cpdag ? m.cpdag.directed : m.edges),
+             undirected: keep(m.cpdag ? m.cpdag.undirected : []),
+             from: q.treatment || q.a, to: q.outcome || q.b };
+  }
+
+  function drawStory(a) {
+    state.showing = "story";
+    state.story = a;
+    $("graph-back").hidden = !state.detail;
+    var g = storyGraph(a);
+    $("graph-title").textContent = g.cpdag ? "Equivalence class of the stated independences"
+                                           : "Graph stated in the story";
+    var elements = g.names.map(function (n) {
+      var cls = [n === g.from ? "treatment" : "", n === g.to ? "outcome" : "",
+                 g.hidden.has(n) ? "unobserved" : ""].join(" ").trim();
+      return { group: "nodes", data: { id: n, label: n + (g.hidden.has(n) ? " (unobserved)" : "") }, classes: cls };
+    });
+    var xy = layered(g.names, g.directed.concat(g.undirected));
+    var placed = g.names.every(function (n) { return xy[n] && isFinite(xy[n].x) && isFinite(xy[n].y); });
+    g.directed.forEach(function (e, i) {
+      var long = placed && Math.abs(xy[e[1]].rank - xy[e[0]].rank) > 1;
+      elements.push({ group: "edges", data: { id: "sd" + i, source: e[0], target: e[1] }, classes: long ? "long" : "" });
+    });
+    g.undirected.forEach(function (e, i) {
+      elements.push({ group: "edges", data: { id: "su" + i, source: e[0], target: e[1] }, classes: "undirected" });
+    });
+    draw(elements, placed ? { name: "preset", positions: function (n) { return xy[n.id()]; }, padding: 28 }
+                          : { name: "circle", padding: 28 });
+    var parts = [g.names.length + " variables, " + (g.directed.length + g.undirected.length) + " edges" +
+                 (g.cpdag ? " (directed: the same in every graph with these independences; undirected: " +
+                            "either way)." : " as the story states them.")];
+    if (g.from && g.to) parts.push(" Blue border: " + g.from + "; green: " + g.to + ".");
+    if (g.hidden.size) parts.push(" Dashed: unobserved.");
+    setLegend(parts);
+  }
+
+  function rounded(v) { return String(+Number(v).toFixed(4)); }
+  function assignment(given) {
+    return Object.keys(given || {}).map(function (k) { return k + "=" + given[k]; }).join(", ");
+  }
+
+  // Every number (or statement) the story was read into, with the sentence it came from.
+  function storyNumbers(m) {
+    var rows = [];
+    (m.probabilities || []).forEach(function (p) { rows.push([p.formal, rounded(p.value), p.sentence]); });
+    (m.correlations || []).forEach(function (c) {
+      var g = assignment(c.given);
+      rows.push(["corr(" + c.a + ", " + c.b + (g ? " | " + g : "") + ")", rounded(c.value), c.sentence]);
+    });
+    (m.mechanisms || []).forEach(function (x) {
+      var inputs = (x.inputs || []).map(function (i) { return i[0] + "=" + i[1]; }).join(" " + x.op + " ");
+      rows.push([x.effect + "=" + x.effect_value + " iff " + inputs, "mechanism", x.sentence]);
+    });
+    (m.observations || []).forEach(function (o) { rows.push([o.variable + "=" + o.value, "observed", o.sentence]); });
+    (m.statements || []).forEach(function (s) {
+      rows.push([s.x + (s.independent ? " ⫫ " : " ~ ") + s.y + (s.given.length ? " | " + s.given.join(", ") : ""),
+                 s.independent ? "independent" : "dependent", s.sentence]);
+    });
+    return rows;
+  }
+
+  function showStory(box, a) {
+    clear(box);
+    var refused = a.answer === null || a.answer === undefined;
+    box.appendChild(el("div", { class: "verdict " + (refused ? "refused" : a.answer), id: "story-answer",
+                                text: refused ? "No answer" : a.answer }));
+    if (refused) box.appendChild(el("p", { class: "reason", text: a.reason || "" }));
+    box.appendChild(kv([["Value", a.value === null || a.value === undefined ? null : rounded(a.value)],
+                        ["Estimand", a.estimand], ["Question read as", a.query && a.query.kind || a.query && a.query.relation],
+                        ["Route", (a.route || []).join(" · ")], ["Seconds", a.seconds === null ? null : rounded(a.seconds)]]));
+    if ((a.derivation || []).length) {
+      box.appendChild(el("div", { text: "Derivation:" }));
+      box.appendChild(el("ol", { class: "derivation" }, a.derivation.map(function (d) { return el("li", { text: d }); })));
+    }
+    var rows = storyNumbers(a.model || {});
+    if (rows.length) {
+      var t = el("table", { class: "numbers" }, [el("tr", {}, [el("th", { text: "read as" }),
+        el("th", { text: "value" }), el("th", { text: "from the sentence" })])]);
+      rows.forEach(function (r) {
+        t.appendChild(el("tr", {}, [el("td", { text: r[0] }), el("td", { text: r[1] }), el("td", { text: r[2] })]));
+      });
+      box.appendChild(el("div", { text: (a.model.statements ? "Statements" : "Numbers") + " read from the story:" }));
+      box.appendChild(t);
+    }
+    if ((a.model && a.model.variables || []).length) drawStory(a);
+  }
+
+  $("story-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var body = { story: $("story-text").value, question: $("story-question").value.trim() };
+    if ($("story-llm").checked) body.use_llm = true;
+    busy(ev.target, true);
+    var box = $("story-result");
+    note(box, "reading the story…");
+    api("POST", "/v1/stated", body).then(function (a) { showStory(box, a); },
+                                         function (e) { note(box, describeError(e), true); })
       .then(function () { busy(ev.target, false); });
   });
 
