@@ -384,6 +384,14 @@ def bench_stated_command(
             help="A backend to settle tied readings of a story (default: none, rules only).",
         ),
     ] = None,
+    precision: Annotated[
+        str,
+        typer.Option(
+            "--precision",
+            help="as-stated (the stated numbers are exact; a close call is answered with a "
+            "note) or interval (each number is its rounding interval; a close call is refused).",
+        ),
+    ] = "as-stated",
     json_: JSONOption = False,
 ) -> None:
     """Causal models stated in words: the CLadder generator outputs (accuracy per query
@@ -405,6 +413,7 @@ def bench_stated_command(
             seed=seed,
             llm=model_llm,
             cold=2 if quick else 5,
+            precision=precision,
         )
     err.print(f"[dim]wrote {out_dir / 'stated-latest.md'}[/dim]")
     with err.status("Corr2Cause-style generator…"):
@@ -413,6 +422,7 @@ def bench_stated_command(
     summary = {
         "quick": quick,
         "llm": spec,
+        "precision": precision,
         "cladder": {
             key: stated.get(key)
             for key in (
