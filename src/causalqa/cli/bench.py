@@ -467,7 +467,10 @@ def _stated_rewordings() -> list[Path]:
     except DataFileError:
         err.print("[yellow]note:[/] no bench/data folder here; the reworded stories are left out")
         return []
-    return sorted(folder.glob("dev-*.jsonl"))
+    # the independent writer's development part; its check part is held out (see
+    # bench/data/stated/independent/README.md) and not run by default
+    independent = folder / "independent" / "cladder-dev.jsonl"
+    return sorted(folder.glob("dev-*.jsonl")) + ([independent] if independent.is_file() else [])
 
 
 def _print_stated_summary(summary: dict[str, Any]) -> None:
