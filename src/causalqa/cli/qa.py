@@ -201,7 +201,7 @@ def ask_command(
     json_: JSONOption = False,
 ) -> None:
     """Answer QUESTION about a causal model (graph + effects table) or one stated in words."""
-    graph_only = {"--effects": effects, "--outcome": outcome}
+    graph_only = {"--effects": effects, "--outcome": outcome, "--explain": explain or None}
     if ask_stated(question, graph, story, batch, llm, json_, **graph_only):
         return
     assistant = _assistant(
