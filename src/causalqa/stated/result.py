@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer
 
 
 class StatedAnswer(BaseModel):
@@ -34,6 +34,11 @@ class StatedAnswer(BaseModel):
     route: list[str] = Field(default_factory=list)
     note: str | None = None
     seconds: float | None = None
+
+    @field_serializer("value")
+    def _without_float_noise(self, value: float | None) -> float | None:
+        # 0.6 * 0.3 is 0.17999999999999994 in binary: twelve digits say every stated number
+        return None if value is None else round(value, 12)
 
     @property
     def refused(self) -> bool:
