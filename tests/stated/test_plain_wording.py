@@ -60,7 +60,19 @@ VACCINE = (
     "Among vaccinated children, 2 in 100 get the infection; among unvaccinated children, 20 in 100."
 )
 
+# no spaces around "=" and "|", and the negation signs ¬ and ~
+SADNESS = "Rain affects sadness. P(rain)=0.3. P(sadness|rain)=0.7. P(sadness|¬rain)=0.2. "
+
 CASES = [
+    # 0.7 - 0.2 = 0.50
+    ("sadness", SADNESS, "Does rain make sadness more likely?", "yes", 0.50),
+    (
+        "sadness-tilde",
+        SADNESS.replace("¬", "~"),
+        "Does rain raise the risk of sadness?",
+        "yes",
+        0.50,
+    ),
     # 0.30 - 0.10 = 0.20 (smoking has no parent: the effect is the conditional difference)
     ("smoking-increase", SMOKING, "Will smoking increase the chance of cancer?", "yes", 0.20),
     ("smoking-more-likely", SMOKING, "Does smoking make cancer more likely?", "yes", 0.20),
@@ -110,7 +122,13 @@ CASES = [
     ),
     # 0.3 - 0.6 = -0.30
     ("fertilizer", FERTILIZER, "Does fertilizer make a good harvest more likely?", "no", -0.30),
-    ("fertilizer-lower", FERTILIZER, "Does fertilizer lower the chance of a good harvest?", "yes", -0.30),
+    (
+        "fertilizer-lower",
+        FERTILIZER,
+        "Does fertilizer lower the chance of a good harvest?",
+        "yes",
+        -0.30,
+    ),
     # 0.02 - 0.20 = -0.18
     ("vaccine", VACCINE, "Does vaccination lower the risk of infection?", "yes", -0.18),
     ("vaccine-more", VACCINE, "Does vaccination make infection more likely?", "no", -0.18),
