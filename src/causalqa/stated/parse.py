@@ -230,7 +230,7 @@ def read_values_sentence(sentence: str) -> RawValues | None:
 # "P(late | heavy traffic) = 0.6", "P(not rain) = 0.7": the formal notation as the
 # sentence the rules read ("The probability of late given heavy traffic is 0.6")
 _FORMAL = re.compile(
-    r"\b(?:P|Pr|Prob)\s*\(\s*(?P<e>[^|()=]+?)\s*(?:\|\s*(?P<g>[^()=]+?)\s*)?\)\s*(?:=|is\b|equals\b)",
+    r"\b(?:P|Pr|Prob)\s*\(\s*(?P<e>[^|()=]+?)\s*(?:\|\s*(?P<g>[^()=]+?)\s*)?\)\s*(?:=|is\b|equals\b)\s*",
 )
 
 
