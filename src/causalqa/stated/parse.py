@@ -227,11 +227,34 @@ def read_values_sentence(sentence: str) -> RawValues | None:
     return None
 
 
+# "P(late | heavy traffic) = 0.6", "P(not rain) = 0.7": the formal notation as the
+# sentence the rules read ("The probability of late given heavy traffic is 0.6")
+_FORMAL = re.compile(
+    r"\b(?:P|Pr|Prob)\s*\(\s*(?P<e>[^|()=]+?)\s*(?:\|\s*(?P<g>[^()=]+?)\s*)?\)\s*(?:=|is\b|equals\b)\s*",
+)
+
+
+def _negation_sign(phrase: str) -> str:
+    """'¬rain', '~rain', '!rain' -> 'not rain'; a comma list becomes 'A and B'."""
+    parts = [re.sub(r"^\s*(?:¬|~|!)\s*", "not ", p).strip() for p in phrase.split(",")]
+    return " and ".join(p for p in parts if p)
+
+
+def rewrite_formal(text: str) -> str:
+    def sentence(m: re.Match) -> str:
+        event = _negation_sign(m.group("e"))
+        if m.group("g"):
+            return f"The probability of {event} given {_negation_sign(m.group('g'))} is "
+        return f"The overall probability of {event} is "
+
+    return _FORMAL.sub(sentence, text)
+
+
 def preprocess_lines(text: str) -> str:
     """Lists and tables into sentences: a header 'Chance of E, by group:' (or 'E rates:',
     'Probability of E:') over lines '- C: N' gives 'The chance of E is N for C.'; other
     bullet lines ('- A directly affects B') become sentences; '(A, B);' edge lines stay."""
-    lines = text.replace("\r", "").split("\n")
+    lines = rewrite_formal(text).replace("\r", "").split("\n")
     out: list[str] = []
     event: str | None = None
     for line in lines:
@@ -309,10 +332,13 @@ def _split_pair(ab: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def read_number_sentence(sentence: str) -> tuple[list[object], str | None]:
+def read_number_sentence(
+    sentence: str, previous: RawProbability | None = None
+) -> tuple[list[object], str | None]:
     """Raw statements of one sentence holding numbers, or ([], why) when its form is
     not one the rules know. A sentence may hold several statements ('... is 26%, and
-    ... is 40%')."""
+    ... is 40%'). `previous`, the statement read just before, completes an elliptical
+    clause ('otherwise 0.2', 'without it, 10 in 100')."""
     text, numbers = with_placeholder(sentence.strip())
     text = text.strip().rstrip(".!;")
     clauses = [text]
@@ -336,7 +362,12 @@ def read_number_sentence(sentence: str) -> tuple[list[object], str | None]:
         clause = re.sub(
             r"^(?:and|also|moreover|however|meanwhile|finally),?\s+", "", clause, flags=re.I
         )
-        got = _read_clause(clause, number, sentence)
+        last = next((o for o in reversed(out) if isinstance(o, RawProbability)), previous)
+        got = _read_elliptical(clause, number, sentence, last)
+        if got is None and _ELSE.fullmatch(clause.strip().rstrip(".;")):
+            return [], "its 'otherwise' follows no conditional statement to complete"
+        if got is None:
+            got = _read_clause(clause, number, sentence)
         if got is None:
             return [], "its wording is not a form the rules know"
         out.append(got)
@@ -362,6 +393,102 @@ _OVERALL = re.compile(
 )
 
 
+_ELSE = re.compile(
+    rf"(?:otherwise|else|if\s+not|when\s+not|and\s+otherwise)\s*,?\s*(?:it\s+is\s+|the\s+(?:probability|chance)\s+is\s+|with\s+(?:a\s+)?(?:probability|chance)\s+(?:of\s+)?)?{N}(?:\s+of\s+(?:the\s+)?(?:time|cases))?",
+    re.I,
+)
+_ELLIPTICAL_COND = re.compile(
+    rf"(?P<m>{_COND_MARKERS}|with|without)\s+(?P<c>[^,]+?)\s*,\s*(?:it\s+is\s+|the\s+(?:probability|chance)\s+is\s+)?{N}(?:\s+of\s+(?:the\s+)?(?:time|cases))?",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:it|them|this|that|so)\b", re.I)
+
+
+def _read_elliptical(
+    clause: str, number: StatedNumber, sentence: str, previous: RawProbability | None
+) -> RawProbability | None:
+    """'If it rains, traffic is heavy with probability 0.8, otherwise 0.2': 'otherwise
+    0.2' states the same event under the other value of the condition; 'With heavy
+    traffic, 60 in 100 are late; without it, 10 in 100' the same event under the new
+    condition, where 'it' stands for the one before."""
+    c = clause.strip().rstrip(".;")
+    if previous is None or not previous.given or "," in previous.given:
+        return None
+    if _ELSE.fullmatch(c):
+        return RawProbability(previous.event, f"not {previous.given}", number, sentence)
+    m = _ELLIPTICAL_COND.fullmatch(c)
+    if not m:
+        return None
+    cond = _PRONOUN.sub(previous.given, m.group("c"))
+    marker = m.group("m").lower()
+    if marker == "without":
+        cond = f"without {cond}"
+    elif marker == "with":
+        cond = f"with {cond}"
+    return RawProbability(previous.event, cond, number, sentence)
+
+
+# Quantity first: "40% of people smoke", "3 in 10 drivers speed", "30% of smokers get
+# cancer", "Among smokers, 30 in 100 get cancer". A population named by a general noun is
+# everyone; any other population before the verb is a condition.
+_POPULATION = (
+    r"(?:people|persons|individuals|adults|children|kids|men|women|students|patients|"
+    r"drivers|workers|employees|customers|users|households|families|cases|days|times|"
+    r"subjects|participants|respondents|residents|citizens|voters|members|units|those|them|"
+    r"the\s+population|the\s+time|all|everyone|everybody|each)"
+)
+_LEAD_VERB = (
+    r"(?:are|is|were|was|have|has|had|get|gets|got|develop|develops|developed|do|does|did|"
+    r"don't|doesn't|will|would|can|become|becomes|became|end\s+up|go|goes|went)"
+)
+_QUANTITY_FIRST = re.compile(
+    rf"(?:(?P<m>{_COND_MARKERS}|with|without|of)\s+(?P<g>[^,]+?)\s*,\s*)?{N}\s+(?:of\s+)?(?:all\s+)?(?:the\s+)?(?P<rest>.+)",
+    re.I,
+)
+_NOT_QUANTITY_FIRST = re.compile(
+    rf"(?:{_COND_MARKERS}|chance|chances|probability|likelihood|odds|and|or)\b", re.I
+)
+
+
+def _read_quantity_first(c: str, number: StatedNumber, sentence: str) -> RawProbability | None:
+    m = _QUANTITY_FIRST.fullmatch(c)
+    if not m or _NOT_QUANTITY_FIRST.match(m.group("rest")) or PLACEHOLDER in m.group("rest"):
+        return None
+    rest = m.group("rest").strip()
+    given = []
+    if m.group("g"):
+        marker = m.group("m").lower()
+        given.append(f"{marker} {m.group('g')}" if marker in ("with", "without") else m.group("g"))
+    pop = re.match(rf"{_POPULATION}\b\s*", rest, flags=re.I)
+    if pop:
+        rest = rest[pop.end() :]
+        relative = re.match(r"(?:who|that|which)\s+(?P<r>.+)", rest, flags=re.I)
+        if relative:
+            # "people who smoke get cancer": the relative clause is a condition
+            body = relative.group("r")
+            verb = re.search(rf"\s{_LEAD_VERB}\b", body, flags=re.I)
+            if not verb:
+                return None
+            given.append(body[: verb.start()])
+            rest = body[verb.start() :]
+    elif not given:
+        verb = re.search(rf"\s{_LEAD_VERB}\b", rest, flags=re.I)
+        if verb:
+            given.append(rest[: verb.start()])
+            rest = rest[verb.start() :]
+    event = re.sub(
+        r"^\s*(?:are|is|were|was|get|gets|got|have|has|had|become|becomes|became|"
+        r"develop|develops|developed|end\s+up)\s+(?=\S)",
+        "",
+        rest,
+        flags=re.I,
+    ).strip(" ,")
+    if not event:
+        return None
+    given_text = ", ".join(g.strip(" ,") for g in given if g.strip(" ,"))
+    return RawProbability(event, given_text, number, sentence, overall=not given_text)
+
+
 def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | None:
     """One stated number: which event it is the probability of, under which conditions.
     The clause is cut at its marker words ('given', 'for', 'among', 'if', 'the chance
@@ -376,6 +503,9 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
                 return RawCorrelation(pair[0], pair[1], m.group("given") or "", number, sentence)
     if re.search(r"correlat", c, flags=re.I):
         return None
+    first = _read_quantity_first(c, number, sentence)
+    if first is not None:
+        return first
     overall = False
     while True:
         c2 = _OVERALL.sub("", c, count=1).strip()
@@ -766,7 +896,8 @@ def read_raw_story(story: str) -> RawStory:
         _, numbers = with_placeholder(s)
         if numbers:
             in_mechanisms = False
-            stmts, why = read_number_sentence(s)
+            previous = raw.probabilities[-1] if raw.probabilities else None
+            stmts, why = read_number_sentence(s, previous)
             if why:
                 raw.unread.append((s, why))
             for st in stmts:

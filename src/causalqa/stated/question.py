@@ -362,6 +362,23 @@ _MORE_FORMS: list[tuple[str, str, str]] = [
 ]
 
 
+# Everyday questions: "Does X make Y more likely?" asks what X does to Y (an effect), and
+# "Is Y more likely among X than among X'?" compares groups (a correlation); "observing X"
+# stays a correlation (read by the forms above).
+_MORE_FORMS += [
+    (
+        "ate",
+        rf"(?:does|do|will|would|can)\s+(?!observing\b|seeing\b)(?P<x>.+?)\s+(?:tend\s+to\s+)?make\s+(?P<y>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+(?:likely|probable)",
+        "same",
+    ),
+    (
+        "correlation",
+        rf"is\s+(?P<y>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+(?:common|frequent|likely|probable)\s+(?:among|for|in|when|if|with)\s+(?P<x>.+?)\s+than\s+(?:among|for|in|when|if|with(?!out\b))\s+(?P<x0>.+)",
+        "same",
+    ),
+]
+
+
 def _clean_slot(text: str) -> str:
     t = text.strip().strip(",.;:")
     t = re.sub(

@@ -1,0 +1,168 @@
+"""A new user's plain wording: quantity-first statements ("40% of people smoke", "3 in 10
+drivers speed"), the formal notation ("P(rain) = 0.3", "P(late | traffic) = 0.6"),
+"if X, Y with probability p, otherwise q", an elliptical second clause ("...; without it,
+10 in 100"), and everyday yes/no questions ("Does X make Y more likely?", "Does X raise
+the risk of Y?", "Is Y more likely among X than among not-X?").
+
+Every expected value is derived by hand in the comment above its case."""
+
+# Stories and questions read best one sentence to a line.
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import pytest
+
+from causalqa.stated.answer import answer_story
+
+SMOKING = (
+    "Smoking has a direct effect on tar and on cancer; tar has a direct effect on cancer. "
+    "40% of people smoke. Among smokers the probability of cancer is 30%. "
+    "Among non-smokers the probability of cancer is 10%."
+)
+RAIN = (
+    "Rain influences traffic. Traffic influences lateness. P(rain)=0.3. "
+    "If it rains, traffic is heavy with probability 0.8, otherwise 0.2. "
+    "With heavy traffic, 60 in 100 people are late; without it, 10 in 100."
+)
+# rain -> traffic -> late in formal notation
+RAIN_FORMAL = (
+    "Rain -> traffic. Traffic -> late. P(rain) = 0.3. P(traffic | rain) = 0.8. "
+    "P(traffic | no rain) = 0.2. P(late | traffic) = 0.6. P(late | no traffic) = 0.1."
+)
+# gene confounds smoking -> cancer
+GENE_FORMAL = (
+    "Gene -> smoking, gene -> cancer, smoking -> cancer. P(gene) = 0.5. "
+    "P(smoking | gene) = 0.8. P(smoking | no gene) = 0.2. "
+    "P(cancer | smoking, gene) = 0.7. P(cancer | smoking, no gene) = 0.4. "
+    "P(cancer | no smoking, gene) = 0.5. P(cancer | no smoking, no gene) = 0.3."
+)
+BURGLARY = (
+    "The alarm depends on burglary. The chance of burglary is 10%. "
+    "If there is a burglary, the alarm rings with probability 0.9, otherwise 0.05."
+)
+EXERCISE = (
+    "Exercise influences heart disease. 30% of people exercise. "
+    "Among people who exercise, 5% get heart disease. "
+    "Among people who do not exercise, 15% get heart disease."
+)
+SPEEDING = (
+    "Speeding causes crashes. 3 in 10 drivers speed. "
+    "For drivers who speed, the probability of a crash is 0.2. "
+    "For drivers who do not speed, the probability of a crash is 0.05."
+)
+FERTILIZER = (
+    "Fertilizer has a direct effect on harvest. P(fertilizer) = 0.5. "
+    "When fertilizer is used, a good harvest happens with probability 0.3, otherwise 0.6."
+)
+VACCINE = (
+    "Vaccination affects infection. 70% of children are vaccinated. "
+    "Among vaccinated children, 2 in 100 get the infection; among unvaccinated children, 20 in 100."
+)
+
+# no spaces around "=" and "|", and the negation signs ¬ and ~
+SADNESS = "Rain affects sadness. P(rain)=0.3. P(sadness|rain)=0.7. P(sadness|¬rain)=0.2. "
+
+CASES = [
+    # 0.7 - 0.2 = 0.50
+    ("sadness", SADNESS, "Does rain make sadness more likely?", "yes", 0.50),
+    (
+        "sadness-tilde",
+        SADNESS.replace("¬", "~"),
+        "Does rain raise the risk of sadness?",
+        "yes",
+        0.50,
+    ),
+    # 0.30 - 0.10 = 0.20 (smoking has no parent: the effect is the conditional difference)
+    ("smoking-increase", SMOKING, "Will smoking increase the chance of cancer?", "yes", 0.20),
+    ("smoking-more-likely", SMOKING, "Does smoking make cancer more likely?", "yes", 0.20),
+    ("smoking-raise-risk", SMOKING, "Does smoking raise the risk of cancer?", "yes", 0.20),
+    ("smoking-lower-risk", SMOKING, "Does smoking lower the risk of cancer?", "no", 0.20),
+    ("smoking-less-likely", SMOKING, "Does smoking make cancer less likely?", "no", 0.20),
+    (
+        "smoking-among",
+        SMOKING,
+        "Is cancer more likely among smokers than among non-smokers?",
+        "yes",
+        0.20,
+    ),
+    # (0.8 - 0.2) * (0.6 - 0.1) = 0.30 along the chain
+    ("rain-more-likely", RAIN, "Does rain make lateness more likely?", "yes", 0.30),
+    ("rain-raise", RAIN, "Does rain raise the probability of lateness?", "yes", 0.30),
+    ("rain-less-likely", RAIN, "Does rain make lateness less likely?", "no", 0.30),
+    ("rain-formal", RAIN_FORMAL, "Does rain raise the chance of late?", "yes", 0.30),
+    ("rain-formal-lower", RAIN_FORMAL, "Does rain lower the chance of late?", "no", 0.30),
+    # back-door over gene: 0.5 (0.7 - 0.5) + 0.5 (0.4 - 0.3) = 0.15
+    ("gene-ate", GENE_FORMAL, "Does smoking raise the chance of cancer?", "yes", 0.15),
+    ("gene-ate-make", GENE_FORMAL, "Does smoking make cancer more likely?", "yes", 0.15),
+    # P(gene | smoking) = 0.4 / 0.5 = 0.8, P(gene | no smoking) = 0.1 / 0.5 = 0.2;
+    # P(cancer | smoking) = 0.8 * 0.7 + 0.2 * 0.4 = 0.64,
+    # P(cancer | no smoking) = 0.2 * 0.5 + 0.8 * 0.3 = 0.34: difference 0.30
+    (
+        "gene-correlation",
+        GENE_FORMAL,
+        "Is cancer more likely among smoking than among no smoking?",
+        "yes",
+        0.30,
+    ),
+    # 0.9 - 0.05 = 0.85
+    ("burglary", BURGLARY, "Does burglary make the alarm more likely?", "yes", 0.85),
+    ("burglary-lower", BURGLARY, "Does burglary lower the chance of the alarm?", "no", 0.85),
+    # 0.05 - 0.15 = -0.10
+    ("exercise-lower", EXERCISE, "Does exercise lower the risk of heart disease?", "yes", -0.10),
+    ("exercise-more", EXERCISE, "Does exercise make heart disease more likely?", "no", -0.10),
+    # 0.2 - 0.05 = 0.15
+    ("speeding", SPEEDING, "Does speeding raise the risk of a crash?", "yes", 0.15),
+    (
+        "speeding-among",
+        SPEEDING,
+        "Is a crash less likely among drivers who speed than among drivers who do not speed?",
+        "no",
+        0.15,
+    ),
+    # 0.3 - 0.6 = -0.30
+    ("fertilizer", FERTILIZER, "Does fertilizer make a good harvest more likely?", "no", -0.30),
+    (
+        "fertilizer-lower",
+        FERTILIZER,
+        "Does fertilizer lower the chance of a good harvest?",
+        "yes",
+        -0.30,
+    ),
+    # 0.02 - 0.20 = -0.18
+    ("vaccine", VACCINE, "Does vaccination lower the risk of infection?", "yes", -0.18),
+    ("vaccine-more", VACCINE, "Does vaccination make infection more likely?", "no", -0.18),
+]
+
+
+@pytest.mark.parametrize(
+    ("story", "question", "expected", "value"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_plain_wording(story, question, expected, value):
+    got = answer_story(story, question)
+    assert got.answer == expected, got.reason
+    assert got.value == pytest.approx(value, abs=1e-9)
+
+
+def test_formal_notation_reads_each_number_once():
+    from causalqa.stated.answer import read_story
+
+    m = read_story(GENE_FORMAL)
+    assert len(m.probabilities) == 7
+    stated = {
+        (tuple(sorted(p.event.items())), tuple(sorted(p.given.items()))): p.value
+        for p in m.probabilities
+    }
+    assert stated[((("cancer", 1),), (("gene", 0), ("smoking", 1)))] == pytest.approx(0.4)
+    assert stated[((("smoking", 1),), (("gene", 0),))] == pytest.approx(0.2)
+
+
+def test_otherwise_without_a_previous_statement_is_refused():
+    got = answer_story(
+        "Rain influences traffic. Otherwise 0.2. P(rain) = 0.3.",
+        "Does rain make traffic more likely?",
+    )
+    assert got.answer is None
+    assert "Otherwise 0.2" in (got.reason or "")
