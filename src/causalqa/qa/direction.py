@@ -208,7 +208,7 @@ def cause_and_effect(question: str, grounding: Grounding) -> tuple[str, str] | N
     q = _norm(question)
     first, second = (a, b) if a.start < b.start else (b, a)
     between = q[first.end : second.start]
-    if _ARROW.fullmatch(between) or re.fullmatch(r"\s*(?:->|→|=>)\s*", between):
+    if _ARROW.fullmatch(between):
         return first.name, second.name
     votes = set()
     for x, w in ((a, b), (b, a)):
