@@ -131,11 +131,13 @@ def _ordinal_spans(q: str, grounding: Grounding) -> dict[tuple[int, int], dict[s
     return spans
 
 
-_SLOT = r"⟦(\d+)⟧"
+_SLOT_NUMBERS = re.compile(r"⟦(\d+)⟧")
+"""The slot numbers in a stretch of the question ("⟦2⟧ and ⟦3⟧")."""
 
 # -- numbers -----------------------------------------------------------------------------
 
 _NUM = NUMBER
+_WHOLE_NUMBER = re.compile(_NUM)
 _number = number_value
 
 
@@ -667,10 +669,10 @@ def _number_text(match: re.Match[str]) -> str:
             text
             and match.start(i) not in named
             or text
-            and re.fullmatch(_NUM, text)
+            and _WHOLE_NUMBER.fullmatch(text)
             and i not in _named_indexes(match)
         ):
-            if re.fullmatch(_NUM, text):
+            if _WHOLE_NUMBER.fullmatch(text):
                 return text
     raise AssertionError("a comparison pattern matched without a number")
 
@@ -850,7 +852,7 @@ def conditioned_on(text: str, slots: list[Slot]) -> list[str | None] | None:
     ⟦z⟧ d-separate …"), None when it states no conditioning set (shared with the check)."""
     m = _SEPARATES.search(text) or _GIVEN_FIRST.search(text)
     if m:
-        return [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", m.group(1))]
+        return [_slot(slots, i).variable for i in _SLOT_NUMBERS.findall(m.group(1))]
     given_at = _GIVEN.search(text)
     return _given_clause(text, slots, given_at) if given_at else None
 
@@ -865,14 +867,14 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
     m = _SEPARATES.search(text)
     if m and len(names) >= 3:
         # "does ⟦z⟧ d-separate ⟦a⟧ and ⟦b⟧?": the conditioning set is the subject
-        given = [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", m.group(1))]
+        given = [_slot(slots, i).variable for i in _SLOT_NUMBERS.findall(m.group(1))]
         pair = [_slot(slots, m.group(2)).variable, _slot(slots, m.group(3)).variable]
         if None not in given + pair and len(set(given + pair)) == len(given) + 2:
             return Frame("d_separated", variables=pair, given=given)
     first = _GIVEN_FIRST.search(text) if dsep else None
     if first:
         # "once ⟦z⟧ is held fixed, do ⟦a⟧ and ⟦b⟧ become independent?"
-        given = [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", first.group(1))]
+        given = [_slot(slots, i).variable for i in _SLOT_NUMBERS.findall(first.group(1))]
         pair = [n for n in names if n not in given]
         if None not in given and len(pair) == 2:
             dependent = _asks_dependence(text)
