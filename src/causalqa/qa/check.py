@@ -606,13 +606,7 @@ def _demand_rules(text: str, slots: list, plan: Plan) -> list[tuple[str, list[st
             # "for each partner take T's effect minus U's, then average it": the mean of a
             # difference is an average of per-subject values however it is said
             difference = (_args(plan).get("value") or {}).get("difference")
-            hits = [
-                m
-                for m in hits
-                if not difference
-                and not re.match(r"per\b", m.group(0))
-                and not re.search(r"\bof\s+$", text[: m.start()])
-            ]
+            hits = [m for m in hits if not difference and not re.match(r"per\b", m.group(0))]
         if hits:
             failed = not demand.satisfied(plan)
             rules.append(

@@ -157,7 +157,7 @@ def asked_direction(question: str, grounding: Grounding) -> Direction | None:
         return None
     q = _norm(question)
     text = q[: variables[0].start] + " X " + q[variables[0].end :]
-    text = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text))
+    text = _words(text)
     # "We're looking at X. Which variables point into it?": "it" after X is X.
     at = text.find(" X ")
     text = text[: at + 3] + re.sub(r"\bit\b(?!\s+(?:is|was)\b)", "X", text[at + 3 :])
@@ -193,6 +193,16 @@ _X_IS_CAUSE_OF_W = [
     r"(?:the\s+)?X\b",
 ]
 _X_CAUSES_W_RE = any_of(_EFFECTS_OF_X + _X_IS_CAUSE_OF_W)
+
+
+def _words(text: str) -> str:
+    """`text` with punctuation as spaces and runs of spaces folded: words and the X/W tags
+    only, as the vote patterns read them."""
+    return _SPACES.sub(" ", _PUNCTUATION.sub(" ", text))
+
+
+_PUNCTUATION = re.compile(r"[^\w\s]")
+_SPACES = re.compile(r"\s+")
 _ARROW = re.compile(r"\s*(?:->|→|=>|⟶|-->)\s*")
 
 
@@ -208,7 +218,7 @@ def cause_and_effect(question: str, grounding: Grounding) -> tuple[str, str] | N
     q = _norm(question)
     first, second = (a, b) if a.start < b.start else (b, a)
     between = q[first.end : second.start]
-    if _ARROW.fullmatch(between) or re.fullmatch(r"\s*(?:->|→|=>)\s*", between):
+    if _ARROW.fullmatch(between):
         return first.name, second.name
     votes = set()
     for x, w in ((a, b), (b, a)):
@@ -218,7 +228,7 @@ def cause_and_effect(question: str, grounding: Grounding) -> tuple[str, str] | N
             text += q[pos:s] + tag
             pos = e
         text += q[pos:]
-        text = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text))
+        text = _words(text)
         x_effect, x_cause = _votes(text, _X_CAUSES_W_RE)
         if x_cause and not x_effect:
             votes.add((x.name, w.name))

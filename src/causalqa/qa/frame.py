@@ -131,11 +131,13 @@ def _ordinal_spans(q: str, grounding: Grounding) -> dict[tuple[int, int], dict[s
     return spans
 
 
-_SLOT = r"⟦(\d+)⟧"
+_SLOT_NUMBERS = re.compile(r"⟦(\d+)⟧")
+"""The slot numbers in a stretch of the question ("⟦2⟧ and ⟦3⟧")."""
 
 # -- numbers -----------------------------------------------------------------------------
 
 _NUM = NUMBER
+_WHOLE_NUMBER = re.compile(_NUM)
 _number = number_value
 
 
@@ -256,79 +258,42 @@ _EACH = re.compile(
 # Comparisons between two treatments: "gain more from ⟦1⟧ than from ⟦2⟧".
 _MORE = alternation(MORE_WORDS)
 _LESS = alternation(LESS_WORDS)
+_MORE_OR_LESS = rf"(?:{_MORE}|(?P<less>{_LESS}))"
+"""A comparative of either direction; the `less` group says which (`_says_less`), so one
+rule reads "gains more from ⟦1⟧ than …" and "gains less from ⟦1⟧ than …"."""
 _BETWEEN = [
     (
         re.compile(
-            rf"\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:from|with|to|by|under|of)?\s*⟦(\d+)⟧(?:'s)?"
-            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
+            rf"\b{_MORE_OR_LESS}\s+(?:\w+\s+){{0,3}}?(?:from|with|to|by|under|of)?\s*⟦(?P<a>\d+)⟧(?:'s)?"
+            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(?P<b>\d+)⟧"
         ),
         ">",
     ),  # fmt: skip
     (
         re.compile(
-            rf"\b{_LESS}\s+(?:\w+\s+){{0,3}}?(?:from|with|to|by|under|of)?\s*⟦(\d+)⟧(?:'s)?"
-            rf"\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
-        ),
-        "<",
-    ),  # fmt: skip
-    (
-        re.compile(
-            rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beat(?:s|ing)?|outperform(?:s|ing)?|exceed(?:s|ing)?|tops|surpass\w*"
+            rf"⟦(?P<a>\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:beat(?:s|ing)?|outperform(?:s|ing)?|exceed(?:s|ing)?|tops|surpass\w*"
             rf"|(?:is|was|are)\s+{_MORE}\s+than|works?\s+better\s+than|does\s+better\s+than"
-            rf"|{_MORE}\s+than|>=?)\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from|for)\s+"
+            rf"|{_MORE}\s+than|>=?|(?P<less>(?:is|was|are)\s+{_LESS}\s+than|works?\s+worse\s+than"
+            rf"|{_LESS}\s+than|trails?|lags?\s+behind|<=?))\s+(?:(?:that|those|the\s+\w+)\s+(?:of|from|for)\s+"
             rf"|(?:their|its|the)\s+(?:\w+\s+){{0,2}}?(?:of|from|for|with)\s+|(?:their|its|the)\s+"
-            rf"|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(\d+)⟧"
+            rf"|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(?P<b>\d+)⟧"
         ),
         ">",
-    ),  # fmt: skip
-    (
-        re.compile(
-            rf"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){{0,3}}?(?:(?:is|was|are)\s+{_LESS}\s+than"
-            rf"|works?\s+worse\s+than|{_LESS}\s+than|trails?|lags?\s+behind|<=?)\s+"
-            rf"(?:(?:that|those|the\s+\w+)\s+(?:of|from)\s+|(?:their|its|the)\s+(?:\w+\s+){{0,2}}?(?:of|from|for|with)\s+"
-            rf"|(?:their|its|the)\s+|(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+)?⟦(\d+)⟧"
-        ),
-        "<",
     ),  # fmt: skip
     (re.compile(r"\b(?:prefer\w*|favou?r\w*)\s+⟦(\d+)⟧\s+(?:over|to)\s+⟦(\d+)⟧"), ">"),
-    # "effect(⟦1⟧) > effect(⟦2⟧)"
+    # "effect(⟦1⟧) > effect(⟦2⟧)", "effect(⟦1⟧) <= effect(⟦2⟧)"
     (
         re.compile(
-            r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*>=?\s*"
-            r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)"
+            r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(?P<a>\d+)⟧\s*\)\s*(?:>=?|(?P<less><=?))\s*"
+            r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(?P<b>\d+)⟧\s*\)"
         ),
         ">",
     ),
     (
         re.compile(
-            r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*<=?\s*"
-            r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)"
-        ),
-        "<",
-    ),
-    (
-        re.compile(
-            rf"\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|over|than\s+(?:of|from|for|with)?)\s*⟦(\d+)⟧"
+            rf"\b{_MORE_OR_LESS}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(?P<a>\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|over|than\s+(?:of|from|for|with)?)\s*⟦(?P<b>\d+)⟧"
         ),
         ">",
-    ),
-    (
-        re.compile(
-            rf"\b{_LESS}\s+(?:\w+\s+){{0,3}}?(?:of|from|for|with)\s+⟦(\d+)⟧\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|than\s+(?:of|from|for|with)?)\s*⟦(\d+)⟧"
-        ),
-        "<",
-    ),
-    (
-        re.compile(
-            rf"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:for|with|from|under)\s+the\s+first\b"
-        ),
-        ">",
-    ),
-    (
-        re.compile(
-            rf"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧\b.*\b{_MORE}\s+(?:\w+\s+){{0,3}}?(?:for|with|from|under)\s+the\s+second\b"
-        ),
-        "<",
     ),
 ]
 # A comparison with a number: "an effect of ⟦1⟧ above 10", "gain at least 5 from ⟦1⟧".
@@ -398,19 +363,13 @@ _NOT = re.compile(r"\b(?:not|never|n't|no|fail\s+to|fails\s+to|without)\s+(?:\w+
 
 # A difference of two treatments as the value asked for.
 _DIFFERENCE = [
+    # "how much less …" asks the difference the other way round (`_says_less`)
     (
         re.compile(
-            rf"\bhow\s+much\s+{_MORE}\s+(?:[\w']+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
-            rf"(?:'s)?\s+(?:\w+\s+){{0,3}}?than\s+(?:\w+\s+){{0,3}}?⟦(\d+)⟧"
+            rf"\bhow\s+much\s+{_MORE_OR_LESS}\s+(?:[\w']+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(?P<a>\d+)⟧"
+            rf"(?:'s)?\s+(?:\w+\s+){{0,3}}?than\s+(?:\w+\s+){{0,3}}?⟦(?P<b>\d+)⟧"
         ),
         False,
-    ),  # fmt: skip
-    (
-        re.compile(
-            rf"\bhow\s+much\s+{_LESS}\s+(?:\w+\s+){{0,5}}?(?:from|with|by|under|of)?\s*⟦(\d+)⟧"
-            rf"(?:'s)?\s+(?:\w+\s+){{0,2}}?than\s+(?:\w+\s+){{0,2}}?⟦(\d+)⟧"
-        ),
-        True,
     ),  # fmt: skip
     (
         re.compile(
@@ -519,7 +478,7 @@ _DIFFERENCE = [
     (
         re.compile(
             r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:against|to|with|versus|vs\.?)\s+⟦(\d+)⟧[^?]*?"
-            r"\b(?:extra|additional|incremental)\s+(?:\w+\s+){0,2}?(?:from|of|with|by)\s+⟦(\d+)⟧"
+            r"\b(?:extra|additional|incremental)\s+(?:\w+\s+){0,2}?(?:from|of|with|by)\s+⟦(?P<again>\d+)⟧"
         ),
         False,
     ),
@@ -565,14 +524,6 @@ _DIFFERENCE = [
         re.compile(
             r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:with|to|against|and|versus|vs\.?)\s+⟦(\d+)⟧\s*[:;,.-][^?]*"
             r"\b(?:difference|gap)\b"
-        ),
-        False,
-    ),
-    # "how does the effect of ⟦1⟧ compare to ⟦2⟧'s? give me the difference"
-    (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?compares?\s+(?:to|with|against)\s+(?:that\s+of\s+|the\s+\w+\s+"
-            r"(?:of|from|for)\s+)?⟦(\d+)⟧.*\b(?:difference|gap)\b"
         ),
         False,
     ),
@@ -697,6 +648,18 @@ def _stats(text: str) -> list[str]:
     return [name for name, pattern in _STAT_WORDS if pattern.search(text)]
 
 
+def _two_slots(match: re.Match[str]) -> tuple[str, str]:
+    """The two slot numbers a rule read: its groups `a` and `b`, or its first two."""
+    if "a" in match.re.groupindex:
+        return match.group("a"), match.group("b")
+    return match.group(1), match.group(2)
+
+
+def _says_less(match: re.Match[str]) -> bool:
+    """Whether a rule of either direction (`_MORE_OR_LESS`) read the "less" one."""
+    return "less" in match.re.groupindex and match.group("less") is not None
+
+
 def _number_text(match: re.Match[str]) -> str:
     """The number a comparison states: its one unnamed group that reads as a number."""
     named = {match.start(g) for g in match.groupdict() if match.group(g) is not None}
@@ -706,10 +669,10 @@ def _number_text(match: re.Match[str]) -> str:
             text
             and match.start(i) not in named
             or text
-            and re.fullmatch(_NUM, text)
+            and _WHOLE_NUMBER.fullmatch(text)
             and i not in _named_indexes(match)
         ):
-            if re.fullmatch(_NUM, text):
+            if _WHOLE_NUMBER.fullmatch(text):
                 return text
     raise AssertionError("a comparison pattern matched without a number")
 
@@ -737,12 +700,13 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
     def free(m: re.Match[str]) -> bool:
         return all(m.end() <= s or m.start() >= e for s, e in taken)
 
-    for pattern, op in _BETWEEN:
+    for pattern, more in _BETWEEN:
         for m in pattern.finditer(text):
-            a, b = _treatment_of(slots, m.group(1)), _treatment_of(slots, m.group(2))
+            i, j = _two_slots(m)
+            a, b = _treatment_of(slots, i), _treatment_of(slots, j)
             if a and b and a != b and free(m):
-                negated = bool(_NOT.search(text[: m.start()]))
-                if negated:
+                op = "<" if _says_less(m) else more
+                if _NOT.search(text[: m.start()]):
                     op = {">": "<=", "<": ">="}[op]
                 found.append({"value": {"treatment": a}, "op": op, "than": {"treatment": b}})
                 taken.append(m.span())
@@ -844,11 +808,13 @@ def read_difference(text: str, slots: list[Slot]) -> list[str] | None:
     for pattern, swap in _DIFFERENCE:
         m = pattern.search(text)
         if m:
-            a, b = _treatment_of(slots, m.group(1)), _treatment_of(slots, m.group(2))
-            if (m.lastindex or 0) >= 3 and _treatment_of(slots, m.group(3)) != a:
+            i, j = _two_slots(m)
+            a, b = _treatment_of(slots, i), _treatment_of(slots, j)
+            again = m.groupdict().get("again")
+            if again is not None and _treatment_of(slots, again) != a:
                 continue
             if a and b and a != b:
-                return [b, a] if swap else [a, b]
+                return [b, a] if swap or _says_less(m) else [a, b]
     return None
 
 
@@ -886,7 +852,7 @@ def conditioned_on(text: str, slots: list[Slot]) -> list[str | None] | None:
     ⟦z⟧ d-separate …"), None when it states no conditioning set (shared with the check)."""
     m = _SEPARATES.search(text) or _GIVEN_FIRST.search(text)
     if m:
-        return [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", m.group(1))]
+        return [_slot(slots, i).variable for i in _SLOT_NUMBERS.findall(m.group(1))]
     given_at = _GIVEN.search(text)
     return _given_clause(text, slots, given_at) if given_at else None
 
@@ -901,14 +867,14 @@ def _graph_frame(text: str, slots: list[Slot], asked: str | None) -> Frame | Non
     m = _SEPARATES.search(text)
     if m and len(names) >= 3:
         # "does ⟦z⟧ d-separate ⟦a⟧ and ⟦b⟧?": the conditioning set is the subject
-        given = [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", m.group(1))]
+        given = [_slot(slots, i).variable for i in _SLOT_NUMBERS.findall(m.group(1))]
         pair = [_slot(slots, m.group(2)).variable, _slot(slots, m.group(3)).variable]
         if None not in given + pair and len(set(given + pair)) == len(given) + 2:
             return Frame("d_separated", variables=pair, given=given)
     first = _GIVEN_FIRST.search(text) if dsep else None
     if first:
         # "once ⟦z⟧ is held fixed, do ⟦a⟧ and ⟦b⟧ become independent?"
-        given = [_slot(slots, i).variable for i in re.findall(r"⟦(\d+)⟧", first.group(1))]
+        given = [_slot(slots, i).variable for i in _SLOT_NUMBERS.findall(first.group(1))]
         pair = [n for n in names if n not in given]
         if None not in given and len(pair) == 2:
             dependent = _asks_dependence(text)

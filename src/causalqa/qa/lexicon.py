@@ -250,17 +250,10 @@ _ABBREVIATIONS = [
     # at its very bottom?", "where is the floor"
     (
         re.compile(
-            r"(\bhow\s+(?:high|large|big|far\s+up)\b[^?.!]*?),?\s+at\s+(?:the\s+)?(?:very\s+)?most"
-            r"(?=\s*[?.!]?\s*$)"
+            r"(\bhow\s+(?:(?P<high>high|large|big|far\s+up)|low|small|far\s+down)\b[^?.!]*?),?\s+at\s+"
+            r"(?:the\s+)?(?:very\s+)?(?(high)most|least)(?=\s*[?.!]?\s*$)"
         ),
-        r"\1 maximum",
-    ),
-    (
-        re.compile(
-            r"(\bhow\s+(?:low|small|far\s+down)\b[^?.!]*?),?\s+at\s+(?:the\s+)?(?:very\s+)?least"
-            r"(?=\s*[?.!]?\s*$)"
-        ),
-        r"\1 minimum",
+        lambda m: m.group(1) + (" maximum" if m.group("high") else " minimum"),
     ),
     (re.compile(r"\b(?:at\s+)?its\s+(?:very\s+)?(?:bottom|lowest\s+point)\b"), "minimum"),
     (re.compile(r"\b(?:the|its)\s+floor\b"), "the minimum"),
