@@ -72,3 +72,32 @@ def test_a_number_read_as_another_variable_is_a_misread():
         ]
     )
     assert misread_statements(swapped_values, ITEM) >= 1
+
+
+FORK_ITEM = {
+    "given_info_formal": {"p(Y | X)": [0.29, 0.63]},
+    "variable_mapping": {"Xname": "the man", "V2name": "the candle", "Yname": "room"},
+    "structure": "X->Y,V2->Y",
+}
+# 'blowing out the candle' read as a value of the candle; the generator gives it to the man
+CANDLE_READING = model([({"room": 1}, {"candle": 0}, 0.29), ({"room": 1}, {"candle": 1}, 0.63)])
+
+
+def test_a_reading_that_only_swaps_variables_the_graph_cannot_tell_apart_is_no_misread():
+    # both are root causes of the room: every number is the same quantity of the graph
+    assert misread_statements(CANDLE_READING, FORK_ITEM) == 0
+    assert misread_statements(CANDLE_READING, FORK_ITEM, up_to_symmetry=False) == 2
+
+
+def test_a_swap_the_graph_can_tell_apart_stays_a_misread():
+    chain = {**FORK_ITEM, "structure": "X->V2,V2->Y"}  # the candle is a mediator here
+    assert misread_statements(CANDLE_READING, chain) == 2
+
+
+def test_graph_symmetries_list_the_identity_first():
+    from causalqa.bench.stated import graph_symmetries
+
+    fork = graph_symmetries("X->Y,V2->Y")
+    assert fork[0] == {"X": "X", "Y": "Y", "V2": "V2"}
+    assert {"X": "V2", "V2": "X", "Y": "Y"} in fork and len(fork) == 2
+    assert graph_symmetries("V1->X,V1->Y,X->Y") == [{"V1": "V1", "X": "X", "Y": "Y"}]

@@ -82,6 +82,7 @@ def load_cladder(data_dir: Path) -> list[dict[str, Any]]:
                     else None,
                     "given_info_formal": d["meta"].get("given_info"),
                     "variable_mapping": model.get("variable_mapping"),
+                    "structure": model.get("structure"),
                 }
             )
     return items
@@ -137,11 +138,32 @@ def formal_quantities(given_info: Any) -> dict[tuple, float]:
     return out
 
 
-def misread_statements(model: dict[str, Any], item: dict[str, Any]) -> int | None:
+def graph_symmetries(structure: str | None) -> list[dict[str, str]]:
+    """The automorphisms of the generator's graph ("X->V2,X->Y,V2->Y"), each a map
+    letter -> letter, the identity first. Two variables with the same place in the graph
+    (both root causes of one effect, say) can trade names without changing any quantity
+    the graph defines."""
+    import networkx as nx
+    from networkx.algorithms.isomorphism import DiGraphMatcher
+
+    if not structure:
+        return [{}]
+    g = nx.DiGraph(tuple(e.split("->")) for e in structure.split(",") if "->" in e)
+    identity = {v: v for v in g}
+    others = [m for m in DiGraphMatcher(g, g).isomorphisms_iter() if m != identity]
+    return [identity, *others]
+
+
+def misread_statements(
+    model: dict[str, Any], item: dict[str, Any], *, up_to_symmetry: bool = True
+) -> int | None:
     """How many stated probabilities the reader mapped to another quantity than the one
     the generator says the number is (or with a value beyond its rounding), under the
-    best labelling of values (which value the reader calls 1 is its own choice). None
-    when the check cannot be made (no numbers, a variable named otherwise)."""
+    best labelling of values (which value the reader calls 1 is its own choice) and, with
+    `up_to_symmetry`, of the variables the graph cannot tell apart (its automorphisms:
+    a reading that gives the candle the phrase the generator gives the man, when both are
+    root causes of the room, reads every number as the same quantity of the same graph).
+    None when the check cannot be made (no numbers, a variable named otherwise)."""
     import itertools
 
     from causalqa.stated.resolve import name_key
@@ -151,15 +173,19 @@ def misread_statements(model: dict[str, Any], item: dict[str, Any]) -> int | Non
     if not probs or not formal:
         return None
     vm = item.get("variable_mapping") or {}
-    letter = {name_key(vm[k]): k[: -len("name")] for k in vm if k.endswith("name")}
+    named = {name_key(vm[k]): k[: -len("name")] for k in vm if k.endswith("name")}
     used = sorted({v for p in probs for v in [*p["event"], *p["given"]]})
-    if any(v not in letter for v in used):
+    if any(v not in named for v in used):
         return None
+    symmetries = graph_symmetries(item.get("structure")) if up_to_symmetry else [{}]
     best = None
-    for flips in itertools.product((0, 1), repeat=len(used)):
+    for symmetry, flips in itertools.product(
+        symmetries, itertools.product((0, 1), repeat=len(used))
+    ):
         flip = dict(zip(used, flips))
+        letter = {v: symmetry.get(x, x) for v, x in named.items()}
 
-        def conv(a: dict[str, int], flip: dict[str, int] = flip) -> frozenset:
+        def conv(a: dict[str, int], flip: dict[str, int] = flip, letter=letter) -> frozenset:
             return frozenset((letter[v], x ^ flip[v]) for v, x in a.items())
 
         bad = 0
@@ -251,6 +277,9 @@ def _score(
                 row["point_answer"] = point_answer(a)
         if it.get("given_info_formal") is not None and a.answer is not None:
             row["misread_statements"] = misread_statements(a.model, it)
+            if row["misread_statements"] == 0:
+                literal = misread_statements(a.model, it, up_to_symmetry=False)
+                row["symmetric_relabelling"] = bool(literal)
         tv = it.get("truth_value")
         if (
             a.answer is not None
@@ -388,6 +417,10 @@ def run_stated_bench(
             1 for r in rows if r.get("misread_statements") is not None
         ),
         "misread_examples": [r["id"] for r in misread][:30],
+        "answers_read_up_to_a_graph_symmetry": sum(
+            1 for r in rows if r.get("symmetric_relabelling")
+        ),
+        "symmetry_examples": [r["id"] for r in rows if r.get("symmetric_relabelling")][:10],
         "value_gap_examples": [
             {k: r[k] for k in ("id", "query_type", "value", "truth_value", "result")}
             for r in gaps[:20]
@@ -483,7 +516,17 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         f"**Answers computed from a misread number: {report['answers_from_misread_numbers']}** "
         "(every stated probability the reader used, checked against the quantity the generator "
-        f"says it is, for {report['answers_checked_for_misreads']} answers with numbers).",
+        f"says it is, for {report['answers_checked_for_misreads']} answers with numbers, up to "
+        "the graph's symmetries).",
+        "",
+        f"Answers whose reading gives a phrase to another variable than the generator does, "
+        f"where the two have the same place in the graph (so every number is read as the same "
+        f"quantity): {report.get('answers_read_up_to_a_graph_symmetry', 0)}"
+        + (
+            f" (e.g. {', '.join(report['symmetry_examples'][:3])})."
+            if report.get("symmetry_examples")
+            else "."
+        ),
         "",
         f"Answers whose computed value is more than 0.05 from the generator's unrounded ground "
         f"truth: {report['answers_with_value_gap_over_0_05']}.",
@@ -492,8 +535,10 @@ def markdown(report: dict[str, Any]) -> str:
         + "; ".join(f"{k}: {n}" for k, n in report["refusal_kinds"].items())
         + ".",
         "",
-        f"Numbers read {'as stated (exact)' if report['precision'] == 'as-stated' else 'as their rounding intervals'}"
-        f" (`precision={report['precision']}`). Close calls answered with a note (the sign would change "
+        "Numbers read "
+        + ("as stated (exact)" if report["precision"] == "as-stated" else "as rounding intervals")
+        + f" (`precision={report['precision']}`). Close calls answered with a note (the sign "
+        "would change "
         f"within the rounding of the stated numbers): {report['close_calls']['answered']}, of "
         f"which {report['close_calls']['right']} right.",
         "",
