@@ -132,6 +132,45 @@ CASES = [
     # 0.02 - 0.20 = -0.18
     ("vaccine", VACCINE, "Does vaccination lower the risk of infection?", "yes", -0.18),
     ("vaccine-more", VACCINE, "Does vaccination make infection more likely?", "no", -0.18),
+    # a verb of causing asks for a positive effect, of preventing for a negative one
+    ("smoking-cause", SMOKING, "Does smoking cause cancer?", "yes", 0.20),
+    ("smoking-lead-to", SMOKING, "Does smoking lead to cancer?", "yes", 0.20),
+    ("smoking-a-cause", SMOKING, "Is smoking a cause of cancer?", "yes", 0.20),
+    ("smoking-prevent", SMOKING, "Does smoking prevent cancer?", "no", 0.20),
+    ("vaccine-prevent", VACCINE, "Does vaccination prevent infection?", "yes", -0.18),
+    ("vaccine-cause", VACCINE, "Does vaccination cause infection?", "no", -0.18),
+    # "than non-smokers" without a second "among" compares the same two groups
+    (
+        "smoking-among-than",
+        SMOKING,
+        "Is cancer more likely among smokers than non-smokers?",
+        "yes",
+        0.20,
+    ),
+    (
+        "smoking-among-than-less",
+        SMOKING,
+        "Is cancer less likely among smokers than non-smokers?",
+        "no",
+        0.20,
+    ),
+    # the number after the verb: "smokers get cancer 30% of the time" is P(cancer | smokers)
+    (
+        "smoking-of-the-time",
+        "Smoking causes cancer. 40% of people smoke. Smokers get cancer 30% of the time. "
+        "Non-smokers get cancer 10% of the time.",
+        "Does smoking increase the chance of cancer?",
+        "yes",
+        0.20,
+    ),
+    (
+        "smoking-who-with-probability",
+        "Smoking causes cancer. 40% of people smoke. People who smoke develop cancer with "
+        "probability 0.3. People who do not smoke develop cancer with probability 0.1.",
+        "Does smoking cause cancer?",
+        "yes",
+        0.20,
+    ),
 ]
 
 
@@ -157,6 +196,15 @@ def test_formal_notation_reads_each_number_once():
     }
     assert stated[((("cancer", 1),), (("gene", 0), ("smoking", 1)))] == pytest.approx(0.4)
     assert stated[((("smoking", 1),), (("gene", 0),))] == pytest.approx(0.2)
+
+
+def test_a_question_that_compares_inside_one_phrase_is_not_read_as_one_group():
+    # "smokers than non-smokers" is two groups; no form may take it as one phrase
+    from causalqa.stated.question import parse_question
+
+    form = parse_question("Is cancer more likely among smokers than non-smokers?")
+    assert form is not None
+    assert all("than" not in p for ps in form.slots.values() for p in ps)
 
 
 def test_otherwise_without_a_previous_statement_is_refused():

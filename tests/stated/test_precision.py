@@ -17,6 +17,7 @@ from causalqa.stated.solve import half_unit
 def strict(story: str, question: str):
     return answer_story(story, question, precision="interval")
 
+
 GRAPH = "Smoking has a direct effect on cancer."
 QUESTION = "Is the chance of cancer larger when observing smoking?"
 
@@ -113,4 +114,6 @@ def test_unknown_precision_is_a_clear_error():
     from causalqa.errors import StoryError
 
     with pytest.raises(StoryError, match="precision"):
-        answer_story(f"{GRAPH} For smokers, the probability of cancer is 50%.", QUESTION, precision="fuzzy")
+        answer_story(
+            f"{GRAPH} For smokers, the probability of cancer is 50%.", QUESTION, precision="fuzzy"
+        )

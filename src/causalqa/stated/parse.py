@@ -582,6 +582,10 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
         subj = _subject_event(lead)
         if subj is None:
             return None
+        if subj and not event and not given:
+            # "Smokers get cancer ⟨N⟩ of the time": the group before the verb is a condition
+            subj, group = _group_and_event(subj)
+            given.extend(group)
         event = event or subj
     if not event:
         return None
@@ -647,6 +651,37 @@ def _split_condition_subject(text: str, have_event: bool = False) -> tuple[str, 
     if m.start() == 0:
         return "", ""
     return "", before
+
+
+# Verbs of getting or having between a group and what happens to it; a copula ("the room
+# is dark") names a variable's state instead, and is left whole.
+_GROUP_VERB = re.compile(
+    r"\s(?:get|gets|got|develop|develops|developed|catch|catches|caught|contract|contracts|"
+    r"contracted|have|has|had|become|becomes|became|end\s+up|suffer\s+from|suffers\s+from|"
+    r"suffered\s+from)\s+(?=\S)",
+    re.I,
+)
+
+
+def _group_and_event(subject: str) -> tuple[str, list[str]]:
+    """'Smokers get cancer' -> ('cancer', ['Smokers']); 'People who smoke get cancer' ->
+    ('cancer', ['smoke']); 'Patients get better' -> ('better', []) (a general noun is
+    everyone); a subject without such a verb is returned whole."""
+    verb = _GROUP_VERB.search(subject)
+    if not verb:
+        return subject, []
+    group, event = subject[: verb.start()].strip(" ,"), subject[verb.end() :].strip(" ,")
+    bare = re.sub(r"^(?:the|a|an|each|every|any)\s+", "", group, flags=re.I)
+    relative = re.fullmatch(
+        rf"(?:{_POPULATION}|\w+)\s+(?:who|that|which)\s+(?P<r>.+)", bare, flags=re.I
+    )
+    if relative:
+        return event, [relative.group("r")]
+    if re.fullmatch(_POPULATION, bare, flags=re.I) or re.fullmatch(
+        _POPULATION, bare + "s", flags=re.I
+    ):
+        return event, []
+    return event, [group]
 
 
 def _subject_event(lead: str) -> str | None:

@@ -373,8 +373,31 @@ _MORE_FORMS += [
     ),
     (
         "correlation",
-        rf"is\s+(?P<y>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+(?:common|frequent|likely|probable)\s+(?:among|for|in|when|if|with)\s+(?P<x>.+?)\s+than\s+(?:among|for|in|when|if|with(?!out\b))\s+(?P<x0>.+)",
+        rf"is\s+(?P<y>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+(?:common|frequent|likely|probable)\s+(?:among|for|in|when|if|with)\s+(?P<x>.+?)\s+than\s+(?:(?:among|for|in|when|if|with(?!out\b))\s+)?(?P<x0>.+)",
         "same",
+    ),
+]
+
+# "Does X cause Y?": a verb of causing asks whether X makes Y happen (the total effect is
+# positive); a verb of preventing whether it keeps Y from happening (negative).
+_CAUSING = (
+    r"cause|causes|lead\s+to|leads\s+to|result\s+in|results\s+in|bring\s+about|brings\s+about|"
+    r"produce|produces|contribute\s+to|contributes\s+to|promote|promotes|trigger|triggers"
+)
+_PREVENTING = (
+    r"prevent|prevents|protect\s+against|protects\s+against|stop|stops|avert|averts|"
+    r"guard\s+against|guards\s+against"
+)
+_MORE_FORMS += [
+    (
+        "ate",
+        rf"(?:does|do|will|would|can)\s+(?P<x>.+?)\s+(?:really\s+|actually\s+)?(?P<dir>{_CAUSING}|{_PREVENTING})\s+(?P<y>.+)",
+        "causing",
+    ),
+    (
+        "ate",
+        r"(?:is|are)\s+(?P<x>.+?)\s+(?:a|one)\s+(?:of\s+the\s+)?(?:causes?|reasons?)\s+(?:of|for)\s+(?P<y>.+)",
+        "causing",
     ),
 ]
 
@@ -411,6 +434,8 @@ def _dir_word(word: str, mode: str) -> str:
             "higher than",
         )
     )
+    if mode == "causing":
+        up = re.fullmatch(_PREVENTING, w, flags=re.I) is None
     if mode == "flip":
         up = not up
     return "up" if up else "down"
@@ -468,11 +493,15 @@ def _parse_more(q: str) -> QuestionForm | None:
             f.slots = {"treatment": [x], "outcome": [y]}
             if d.get("x0"):
                 f.slots["counterfactual"] = [d["x0"]]
-            f.direction = _dir_word(d["dir"], mode)
-        if any(not p for ps in f.slots.values() for p in ps):
+            f.direction = _dir_word(d.get("dir", "causes"), mode)
+        if any(not p or _COMPARES.search(p) for ps in f.slots.values() for p in ps):
             continue
         return f
     return None
+
+
+# a phrase that still holds "than ..." swallowed the other side of a comparison
+_COMPARES = re.compile(r"\bthan\b", re.I)
 
 
 def parse_question(question: str) -> QuestionForm | None:
@@ -522,7 +551,7 @@ def parse_question(question: str) -> QuestionForm | None:
         elif kind in ("correlation", "ate"):
             f.slots = {"treatment": [d["x"]], "outcome": [d["y"]]}
             f.direction = _direction(d["dir"])
-        if any(not p for ps in f.slots.values() for p in ps):
+        if any(not p or _COMPARES.search(p) for ps in f.slots.values() for p in ps):
             continue
         return f
     return None

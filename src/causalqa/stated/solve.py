@@ -535,7 +535,8 @@ def _close_call_note(undecided: str | None) -> str | None:
         return None
     why = undecided.removeprefix("too close to call at the stated precision: ")
     return (
-        "a close call: the answer takes the stated numbers as exact; " + why
+        "a close call: the answer takes the stated numbers as exact; "
+        + why
         + " (precision='interval' refuses such answers)"
     )
 
