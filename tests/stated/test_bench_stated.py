@@ -101,3 +101,15 @@ def test_graph_symmetries_list_the_identity_first():
     assert fork[0] == {"X": "X", "Y": "Y", "V2": "V2"}
     assert {"X": "V2", "V2": "X", "Y": "Y"} in fork and len(fork) == 2
     assert graph_symmetries("V1->X,V1->Y,X->Y") == [{"V1": "V1", "X": "X", "Y": "Y"}]
+
+
+def test_only_questions_the_stated_numbers_decide_count_as_decided():
+    from causalqa.bench.stated import decided_by_the_stated_numbers
+
+    assert decided_by_the_stated_numbers({"result": "wrong", "close_call": False})
+    assert not decided_by_the_stated_numbers({"result": "right", "close_call": True})
+    assert not decided_by_the_stated_numbers(
+        {"result": "refused", "refusal_kind": "not identified by the stated numbers"}
+    )
+    # a refusal for another reason (a sentence the reader cannot take) still counts against
+    assert decided_by_the_stated_numbers({"result": "refused", "refusal_kind": "other"})

@@ -228,6 +228,18 @@ def refusal_kind(reason: str | None) -> str:
     return "other"
 
 
+def decided_by_the_stated_numbers(row: dict[str, Any]) -> bool:
+    """Whether the story's own numbers decide the question: not a close call (the sign
+    holds within their rounding), not refused as not identified or self-contradictory.
+    Whether the answer follows the story and not world knowledge shows on these: what
+    is left wrong among them is a misreading or a label that contradicts the story."""
+    return not row.get("close_call") and row.get("refusal_kind") not in (
+        "not identified by the stated numbers",
+        "the story contradicts itself",
+        "too close to call",
+    )
+
+
 def point_answer(a) -> str | None:
     """The answer the stated numbers' own values give, for a refusal that computed one
     but found its sign not fixed by the numbers' precision (for the report only)."""
@@ -394,6 +406,9 @@ def run_stated_bench(
         "by_query_type": _table(rows, "query_type"),
         "by_rung": _table(rows, "rung"),
         "by_story_kind": _table(rows, "story_kind"),
+        "by_story_kind_decided": _table(
+            [r for r in rows if decided_by_the_stated_numbers(r)], "story_kind"
+        ),
         "by_kind_file": _table(rows, "kind"),
         "by_graph": _table(rows, "graph"),
         "refusal_reasons": Counter(
@@ -554,6 +569,7 @@ def markdown(report: dict[str, Any]) -> str:
         ("query type", "by_query_type"),
         ("rung", "by_rung"),
         ("story kind", "by_story_kind"),
+        ("story kind, on the questions the stated numbers decide", "by_story_kind_decided"),
         ("file", "by_kind_file"),
         ("graph", "by_graph"),
     ):
