@@ -60,6 +60,23 @@ VACCINE = (
     "Among vaccinated children, 2 in 100 get the infection; among unvaccinated children, 20 in 100."
 )
 
+EXERCISE_LIST = (
+    "Exercise affects heart disease. Half of the people exercise. "
+    "Heart disease rates: exercise 5%; no exercise 15%."
+)
+MOOD = (
+    "Rain affects both traffic and mood, and traffic affects mood. P(rain) = 0.3. "
+    "P(traffic | rain) = 0.8. P(traffic | no rain) = 0.2. P(mood | rain, traffic) = 0.2. "
+    "P(mood | rain, no traffic) = 0.5. P(mood | no rain, traffic) = 0.4. "
+    "P(mood | no rain, no traffic) = 0.9."
+)
+TRAINING = (
+    "Job training affects confidence, and both training and confidence affect employment. "
+    "P(job training) = 0.5. 70% of trainees become confident, versus 30% of non-trainees. "
+    "Employment rates: trained and confident 80%; trained, not confident 60%; "
+    "untrained and confident 60%; untrained, not confident 30%."
+)
+
 # no spaces around "=" and "|", and the negation signs ¬ and ~
 SADNESS = "Rain affects sadness. P(rain)=0.3. P(sadness|rain)=0.7. P(sadness|¬rain)=0.2. "
 
@@ -171,6 +188,61 @@ CASES = [
         "yes",
         0.20,
     ),
+    # a later clause naming only a group takes the sentence's event: 0.30 - 0.10 = 0.20
+    (
+        "smoking-list-clause",
+        "Smoking causes cancer. 40% of people smoke. Smokers get cancer 30% of the time, "
+        "non-smokers 10%.",
+        "Does smoking raise the risk of cancer?",
+        "yes",
+        0.20,
+    ),
+    # a header names the event of every item; "half" is a number: 0.05 - 0.15 = -0.10
+    (
+        "exercise-list",
+        EXERCISE_LIST,
+        "Does exercise lower the risk of heart disease?",
+        "yes",
+        -0.10,
+    ),
+    # 0.5 * 0.05 + 0.5 * 0.15 = 0.10; "on a given day" says anyone
+    (
+        "exercise-list-marginal",
+        EXERCISE_LIST,
+        "Is heart disease more likely than not on a given day?",
+        "no",
+        0.10,
+    ),
+    # NDE = sum_t P(t | no rain) [P(m | rain, t) - P(m | no rain, t)]
+    #     = 0.2 (0.2 - 0.4) + 0.8 (0.5 - 0.9) = -0.36
+    (
+        "mood-direct",
+        MOOD,
+        "Does rain directly (not through traffic) lower the chance of mood?",
+        "yes",
+        -0.36,
+    ),
+    (
+        "mood-apart-from",
+        MOOD,
+        "Apart from traffic, does rain directly raise the chance of mood?",
+        "no",
+        -0.36,
+    ),
+    # NIE = sum_t P(m | no rain, t) [P(t | rain) - P(t | no rain)] = 0.4 (0.6) + 0.9 (-0.6) = -0.30
+    ("mood-through", MOOD, "Does rain lower the chance of mood through traffic?", "yes", -0.30),
+    # no back-door path: ETT = P(c | no smoking) - P(c | smoking) = 0.10 - 0.30 = -0.20
+    (
+        "smoking-ett-had-they-not",
+        "Smoking causes cancer. 40% of people smoke. 30% of smokers get cancer, versus 10% of "
+        "the others.",
+        "For the smokers, would cancer have been less likely had they not smoked?",
+        "yes",
+        -0.20,
+    ),
+    # "training" is "job training" said short; ATE = P(e | t) - P(e | no t) (no parent of t)
+    # = (0.7 * 0.8 + 0.3 * 0.6) - (0.3 * 0.6 + 0.7 * 0.3) = 0.74 - 0.39 = 0.35
+    ("training-compound-graph", TRAINING, "Does job training increase employment?", "yes", 0.35),
 ]
 
 
@@ -205,6 +277,49 @@ def test_a_question_that_compares_inside_one_phrase_is_not_read_as_one_group():
     form = parse_question("Is cancer more likely among smokers than non-smokers?")
     assert form is not None
     assert all("than" not in p for ps in form.slots.values() for p in ps)
+
+
+def test_a_condition_in_a_trailing_phrase_is_not_dropped():
+    # "on a rainy day" is a condition, not "anyone": no form may read it as the marginal
+    got = answer_story(EXERCISE_LIST, "Is heart disease more likely than not on a rainy day?")
+    assert got.answer is None
+
+
+def test_a_list_item_read_alone_is_refused_not_read_as_a_joint():
+    # without its header, "trained and confident 80%" is no statement the reader may guess
+    got = answer_story(
+        "Training affects employment. Training affects confidence. Confidence affects "
+        "employment. Trained and confident 80%.",
+        "Does training increase employment?",
+    )
+    assert got.answer is None
+
+
+def test_a_mediator_cue_is_never_swallowed_into_a_phrase():
+    from causalqa.stated.question import parse_question
+
+    form = parse_question(
+        "Does overtime directly (not through fatigue) increase the chance of errors?"
+    )
+    assert form.kind == "nde" and form.slots["treatment"] == ["overtime"]
+    assert form.slots["mediators"] == ["fatigue"]
+    form = parse_question("Does the lower speed limit decrease accidents?")
+    assert (form.kind, form.slots["treatment"], form.direction) == (
+        "ate",
+        ["the lower speed limit"],
+        "down",
+    )
+
+
+def test_fractions_in_words_are_numbers_but_bounds_are_not():
+    from causalqa.stated.text import with_placeholder
+
+    assert [n.value for n in with_placeholder("Half of the cars are old.")[1]] == [0.5]
+    assert [n.value for n in with_placeholder("Two thirds of days are dry.")[1]] == [
+        pytest.approx(2 / 3)
+    ]
+    assert with_placeholder("More than half of people smoke.")[1] == []
+    assert with_placeholder("The half-life is long.")[1] == []
 
 
 def test_otherwise_without_a_previous_statement_is_refused():

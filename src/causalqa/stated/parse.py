@@ -131,6 +131,9 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             return GraphSentence(
                 sentence, names=split_list(m.group("s")) + split_list(m.group("o"))
             )
+    compound = _read_compound_graph(s, sentence)
+    if compound is not None:
+        return compound
     for pat in _CAUSE_LIST:
         m = re.fullmatch(pat, s, flags=re.IGNORECASE)
         if m:
@@ -145,12 +148,53 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             subjects, objects = split_list(m.group("s")), split_list(m.group("o"))
             if not subjects or not objects:
                 continue
+            if any(_CAUSAL_VERB.search(n) for n in subjects + objects):
+                return None  # a name holding a verb of causing: two statements read as one
             out = GraphSentence(sentence)
             for a in subjects:
                 for b in objects:
                     out.edges.append((a, b))
             return out
     return None
+
+
+_CAUSAL_VERB = re.compile(
+    r"\b(?:affects?|influences?|causes?|depends?|leads?\s+to|determines?|drives?|impacts?)\b",
+    re.I,
+)
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:;|,\s*(?:and|while|whereas|but)\b|\s(?:and|while|whereas|but)\s+(?:also\s+)?"
+    r"(?=it\b|they\b|both\b|(?:affects?|influences?|causes?|leads?\s+to|determines?|drives?|impacts?)\b))\s*",
+    re.I,
+)
+
+
+def _read_compound_graph(s: str, sentence: str) -> GraphSentence | None:
+    """'A affects B, and both A and B affect C' -> each clause read on its own; 'it' and
+    'they' stand for the subject before them. None unless every clause states edges."""
+    if len(_CAUSAL_VERB.findall(s)) < 2:
+        return None
+    clauses = [c for c in _CLAUSE_BREAK.split(s) if c and c.strip()]
+    if len(clauses) < 2:
+        return None
+    out = GraphSentence(sentence)
+    subject = ""
+    for clause in clauses:
+        clause = re.sub(r"^(?:and|also|then)\s+", "", clause.strip(), flags=re.I)
+        clause = re.sub(r"\s+also\b", "", clause, flags=re.I)
+        if subject:
+            clause = re.sub(r"^(?:it|they)\b(?:\s+also)?", subject, clause, flags=re.I)
+            if _CAUSAL_VERB.match(clause):
+                clause = f"{subject} {clause}"
+        g = read_graph_sentence(clause)
+        if g is None or not (g.edges or g.unobserved or g.names):
+            return None
+        out.edges.extend(g.edges)
+        out.names.extend(g.names)
+        out.unobserved.extend(g.unobserved)
+        if g.edges:
+            subject = g.edges[0][0]
+    return out if out.edges else None
 
 
 # -- stated numbers ------------------------------------------------------------------------
@@ -341,6 +385,11 @@ def read_number_sentence(
     clause ('otherwise 0.2', 'without it, 10 in 100')."""
     text, numbers = with_placeholder(sentence.strip())
     text = text.strip().rstrip(".!;")
+    # "30% of the time" says no more than "30%", and would split a list at the wrong place
+    text = re.sub(rf"(?<={N})\s+of\s+the\s+time\b", "", text, flags=re.I)
+    listed = _read_list(text, numbers, sentence)
+    if listed is not None:
+        return listed, None
     clauses = [text]
     distributive = _distribute(text) if len(numbers) > 1 else None
     if distributive:
@@ -354,7 +403,10 @@ def read_number_sentence(
         if sum(c.count(PLACEHOLDER) for c in clauses) != len(numbers) or any(
             c.count(PLACEHOLDER) != 1 for c in clauses
         ):
-            return [], "it states several numbers in a form the rules cannot split"
+            clauses = _split_at_conjunctions(text)
+            if clauses is None:
+                return [], "it states several numbers in a form the rules cannot split"
+            return _read_pieces(clauses, numbers, sentence, previous)
     out: list[object] = []
     it = iter(numbers)
     for clause in clauses:
@@ -364,6 +416,10 @@ def read_number_sentence(
         )
         last = next((o for o in reversed(out) if isinstance(o, RawProbability)), previous)
         got = _read_elliptical(clause, number, sentence, last)
+        if got is None and out and isinstance(out[-1], RawProbability):
+            # "..., severe untreated 40%": a later clause with no verb of its own names
+            # only the group; the event is the one the sentence is about
+            got = _read_parallel(clause, number, sentence, out[-1])
         if got is None and _ELSE.fullmatch(clause.strip().rstrip(".;")):
             return [], "its 'otherwise' follows no conditional statement to complete"
         if got is None:
@@ -372,6 +428,168 @@ def read_number_sentence(
             return [], "its wording is not a form the rules know"
         out.append(got)
     return out, None
+
+
+# -- lists: one event, one number per group -------------------------------------------------
+
+# "Job rates: trained and confident 80%; trained, not confident 60%; ..."
+_LIST_HEADER = re.compile(
+    r"(?:(?:the\s+)?(?:probabilities|probability|chances?|rates?|risks?|odds)\s+of\s+(?P<e1>[^:]+?)"
+    r"|(?P<e2>[^:]+?)\s+(?:rates?|probabilities|chances?|risks?|odds|frequencies))"
+    r"\s*(?:are|were|is)?\s*(?:as\s+follows)?\s*:\s*(?P<body>.+)",
+    re.I,
+)
+# words that make a clause a statement of its own rather than a group in a list
+_CLAUSE_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|get|gets|got|becomes?|became|happens?|"
+    r"occurs?|probability|chance|likelihood|rate|risk)\b",
+    re.I,
+)
+_NUMBER_WORDS_AROUND = re.compile(
+    rf"(?:\b(?:only|just|about|around|roughly|versus|vs\.?|compared\s+(?:with|to)|against)\s+)*"
+    rf"(?:with\s+(?:a\s+)?(?:probability|chance)\s+(?:of\s+)?)?{N}"
+    rf"(?:\s+of\s+(?:the\s+)?(?:time|cases))?(?:\s+(?:do|does|did)\b)?(?:\s+of\b)?",
+    re.I,
+)
+# "others", "the rest", "the other ones": the group that is not the one before
+_THE_OTHERS = re.compile(
+    r"(?:the\s+)?(?:others|rest|remainder|remaining\s+\w+|other\s+\w+|other\s+ones)", re.I
+)
+
+
+def _group_text(clause: str) -> str:
+    """The group a list clause names: the clause without its number and the words that
+    go with it ("only 10% of mild ones" -> "mild ones")."""
+    g = _NUMBER_WORDS_AROUND.sub(" ", clause)
+    g = re.sub(r"^\s*(?:and|but|while|whereas|or|for|among|in)\s+", "", g.strip(" ,;:"), flags=re.I)
+    return " ".join(g.split()).strip(" ,;:")
+
+
+def _other_group(group: str, before: RawProbability) -> str:
+    if _THE_OTHERS.fullmatch(group) and before.given and "," not in before.given:
+        return f"not {before.given}"
+    return group
+
+
+def _read_parallel(
+    clause: str, number: StatedNumber, sentence: str, before: RawProbability
+) -> RawProbability | None:
+    c = clause.strip().rstrip(".;")
+    if _CLAUSE_VERB.search(c) or not before.given:
+        return None
+    group = _group_text(c)
+    if not group:
+        return None
+    return RawProbability(before.event, _other_group(group, before), number, sentence)
+
+
+_PIECE_SEPARATOR = re.compile(
+    r"\s*[,;]\s*(?:and\s+|but\s+|while\s+|whereas\s+|versus\s+|vs\.?\s+)?"
+    r"|\s+(?:and|but|while|whereas|versus|vs\.?|compared\s+(?:with|to))\s+",
+    re.I,
+)
+
+
+def _split_at_conjunctions(text: str) -> list[str] | None:
+    """'70% of trainees become confident, versus 30% of non-trainees' -> one piece per
+    number, cut at commas and conjunctions; a piece without a number (a parenthesis, a
+    conjunction inside a group) stays with the piece before it."""
+    pieces: list[str] = []
+    pos = 0
+    for m in _PIECE_SEPARATOR.finditer(text):
+        pieces.append(text[pos : m.start()])
+        pos = m.end()
+    pieces.append(text[pos:])
+    out: list[str] = []
+    for p in pieces:
+        if out and (PLACEHOLDER not in p or PLACEHOLDER not in out[-1]):
+            joiner = " and " if PLACEHOLDER not in out[-1] else ", "
+            out[-1] = f"{out[-1]}{joiner}{p}"
+        else:
+            out.append(p)
+    if any(p.count(PLACEHOLDER) != 1 for p in out):
+        return None
+    return out
+
+
+def _read_pieces(
+    pieces: list[str], numbers: list[StatedNumber], sentence: str, previous
+) -> tuple[list[object], str | None]:
+    """Pieces with a verb of their own are statements; a piece that only names a group
+    ('30% of non-trainees', 'others 40% of the time') takes the event of the nearest
+    statement of the sentence, before it or else after it."""
+    read: list[object | None] = []
+    for piece, number in zip(pieces, numbers):
+        c = piece.strip().rstrip(".;")
+        group = _group_text(c)
+        if group and not _CLAUSE_VERB.search(c) and not _has_verb_after_group(c):
+            read.append(None)
+            continue
+        got = _read_clause(c, number, sentence)
+        if not isinstance(got, RawProbability):
+            return [], "its wording is not a form the rules know"
+        read.append(got)
+    full = [r for r in read if r is not None]
+    if not full:
+        return [], "no part of it names what the numbers are the probability of"
+    out: list[object] = []
+    for i, (piece, number) in enumerate(zip(pieces, numbers)):
+        if read[i] is not None:
+            out.append(read[i])
+            continue
+        before = next((r for r in reversed(read[:i]) if r is not None), None)
+        model = before or next(r for r in read[i + 1 :] if r is not None)
+        if not model.given:
+            return [], "its wording is not a form the rules know"
+        group = _other_group(_group_text(piece.strip().rstrip(".;")), model)
+        out.append(RawProbability(model.event, group, number, sentence))
+    return out, None
+
+
+def _has_verb_after_group(clause: str) -> bool:
+    """'⟨N⟩ of severe patients get the drug': a quantity-first piece whose group is
+    followed by a verb phrase is a statement of its own."""
+    m = re.fullmatch(rf"{N}\s+of\s+(?P<rest>.+)", clause.strip(), flags=re.I)
+    return bool(m) and _GROUP_VERB.search(" " + m.group("rest") + " ") is not None
+
+
+def _join_lists(sentences: list[str]) -> list[str]:
+    """A list cut at its semicolons ('Job rates: trained 80%; untrained 30%.') is one
+    statement again: the header names the event of every item."""
+    out: list[str] = []
+    joining = False
+    for s in sentences:
+        if joining:
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+        text = with_placeholder(out[-1])[0].rstrip(" ;.")
+        joining = s.endswith(";") and _LIST_HEADER.fullmatch(text) is not None
+    return out
+
+
+def _read_list(text: str, numbers: list[StatedNumber], sentence: str) -> list[object] | None:
+    """A header naming the event, then one group and one number per item."""
+    m = _LIST_HEADER.fullmatch(text)
+    if not m or len(numbers) < 2 or PLACEHOLDER in (m.group("e1") or m.group("e2") or ""):
+        return None
+    event = (m.group("e1") or m.group("e2")).strip()
+    event = re.sub(r"^(?:the|a|an)\s+", "", event, flags=re.I)
+    pieces, pending = [], ""
+    for part in re.split(r"\s*[;,]\s*", m.group("body")):
+        pending = f"{pending}, {part}" if pending else part
+        if PLACEHOLDER in pending:
+            pieces.append(pending)
+            pending = ""
+    if pending or len(pieces) != len(numbers) or any(p.count(PLACEHOLDER) != 1 for p in pieces):
+        return None
+    out: list[object] = []
+    for piece, number in zip(pieces, numbers):
+        group = _group_text(piece)
+        if not group or _CLAUSE_VERB.search(group):
+            return None
+        out.append(RawProbability(event, group, number, sentence))
+    return out
 
 
 _COND_MARKERS = (
@@ -586,6 +804,10 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
             # "Smokers get cancer ⟨N⟩ of the time": the group before the verb is a condition
             subj, group = _group_and_event(subj)
             given.extend(group)
+            if not group and _BARE_PAIR.fullmatch(subj.strip(" ,")):
+                # "trained and confident ⟨N⟩": a list item whose header was lost, or a joint
+                # probability said without 'both'; either way not safe to read alone
+                return None
         event = event or subj
     if not event:
         return None
@@ -659,6 +881,14 @@ _GROUP_VERB = re.compile(
     r"\s(?:get|gets|got|develop|develops|developed|catch|catches|caught|contract|contracts|"
     r"contracted|have|has|had|become|becomes|became|end\s+up|suffer\s+from|suffers\s+from|"
     r"suffered\s+from)\s+(?=\S)",
+    re.I,
+)
+
+
+# two bare phrases joined by "and", with no verb, marker or "both"
+_BARE_PAIR = re.compile(
+    r"(?!.*\b(?:both|together|is|are|was|were|has|have|occur|occurs|happen|happens)\b)"
+    r"[^,]+?(?:,\s*|\s+and\s+)[^,]+",
     re.I,
 )
 
@@ -915,6 +1145,7 @@ def read_raw_story(story: str) -> RawStory:
         s = _PREAMBLE.sub("", s).strip()
         if s:
             sentences.append(s)
+    sentences = _join_lists(sentences)
     raw.sentences = sentences
     # a plain "A causes B" is a graph edge when A and B are names the graph uses
     # elsewhere, and a mechanism (between values) when the story has a graph already

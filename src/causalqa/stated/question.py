@@ -402,6 +402,86 @@ _MORE_FORMS += [
 ]
 
 
+# A trailing phrase that only says "anyone" ("on a given day", "for a machine during a
+# shift"): an indefinite article and one noun, or a generic adjective and one noun.
+_ANYONE = (
+    r"(?:\s*,?\s+(?:on|for|in|at|during)\s+(?:a|an|any)\s+"
+    r"(?:(?:given|random|typical|average|single|particular)\s+)?[\w-]+){0,2}"
+)
+_MORE_FORMS += [
+    (
+        "marginal",
+        rf"(?:overall,?\s+)?(?:is|are)\s+(?P<y>.+?)\s+(?P<dir>more|less)\s+likely\s+than\s+not(?:\s+overall)?{_ANYONE}",
+        "same",
+    ),
+    (
+        "ett",
+        rf"(?:for|among)\s+(?:the\s+)?(?P<g>.+?),\s+would\s+(?P<y>.+?)\s+have\s+been\s+(?P<dir>{_MORE}|{_LESS})\s+likely\s+"
+        r"(?:had\s+(?:they|it|he|she|those|these)\s+not|if\s+(?:they|it|he|she)\s+(?:had\s+not|hadn't|did\s+not|didn't)|"
+        r"without\s+(?:it|them|that|this|one)|otherwise)\b.*",
+        "same",
+    ),
+    (
+        "correlation",
+        rf"(?:is|are)\s+(?P<y>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+likely\s+to\s+(?:be\s+)?(?P<y2>.+?)\s+(?:when|if|among|for|given)\s+(?P<x>.+)",
+        "same",
+    ),
+]
+
+# "Does X directly (not through M) raise the chance of Y?": a question about the total
+# effect with a mediator cue asks for the natural direct effect; "... through M" for the
+# natural indirect effect. The cue is cut out and the rest read as any other question.
+_NOT_THROUGH = (
+    r"(?:not\s+(?:going\s+|passing\s+)?(?:through|via)|other\s+than\s+(?:through|via)|"
+    r"except\s+(?:through|via)|apart\s+from|leaving\s+aside|aside\s+from|without\s+going\s+through)"
+)
+_MEDIATOR_CUES: list[tuple[str, str]] = [
+    ("nde", rf"\s*\(\s*{_NOT_THROUGH}\s+(?P<m>[^)]+?)\s*\)"),
+    ("nde", rf",?\s+{_NOT_THROUGH}\s+(?P<m>[^,]+?)\s*(?=,|$)"),
+    ("nde", rf"^{_NOT_THROUGH}\s+(?P<m>[^,]+?)\s*,\s*"),
+    (
+        "nie",
+        r"\s+(?:only\s+)?(?:through|via|by\s+way\s+of|by\s+means\s+of)\s+(?:its\s+effect\s+on\s+)?(?P<m>[^,]+?)\s*(?=,|$)",
+    ),
+]
+_DIRECT = re.compile(r"\s+directly\b|\bdirect\s+(?=effect)", re.I)
+
+
+def _with_mediator(q: str) -> QuestionForm | None:
+    for kind, cue in _MEDIATOR_CUES:
+        m = re.search(cue, q, flags=re.I)
+        if not m:
+            continue
+        rest = (q[: m.start()] + " " + q[m.end() :]).strip()
+        if kind == "nie" and _DIRECT.search(rest):
+            return None  # "directly ... through": not one of the two
+        rest = " ".join(_DIRECT.sub(" ", rest).split())
+        rest = rest[0].upper() + rest[1:] if rest else rest
+        base = _parse_plain(rest) or _parse_more(rest, _LAST_FORMS)
+        if base is None or base.kind != "ate":
+            return None
+        base.kind = kind
+        base.slots = {**base.slots, "mediators": _list(m.group("m"))}
+        base.slots.pop("counterfactual", None)
+        return base
+    return None
+
+
+# "Does X lower Y?", "Does X affect Y in a positive way?": last, after every other form
+_LAST_FORMS: list[tuple[str, str, str]] = [
+    (
+        "ate",
+        r"(?:does|do|will|would|can)\s+(?!observing\b|seeing\b)(?P<x>.+?)\s+(?:\w+ly\s+)?affect\s+(?P<y>.+?)\s+in\s+an?\s+(?P<dir>positive|negative)\s+(?:way|manner|direction)",
+        "pos",
+    ),
+    (
+        "ate",
+        rf"(?:does|do|will|would|can)\s+(?!observing\b|seeing\b)(?P<x>.+)\s+(?P<dir>{UP}|{DOWN})\s+(?!the\s+(?:chance|probability|likelihood|odds|risk)\b)(?P<y>.+)",
+        "same",
+    ),
+]
+
+
 def _clean_slot(text: str) -> str:
     t = text.strip().strip(",.;:")
     t = re.sub(
@@ -441,8 +521,8 @@ def _dir_word(word: str, mode: str) -> str:
     return "up" if up else "down"
 
 
-def _parse_more(q: str) -> QuestionForm | None:
-    for kind, pat, mode in _MORE_FORMS:
+def _parse_more(q: str, forms: list[tuple[str, str, str]] | None = None) -> QuestionForm | None:
+    for kind, pat, mode in _MORE_FORMS if forms is None else forms:
         m = re.fullmatch(pat, q, flags=re.IGNORECASE)
         if not m:
             continue
@@ -450,6 +530,8 @@ def _parse_more(q: str) -> QuestionForm | None:
         f = QuestionForm(kind)
         x = d.get("x") or d.get("x2") or d.get("g")
         y = d.get("y") or d.get("y2")
+        if d.get("y") and d.get("y2") and not d.get("x2"):
+            y = f"{d['y']} {d['y2']}"  # "windows ... to be open"
         if kind == "backdoor":
             f.slots = {"treatment": [x], "outcome": [y]}
             if mode == "empty":
@@ -494,20 +576,34 @@ def _parse_more(q: str) -> QuestionForm | None:
             if d.get("x0"):
                 f.slots["counterfactual"] = [d["x0"]]
             f.direction = _dir_word(d.get("dir", "causes"), mode)
-        if any(not p or _COMPARES.search(p) for ps in f.slots.values() for p in ps):
+        if any(not p for ps in f.slots.values() for p in ps) or _swallowed(f):
             continue
         return f
     return None
 
 
-# a phrase that still holds "than ..." swallowed the other side of a comparison
+# a phrase that still holds "than ..." swallowed the other side of a comparison; a
+# treatment or outcome holding "directly" or "through" swallowed a mediator cue
 _COMPARES = re.compile(r"\bthan\b", re.I)
+_SWALLOWED_CUE = re.compile(r"\b(?:directly|through|via)\b", re.I)
+
+
+def _swallowed(form: QuestionForm) -> bool:
+    return any(
+        _COMPARES.search(p) or (slot in ("treatment", "outcome") and _SWALLOWED_CUE.search(p))
+        for slot, ps in form.slots.items()
+        for p in ps
+    )
 
 
 def parse_question(question: str) -> QuestionForm | None:
     """The question's form and its phrases, or None when no known form fits."""
     q = " ".join(question.strip().split())
     q = re.sub(r"^(?:question:\s*|q:\s*)", "", q, flags=re.I).rstrip("?.! ").strip()
+    return _parse_plain(q) or _with_mediator(q) or _parse_more(q, _LAST_FORMS)
+
+
+def _parse_plain(q: str) -> QuestionForm | None:
     more = _parse_more(q)
     if more is not None:
         return more
@@ -551,7 +647,7 @@ def parse_question(question: str) -> QuestionForm | None:
         elif kind in ("correlation", "ate"):
             f.slots = {"treatment": [d["x"]], "outcome": [d["y"]]}
             f.direction = _direction(d["dir"])
-        if any(not p or _COMPARES.search(p) for ps in f.slots.values() for p in ps):
+        if any(not p for ps in f.slots.values() for p in ps) or _swallowed(f):
             continue
         return f
     return None

@@ -134,21 +134,27 @@ def _read_graph(raw: RawStory, model: StatedModel) -> None:
             "the story states no causal graph (no sentence such as 'A has a direct effect on "
             "B', 'B depends on A' or 'A -> B')"
         )
+    alias = _short_names(raw)
+
+    def key_of(name: str) -> str:
+        key = name_key(name)
+        return alias.get(key, key)
+
     for g in raw.graph:
         for name in [n for e in g.edges for n in e] + g.names:
-            key = name_key(name)
+            key = key_of(name)
             if not key:
                 raise StoryRefusal("a graph sentence names an empty variable", g.sentence)
             if key not in model.variables:
                 model.variables[key] = Variable(name=key)
         for a, b in g.edges:
-            edge = (name_key(a), name_key(b))
+            edge = (key_of(a), key_of(b))
             if edge[0] == edge[1]:
                 raise StoryRefusal("a variable is stated to cause itself", g.sentence)
             if edge not in model.edges:
                 model.edges.append(edge)
         for n in g.unobserved:
-            model.variables[name_key(n)].observed = False
+            model.variables[key_of(n)].observed = False
     graph = nx.DiGraph(model.edges)
     if not nx.is_directed_acyclic_graph(graph):
         cycle_edges = set(nx.find_cycle(graph))
@@ -156,9 +162,23 @@ def _read_graph(raw: RawStory, model: StatedModel) -> None:
         # the sentence that closes the cycle: the last one stating one of its edges
         sentence = ""
         for g in raw.graph:
-            if any((name_key(a), name_key(b)) in cycle_edges for a, b in g.edges):
+            if any((key_of(a), key_of(b)) in cycle_edges for a, b in g.edges):
                 sentence = g.sentence
         raise StoryRefusal(f"the graph has a cycle ({cycle} -> …)", sentence)
+
+
+def _short_names(raw: RawStory) -> dict[str, str]:
+    """A graph name that is the last words of exactly one longer graph name, and no
+    edge joins the two, is that variable said short ('training' after 'job training')."""
+    keys = {name_key(n) for g in raw.graph for n in [x for e in g.edges for x in e] + g.names}
+    linked = {frozenset((name_key(a), name_key(b))) for g in raw.graph for a, b in g.edges}
+    alias = {}
+    for k in keys:
+        longer = [other for other in keys if other != k and other.endswith(" " + k)]
+        # "the man in the room has a direct effect on room": two variables, not one
+        if len(longer) == 1 and frozenset((k, longer[0])) not in linked:
+            alias[k] = longer[0]
+    return alias
 
 
 # -- mentions -------------------------------------------------------------------------------

@@ -45,10 +45,15 @@ _WORDNUM = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
 NUMBER_RE = re.compile(
     rf"(?P<a>{_NUM}|{_WORDNUM})\s*(?:(?:in|out of)\s+(?:every\s+)?|/\s*)(?P<b>{_NUM}|{_WORDNUM})\b"
     rf"|(?P<pct>{_NUM})\s*(?:%|\s*per\s*cent\b|\s*percent\b)"
+    # "half of the seasons", "a third of them"; not "more than half" (a bound, not a number)
+    r"|(?<!than\s)(?<!about\s)(?<!nearly\s)(?<!almost\s)(?<!under\s)(?<!over\s)"
+    r"(?P<frac>\b(?:(?:a|one)\s+)?half\b|\b(?:a|one)\s+(?:third|quarter)\b|\btwo\s+thirds\b"
+    r"|\bthree\s+quarters\b)(?![-\w])"
     rf"|(?P<plain>(?<![\w.]){_NUM}(?![\w%]))",
     re.IGNORECASE,
 )
 PLACEHOLDER = "⟨N⟩"
+_FRACTIONS = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ def find_numbers(sentence: str) -> list[tuple[int, int, StatedNumber]]:
             if b == 0:
                 continue
             value, percent = a / b, False
+        elif m.group("frac") is not None:
+            value, percent = _FRACTIONS[m.group("frac").lower().split()[-1]], False
         elif m.group("pct") is not None:
             value, percent = _to_float(m.group("pct")) / 100.0, True
         else:
