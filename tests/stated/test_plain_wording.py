@@ -77,6 +77,14 @@ TRAINING = (
     "untrained and confident 60%; untrained, not confident 30%."
 )
 
+AGE = (
+    "Age affects both exercise and heart disease, and exercise affects heart disease. "
+    "40% of people are old. Old people exercise with probability 0.3, young people with "
+    "probability 0.6. Old people who exercise get heart disease 20% of the time, old people "
+    "who do not exercise 40%. Young people who exercise get heart disease 5% of the time, "
+    "young people who do not exercise 10%."
+)
+
 # no spaces around "=" and "|", and the negation signs ¬ and ~
 SADNESS = "Rain affects sadness. P(rain)=0.3. P(sadness|rain)=0.7. P(sadness|¬rain)=0.2. "
 
@@ -243,6 +251,30 @@ CASES = [
     # "training" is "job training" said short; ATE = P(e | t) - P(e | no t) (no parent of t)
     # = (0.7 * 0.8 + 0.3 * 0.6) - (0.3 * 0.6 + 0.7 * 0.3) = 0.74 - 0.39 = 0.35
     ("training-compound-graph", TRAINING, "Does job training increase employment?", "yes", 0.35),
+    # phrases cut at the variables' names ("old people who exercise get heart disease");
+    # back-door over age: 0.4 (0.20 - 0.40) + 0.6 (0.05 - 0.10) = -0.11
+    ("age-segmented", AGE, "Does exercise lower the risk of heart disease?", "yes", -0.11),
+    # P(ex) = 0.4 * 0.3 + 0.6 * 0.6 = 0.48; P(hd | ex) = (0.024 + 0.018) / 0.48 = 0.0875;
+    # P(hd | no ex) = (0.112 + 0.024) / 0.52 = 0.261538...: difference -0.174038...
+    (
+        "age-segmented-correlation",
+        AGE,
+        "Is heart disease more likely among people who exercise than among people who do not?",
+        "no",
+        0.0875 - 0.136 / 0.52,
+    ),
+    # "group" names the variable here (group study), so "study in a group" is its value 1:
+    # NDE = P(d | alone) (0.5 - 0.4) + P(no d | alone) (0.9 - 0.7) = 0.2 * 0.1 + 0.8 * 0.2 = 0.18
+    (
+        "group-study-nde",
+        "Group study -> distraction -> passing, and group study -> passing. Students who study "
+        "in a group get distracted with probability 0.6, students who study alone with "
+        "probability 0.2. Pass rates: group and distracted 50%; group, not distracted 90%; "
+        "alone and distracted 40%; alone, not distracted 70%.",
+        "Does group study directly (not through distraction) raise the chance of passing?",
+        "yes",
+        0.18,
+    ),
 ]
 
 
@@ -320,6 +352,28 @@ def test_fractions_in_words_are_numbers_but_bounds_are_not():
     ]
     assert with_placeholder("More than half of people smoke.")[1] == []
     assert with_placeholder("The half-life is long.")[1] == []
+
+
+def test_a_phrase_is_cut_where_it_turns_to_another_variable():
+    from causalqa.stated.resolve import segment_phrase
+
+    names = {"age": "age", "exercise": "exercise", "heart disease": "heart disease"}
+    assert segment_phrase("old people who do not exercise", names) == [
+        "old people who do",
+        "not exercise",
+    ]
+    assert segment_phrase("heart disease", names) == ["heart disease"]
+
+
+def test_words_after_the_number_are_never_dropped():
+    # "30% of cars drive fast" is not the probability of the limit
+    got = answer_story(
+        "The speed limit affects speeding. Speeding affects accidents. On roads with the "
+        "lower limit, 30% of cars drive fast. P(accident | speeding) = 0.4. "
+        "P(accident | no speeding) = 0.1.",
+        "Does the speed limit raise the chance of accidents?",
+    )
+    assert got.answer is None
 
 
 def test_otherwise_without_a_previous_statement_is_refused():

@@ -265,9 +265,14 @@ def _score(
         start = time.perf_counter()
         a = answer_story(it["story"], it["question"], llm=llm, precision=precision)
         seconds = time.perf_counter() - start
-        result = (
-            "refused" if a.answer is None else ("right" if a.answer == it["answer"] else "wrong")
-        )
+        if it["answer"] is None:  # a story that must be refused: right only when it is
+            result = "right" if a.answer is None else "wrong"
+        else:
+            result = (
+                "refused"
+                if a.answer is None
+                else ("right" if a.answer == it["answer"] else "wrong")
+            )
         row = {
             k: it.get(k)
             for k in ("id", "kind", "story_kind", "query_type", "rung", "graph", "truth_value")

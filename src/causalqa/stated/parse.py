@@ -108,11 +108,18 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
         r"^(?:and|also|moreover|furthermore|in addition|finally|then),?\s+", "", s, flags=re.I
     )
     if _ARROW.search(s) and PLACEHOLDER not in s:
+        # "Causal links (cause -> effect): A -> B, ...": the header is no edge
+        head = re.match(r"^(?P<head>[^:]*):\s*(?P<body>.+)$", s)
+        if head and _ARROW.search(head.group("body")):
+            if not _ARROW.search(re.sub(r"\([^()]*\)", "", head.group("head"))):
+                s = head.group("body")
         out = GraphSentence(sentence)
-        for chunk in re.split(r"\s*[;,]\s*|\s+and\s+", s):
+        for chunk in re.split(r"\s*[;,]\s*(?:and\s+)?|\s+and\s+", s):
             nodes = [clean_name(n) for n in _ARROW.split(chunk)]
             if len(nodes) < 2 or not all(nodes):
                 continue
+            if any(_CAUSAL_VERB.search(n) for n in nodes):
+                continue  # prose around the arrows: not names
             for a, b in zip(nodes, nodes[1:]):
                 out.edges.append((a, b))
         return out if out.edges else None
@@ -215,6 +222,8 @@ class RawProbability:
     number: StatedNumber
     sentence: str
     overall: bool = False
+    # the event came from another statement, whose subject may hold its own group
+    inherited: bool = False
 
 
 @dataclass
@@ -377,7 +386,7 @@ def _split_pair(ab: str) -> tuple[str, str] | None:
 
 
 def read_number_sentence(
-    sentence: str, previous: RawProbability | None = None
+    sentence: str, previous: RawProbability | None = None, *, segment: bool = False
 ) -> tuple[list[object], str | None]:
     """Raw statements of one sentence holding numbers, or ([], why) when its form is
     not one the rules know. A sentence may hold several statements ('... is 26%, and
@@ -406,7 +415,7 @@ def read_number_sentence(
             clauses = _split_at_conjunctions(text)
             if clauses is None:
                 return [], "it states several numbers in a form the rules cannot split"
-            return _read_pieces(clauses, numbers, sentence, previous)
+            return _read_pieces(clauses, numbers, sentence, previous, segment=segment)
     out: list[object] = []
     it = iter(numbers)
     for clause in clauses:
@@ -419,7 +428,7 @@ def read_number_sentence(
         if got is None and out and isinstance(out[-1], RawProbability):
             # "..., severe untreated 40%": a later clause with no verb of its own names
             # only the group; the event is the one the sentence is about
-            got = _read_parallel(clause, number, sentence, out[-1])
+            got = _read_parallel(clause, number, sentence, out[-1], segment=segment)
         if got is None and _ELSE.fullmatch(clause.strip().rstrip(".;")):
             return [], "its 'otherwise' follows no conditional statement to complete"
         if got is None:
@@ -472,15 +481,15 @@ def _other_group(group: str, before: RawProbability) -> str:
 
 
 def _read_parallel(
-    clause: str, number: StatedNumber, sentence: str, before: RawProbability
+    clause: str, number: StatedNumber, sentence: str, before: RawProbability, segment: bool = False
 ) -> RawProbability | None:
     c = clause.strip().rstrip(".;")
-    if _CLAUSE_VERB.search(c) or not before.given:
-        return None
     group = _group_text(c)
-    if not group:
+    if not group or _CLAUSE_VERB.search(group) or not (before.given or segment):
         return None
-    return RawProbability(before.event, _other_group(group, before), number, sentence)
+    return RawProbability(
+        before.event, _other_group(group, before), number, sentence, inherited=True
+    )
 
 
 _PIECE_SEPARATOR = re.compile(
@@ -513,7 +522,7 @@ def _split_at_conjunctions(text: str) -> list[str] | None:
 
 
 def _read_pieces(
-    pieces: list[str], numbers: list[StatedNumber], sentence: str, previous
+    pieces: list[str], numbers: list[StatedNumber], sentence: str, previous, segment: bool = False
 ) -> tuple[list[object], str | None]:
     """Pieces with a verb of their own are statements; a piece that only names a group
     ('30% of non-trainees', 'others 40% of the time') takes the event of the nearest
@@ -522,7 +531,7 @@ def _read_pieces(
     for piece, number in zip(pieces, numbers):
         c = piece.strip().rstrip(".;")
         group = _group_text(c)
-        if group and not _CLAUSE_VERB.search(c) and not _has_verb_after_group(c):
+        if group and not _CLAUSE_VERB.search(group) and not _has_verb_after_group(c):
             read.append(None)
             continue
         got = _read_clause(c, number, sentence)
@@ -539,10 +548,10 @@ def _read_pieces(
             continue
         before = next((r for r in reversed(read[:i]) if r is not None), None)
         model = before or next(r for r in read[i + 1 :] if r is not None)
-        if not model.given:
+        if not model.given and not segment:
             return [], "its wording is not a form the rules know"
         group = _other_group(_group_text(piece.strip().rstrip(".;")), model)
-        out.append(RawProbability(model.event, group, number, sentence))
+        out.append(RawProbability(model.event, group, number, sentence, inherited=True))
     return out, None
 
 
@@ -923,10 +932,22 @@ def _subject_event(lead: str) -> str | None:
         return ""
     m = _QUANTITY.search(lead)
     if m and m.start() > 0:
+        tail = lead[lead.index(PLACEHOLDER, m.start()) + len(PLACEHOLDER) :]
+        if not _EMPTY_TAIL.fullmatch(tail):
+            # "On roads with the lower limit, ⟨N⟩ of cars drive fast": words after the
+            # number would be lost, and the number read as the probability of the rest
+            return None
         return lead[: m.start()].strip(" ,")
     if PLACEHOLDER not in lead:
         return ""
     return None
+
+
+# what may follow a number that ends its clause: nothing, or whom it counts
+_EMPTY_TAIL = re.compile(
+    rf"\s*(?:of\s+(?:all\s+)?(?:the\s+)?(?:time|cases|{_POPULATION})\s*|(?:chance|probability)\s*)?[.,;]?\s*",
+    re.I,
+)
 
 
 # -- mechanisms, observations, methods ------------------------------------------------------
@@ -1132,7 +1153,10 @@ class RawStory:
     ignored: list[str] = field(default_factory=list)
 
 
-def read_raw_story(story: str) -> RawStory:
+def read_raw_story(story: str, *, segment: bool = False) -> RawStory:
+    """The story's sentences read into raw statements. With `segment`, a list clause may
+    take its event from a statement whose subject still holds a group (the reader then
+    cuts the subject at the variables' names)."""
     raw = RawStory()
     text = preprocess_lines(story.strip())
     methods = read_method_sentences(text)
@@ -1163,7 +1187,7 @@ def read_raw_story(story: str) -> RawStory:
         if numbers:
             in_mechanisms = False
             previous = raw.probabilities[-1] if raw.probabilities else None
-            stmts, why = read_number_sentence(s, previous)
+            stmts, why = read_number_sentence(s, previous, segment=segment)
             if why:
                 raw.unread.append((s, why))
             for st in stmts:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from collections import defaultdict
 
 import networkx as nx
@@ -31,7 +32,7 @@ from causalqa.stated.model import (
 )
 from causalqa.stated.parse import RawStory, read_raw_story
 from causalqa.stated.refusal import StoryRefusal
-from causalqa.stated.resolve import Resolver, name_key, split_atoms
+from causalqa.stated.resolve import Resolver, name_key, segment_phrase, split_atoms
 from causalqa.stated.text import phrase_words, stems_match
 
 MAX_STORY_CHARS = 20_000
@@ -64,16 +65,33 @@ def read_story(story: str, *, llm=None) -> StatedModel:
 def read_readings(story: str, question_form, *, max_readings: int = 12):
     """Every reading of the story (with the question's phrases, when given) that ties
     for the best: a list of (model, question mentions -> (variable, value)). A reading
-    whose checks fail is dropped; when all fail, the first failure is raised."""
+    whose checks fail is dropped; when all fail, the first failure is raised.
+
+    A story the phrases as written cannot be read from is read once more with its
+    phrases cut at the variables' names ('severe treated patients die': severity and
+    treatment are the group, death the event); if that fails too, the first refusal
+    stands."""
     text = _check_text(story)
     if not text.strip():
         raise StoryRefusal("the story is empty")
-    raw = read_raw_story(text)
+    try:
+        return _readings(text, question_form, max_readings, segment=False)
+    except StoryRefusal as first:
+        try:
+            return _readings(text, question_form, max_readings, segment=True)
+        except StoryRefusal:
+            raise first from None
+
+
+def _readings(text: str, question_form, max_readings: int, *, segment: bool):
+    raw = read_raw_story(text, segment=segment)
     for sentence, why in raw.unread:
         raise StoryRefusal(f"a sentence states a number the reader cannot read ({why})", sentence)
     base = StatedModel(route=["rules"])
     base.story = text
     _read_graph(raw, base)
+    if segment:
+        _segment_statements(raw, base)
     resolver, bind = _mentions(raw, base)
     qslots: dict[str, list[int]] = {}
     if question_form is not None:
@@ -167,6 +185,22 @@ def _read_graph(raw: RawStory, model: StatedModel) -> None:
         raise StoryRefusal(f"the graph has a cycle ({cycle} -> …)", sentence)
 
 
+def _segment_statements(raw: RawStory, model: StatedModel) -> None:
+    """Each probability's phrases cut at the variables' names: an event phrase that
+    names several variables keeps the last as the event and makes the others its
+    conditions (unless the event was taken from another statement, whose group it was)."""
+    names = {k: v.name for k, v in model.variables.items()}
+    for p in raw.probabilities:
+        given = [seg for atom in split_atoms(p.given) for seg in segment_phrase(atom, names)]
+        event = p.event
+        if not re.search(r"\b(?:and|both|together)\b", event, flags=re.I):
+            segs = segment_phrase(event, names)
+            event = segs[-1]
+            if not p.inherited:
+                given = segs[:-1] + given
+        p.event, p.given = event, ", ".join(given)
+
+
 def _short_names(raw: RawStory) -> dict[str, str]:
     """A graph name that is the last words of exactly one longer graph name, and no
     edge joins the two, is that variable said short ('training' after 'job training')."""
@@ -186,7 +220,7 @@ def _short_names(raw: RawStory) -> dict[str, str]:
 
 def _mentions(raw: RawStory, model: StatedModel):
     names = {k: v.name for k, v in model.variables.items()}
-    resolver = Resolver(names)
+    resolver = Resolver(names, name_nouns=True)
     bind: list[tuple[str, object, object]] = []  # (kind, raw statement, resolver statement)
     order = {s: i for i, s in enumerate(raw.sentences)}
     for p in raw.probabilities:

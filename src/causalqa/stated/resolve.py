@@ -36,15 +36,18 @@ from dataclasses import dataclass, field
 
 from causalqa.stated.text import (
     DIMENSION_STEMS,
+    GENERIC_NOUNS,
     PhraseWords,
     negated_bases,
     normalize_phrase,
     opposite_stems,
     opposite_words,
     phrase_words,
+    stem,
     stems_match,
     strip_negation_prefix,
     value_of_kind,
+    words,
 )
 
 
@@ -52,6 +55,44 @@ def name_key(name: str) -> str:
     """The identity of a variable name: lowercase words without a leading article."""
     t = normalize_phrase(name)
     return re.sub(r"^(?:the|a|an)\s+", "", t)
+
+
+def segment_phrase(text: str, names: dict[str, str]) -> list[str]:
+    """The phrase cut where its words turn from one variable's name to another's:
+    'severe treated patients die' -> ['severe', 'treated patients', 'die'] when severity,
+    treatment and death are the variables. A word naming no variable (or several) stays
+    with the words before it; a phrase about one variable comes back whole."""
+    name_words = {k: phrase_words(v).content or frozenset([k]) for k, v in names.items()}
+    toks = text.split()
+    runs: list[tuple[str | None, list[str]]] = []
+    pending: list[str] = []  # "not", "without": they belong to the words after them
+    for tok in toks:
+        pw = phrase_words(tok)
+        if pw.negated and not pw.content:
+            pending.append(tok)
+            continue
+        content = pw.content | frozenset(b for t in pw.content if (b := strip_negation_prefix(t)))
+        hits = {
+            v
+            for v, nw in name_words.items()
+            for t in content
+            if any(stems_match(t, x) or opposite_stems(t, x) or value_of_kind(t, x) for x in nw)
+        }
+        var = next(iter(hits)) if len(hits) == 1 else None
+        if runs and (var is None or var == runs[-1][0] or runs[-1][0] is None):
+            runs[-1][1].extend([*pending, tok])
+            if runs[-1][0] is None and var is not None:
+                runs[-1] = (var, runs[-1][1])
+        else:
+            runs.append((var, [*pending, tok]))
+        pending = []
+    if pending:
+        if not runs:
+            return [text]
+        runs[-1][1].extend(pending)
+    if len([v for v, _ in runs if v is not None]) < 2:
+        return [text]
+    return [" ".join(ws) for _, ws in runs]
 
 
 def split_atoms(slot: str) -> list[str]:
@@ -192,10 +233,19 @@ class Resolver:
     """Maps every mention to (variable, value). Build with the variables' names, add
     statements with `add`, then `solve`."""
 
-    def __init__(self, names: dict[str, str]) -> None:
+    def __init__(self, names: dict[str, str], *, name_nouns: bool = False) -> None:
         # key -> display name
         self.names = names
-        self.name_words = {k: phrase_words(v).content or frozenset([k]) for k, v in names.items()}
+        # with `name_nouns`, a generic noun a variable is named by ("group" of "group
+        # study") is a content word of every phrase of the story
+        self.keep = (
+            frozenset(stem(t) for n in names.values() for t in words(n)) & GENERIC_NOUNS
+            if name_nouns
+            else frozenset()
+        )
+        self.name_words = {
+            k: phrase_words(v, self.keep).content or frozenset([k]) for k, v in names.items()
+        }
         self.mentions: list[Mention] = []
         self.statements: list[Statement] = []
         self.same_value: list[tuple[int, int]] = []
@@ -216,7 +266,7 @@ class Resolver:
                 m = Mention(
                     len(self.mentions),
                     p,
-                    phrase_words(p),
+                    phrase_words(p, self.keep),
                     sid,
                     slot,
                     sentence,

@@ -257,6 +257,15 @@ GENERIC = frozenset(
     """.split()
 )
 GENERIC_STEMS = frozenset(stem(w) for w in GENERIC) | GENERIC
+# The generic words that are nouns: a story may name a variable by one ("group study")
+GENERIC_NOUNS = frozenset(
+    stem(w)
+    for w in """people person persons individual individuals subject subjects case cases
+    patient patients student students resident residents participant participants
+    applicant applicants candidate candidates customer customers client clients
+    respondent respondents volunteer volunteers population group groups member members
+    subgroup subgroups""".split()
+)
 
 # Words that name the dimension a variable varies along, not what it is: "vaccination
 # status" is vaccination, "cholesterol level" is cholesterol.
@@ -299,7 +308,9 @@ def _participle(word: str) -> bool:
 
 
 @lru_cache(maxsize=50_000)
-def phrase_words(text: str) -> PhraseWords:
+def phrase_words(text: str, keep: frozenset[str] = frozenset()) -> PhraseWords:
+    """What `text` says (see `PhraseWords`). Words in `keep` count as content even
+    where they are generic elsewhere ("group" in a story about group study)."""
     toks = words(text)
     neg = 0
     content = set()
@@ -357,7 +368,7 @@ def phrase_words(text: str) -> PhraseWords:
             written.append((_ACQUIRE, t))
             continue
         s = stem(t)
-        if t in GENERIC or s in GENERIC_STEMS:
+        if (t in GENERIC or s in GENERIC_STEMS) and s not in keep:
             continue
         content.add(s)
         written.append((s, t))
