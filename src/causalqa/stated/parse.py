@@ -45,8 +45,8 @@ _BACKWARD = [
     r"consequences|result|child|children)\s+of\s+(?P<s>.+)",
 ]
 _NO_EFFECT = re.compile(
-    r"(?:has|have)\s+no\s+(?:direct\s+)?(?:effect|influence)|does\s+not\s+(?:directly\s+)?"
-    r"(?:affect|influence|cause)|doesn't\s+(?:affect|influence|cause)",
+    r"(?:has|have)\s+no\s+(?:direct\s+)?(?:effect|influence)|(?:does|do)\s+not\s+(?:directly\s+)?"
+    r"(?:affect|influence|cause)|(?:doesn't|don't|never)\s+(?:directly\s+)?(?:affects?|influences?|causes?)",
     re.IGNORECASE,
 )
 _UNOBSERVED = [
@@ -78,6 +78,11 @@ def clean_name(text: str) -> str:
     t = t.strip().strip(".,;:!?\"'“”()").strip()
     t = re.sub(r"^(?:the\s+variable\s+|variable\s+)", "", t, flags=re.IGNORECASE)
     t = re.sub(r"\s+(?:directly|too|as\s+well|both)$", "", t, flags=re.IGNORECASE)
+    t = re.sub(r"^(?:also\s+)?(?:whether|if)\s+(?=\S)", "", t, flags=re.IGNORECASE)
+    # "the heating is on" names the heating (and says its value)
+    state = re.fullmatch(r"(?P<n>.+?)\s+(?:is|are)\s+(?!a\b|an\b|the\b)\w+", t.strip(), flags=re.I)
+    if state:
+        t = state.group("n")
     return t.strip()
 
 
@@ -129,8 +134,16 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             names = split_list(m.group("s"))
             return GraphSentence(sentence, names=names, unobserved=names)
     if _NO_EFFECT.search(s):
+        mutual = re.fullmatch(
+            r"(?P<s>.+?)\s+(?:do\s+not|don't|never)\s+(?:directly\s+)?(?:affect|influence|cause)\s+"
+            r"(?:each\s+other|one\s+another)",
+            s,
+            flags=re.IGNORECASE,
+        )
+        if mutual:
+            return GraphSentence(sentence, names=split_list(mutual.group("s")))
         m = re.fullmatch(
-            r"(?P<s>.+?)\s+(?:has|have|does|do)\s+(?:no|not|n't)?.*?\s+(?:on|affect|influence|cause)\s+(?P<o>.+)",
+            r"(?P<s>.+?)\s+(?:has|have|does|do|doesn't|don't|never)\s*(?:no|not|n't)?.*?\s*(?:on|affects?|influences?|causes?)\s+(?P<o>.+)",
             s,
             flags=re.IGNORECASE,
         )
@@ -138,6 +151,15 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             return GraphSentence(
                 sentence, names=split_list(m.group("s")) + split_list(m.group("o"))
             )
+    # "In our office building, winter affects ...": a setting before the subject
+    setting = re.match(
+        r"^(?:in|at|on|for|during|within|across|around)\s+[^,]{1,60},\s+(?P<rest>.+)$", s, flags=re.I
+    )
+    if setting and _CAUSAL_VERB.search(setting.group("rest")):
+        inner = read_graph_sentence(setting.group("rest"))
+        if inner is not None:
+            inner.sentence = sentence
+            return inner
     compound = _read_compound_graph(s, sentence)
     if compound is not None:
         return compound
@@ -224,6 +246,9 @@ class RawProbability:
     overall: bool = False
     # the event came from another statement, whose subject may hold its own group
     inherited: bool = False
+    # that statement, when this one's group is said relative to its group ("otherwise",
+    # "those without it", "neither"): the reader completes it once the group is known
+    source: RawProbability | None = None
 
 
 @dataclass
@@ -430,7 +455,13 @@ def read_number_sentence(
             # only the group; the event is the one the sentence is about
             got = _read_parallel(clause, number, sentence, out[-1], segment=segment)
         if got is None and _ELSE.fullmatch(clause.strip().rstrip(".;")):
-            return [], "its 'otherwise' follows no conditional statement to complete"
+            if segment and last is not None and not last.given:
+                # the condition is still inside the event phrase: completed once cut
+                got = RawProbability(
+                    last.event, "otherwise", number, sentence, inherited=True, source=last
+                )
+            else:
+                return [], "its 'otherwise' follows no conditional statement to complete"
         if got is None:
             got = _read_clause(clause, number, sentence)
         if got is None:
@@ -474,10 +505,25 @@ def _group_text(clause: str) -> str:
     return " ".join(g.split()).strip(" ,;:")
 
 
+_NEITHER = re.compile(r"(?:with\s+)?(?:neither|none(?:\s+of\s+(?:them|these))?|without\s+either)", re.I)
+
+
 def _other_group(group: str, before: RawProbability) -> str:
+    """A group said relative to the one before: 'others' (its complement), 'neither'
+    (none of its conditions), 'those without it' ('it' is its group)."""
     if _THE_OTHERS.fullmatch(group) and before.given and "," not in before.given:
         return f"not {before.given}"
+    if _NEITHER.fullmatch(group) and before.given:
+        return ", ".join(f"not {g.strip()}" for g in re.split(r",|\band\b|\bbut\b", before.given) if g.strip())
+    if _PRONOUN.search(group) and before.given and "," not in before.given:
+        return _PRONOUN.sub(_bare_group(before.given), group)
     return group
+
+
+def _bare_group(given: str) -> str:
+    """'Employees with the skill' -> 'the skill': what 'it' can stand for."""
+    m = re.search(r"\b(?:with|without|who\s+have|that\s+have|on)\s+(?P<g>.+)$", given, flags=re.I)
+    return m.group("g") if m else given
 
 
 def _read_parallel(

@@ -198,6 +198,11 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
             event = segs[-1]
             if not p.inherited:
                 given = segs[:-1] + given
+        if p.given == "otherwise" and p.source is not None:
+            # the source was cut before this one: its group, the other value
+            given = [f"not {g}" for g in split_atoms(p.source.given)] if p.source.given else []
+            if len(given) != 1:
+                raise StoryRefusal("'otherwise' follows no single condition to negate", p.sentence)
         p.event, p.given = event, ", ".join(given)
 
 
