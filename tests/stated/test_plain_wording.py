@@ -275,6 +275,41 @@ CASES = [
         "yes",
         0.18,
     ),
+    # "a randomly chosen person" is anyone: P(hd) = 0.5 * 0.05 + 0.5 * 0.15 = 0.10
+    (
+        "anyone-marginal",
+        EXERCISE_LIST,
+        "Does a randomly chosen person more likely than not get heart disease?",
+        "no",
+        0.10,
+    ),
+    # the group is the subject and the other group only its negation: 0.05 - 0.15 = -0.10
+    (
+        "subject-group-correlation",
+        EXERCISE_LIST,
+        "Are people who exercise less likely to get heart disease than people who don't?",
+        "yes",
+        -0.10,
+    ),
+    # the first piece states the event with any verb; "compared with ... not on it":
+    # ATE = 0.6 - 0.2 = 0.40 (diet has no parent)
+    (
+        "diet-compared-with",
+        "The diet affects weight loss. A quarter of people are on the diet. 6 in 10 people on "
+        "the diet lose weight, compared with 2 in 10 people not on it.",
+        "Does the diet make weight loss more likely?",
+        "yes",
+        0.40,
+    ),
+    # ETT with no back-door path = P(y | no x) - P(y | x) = 0.2 - 0.6 = -0.40
+    (
+        "diet-ett-without",
+        "The diet affects weight loss. A quarter of people are on the diet. 6 in 10 people on "
+        "the diet lose weight, compared with 2 in 10 people not on it.",
+        "For the people on the diet, would weight loss have been less likely without the diet?",
+        "yes",
+        -0.40,
+    ),
 ]
 
 

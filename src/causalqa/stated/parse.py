@@ -153,7 +153,9 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             )
     # "In our office building, winter affects ...": a setting before the subject
     setting = re.match(
-        r"^(?:in|at|on|for|during|within|across|around)\s+[^,]{1,60},\s+(?P<rest>.+)$", s, flags=re.I
+        r"^(?:in|at|on|for|during|within|across|around)\s+[^,]{1,60},\s+(?P<rest>.+)$",
+        s,
+        flags=re.I,
     )
     if setting and _CAUSAL_VERB.search(setting.group("rest")):
         inner = read_graph_sentence(setting.group("rest"))
@@ -450,6 +452,14 @@ def read_number_sentence(
         )
         last = next((o for o in reversed(out) if isinstance(o, RawProbability)), previous)
         got = _read_elliptical(clause, number, sentence, last)
+        if (
+            got is None
+            and not out
+            and last is not None
+            and _THE_OTHERS.fullmatch(_group_text(clause.strip().rstrip(".;")))
+        ):
+            # "...; those without, 20%": the other group of the statement before
+            got = _read_parallel(clause, number, sentence, last, segment=segment)
         if got is None and out and isinstance(out[-1], RawProbability):
             # "..., severe untreated 40%": a later clause with no verb of its own names
             # only the group; the event is the one the sentence is about
@@ -475,7 +485,8 @@ def read_number_sentence(
 # "Job rates: trained and confident 80%; trained, not confident 60%; ..."
 _LIST_HEADER = re.compile(
     r"(?:(?:the\s+)?(?:probabilities|probability|chances?|rates?|risks?|odds)\s+of\s+(?P<e1>[^:]+?)"
-    r"|(?P<e2>[^:]+?)\s+(?:rates?|probabilities|chances?|risks?|odds|frequencies))"
+    r"|(?P<e2>[^:]+?)\s+(?:rates?|probabilities|probability|chances?|risks?|odds|frequencies)"
+    r"|(?P<e3>(?:\w[\w-]*\s+){0,2}\w[\w-]*))"
     r"\s*(?:are|were|is)?\s*(?:as\s+follows)?\s*:\s*(?P<body>.+)",
     re.I,
 )
@@ -493,7 +504,10 @@ _NUMBER_WORDS_AROUND = re.compile(
 )
 # "others", "the rest", "the other ones": the group that is not the one before
 _THE_OTHERS = re.compile(
-    r"(?:the\s+)?(?:others|rest|remainder|remaining\s+\w+|other\s+\w+|other\s+ones)", re.I
+    r"(?:the\s+)?(?:others|rest|remainder|remaining\s+\w+|other\s+\w+|other\s+ones)"
+    r"|(?:those|people|ones|the\s+ones|[\w-]+)\s+(?:without|who\s+(?:do|did|does)\s*(?:not|n't)|"
+    r"who\s+(?:are|were)\s*(?:not|n't)|not)(?:\s+(?:it|one|them|so))?",
+    re.I,
 )
 
 
@@ -505,7 +519,9 @@ def _group_text(clause: str) -> str:
     return " ".join(g.split()).strip(" ,;:")
 
 
-_NEITHER = re.compile(r"(?:with\s+)?(?:neither|none(?:\s+of\s+(?:them|these))?|without\s+either)", re.I)
+_NEITHER = re.compile(
+    r"(?:with\s+)?(?:neither|none(?:\s+of\s+(?:them|these))?|without\s+either)", re.I
+)
 
 
 def _other_group(group: str, before: RawProbability) -> str:
@@ -514,7 +530,9 @@ def _other_group(group: str, before: RawProbability) -> str:
     if _THE_OTHERS.fullmatch(group) and before.given and "," not in before.given:
         return f"not {before.given}"
     if _NEITHER.fullmatch(group) and before.given:
-        return ", ".join(f"not {g.strip()}" for g in re.split(r",|\band\b|\bbut\b", before.given) if g.strip())
+        return ", ".join(
+            f"not {g.strip()}" for g in re.split(r",|\band\b|\bbut\b", before.given) if g.strip()
+        )
     if _PRONOUN.search(group) and before.given and "," not in before.given:
         return _PRONOUN.sub(_bare_group(before.given), group)
     return group
@@ -534,7 +552,7 @@ def _read_parallel(
     if not group or _CLAUSE_VERB.search(group) or not (before.given or segment):
         return None
     return RawProbability(
-        before.event, _other_group(group, before), number, sentence, inherited=True
+        before.event, _other_group(group, before), number, sentence, inherited=True, source=before
     )
 
 
@@ -584,6 +602,12 @@ def _read_pieces(
         if not isinstance(got, RawProbability):
             return [], "its wording is not a form the rules know"
         read.append(got)
+    if all(r is None for r in read):
+        # "80% of stressed people drink late coffee versus 40% of non-stressed": the
+        # first piece is the statement, whatever its verb
+        first = _read_clause(pieces[0].strip().rstrip(".;"), numbers[0], sentence)
+        if isinstance(first, RawProbability):
+            read[0] = first
     full = [r for r in read if r is not None]
     if not full:
         return [], "no part of it names what the numbers are the probability of"
@@ -597,7 +621,9 @@ def _read_pieces(
         if not model.given and not segment:
             return [], "its wording is not a form the rules know"
         group = _other_group(_group_text(piece.strip().rstrip(".;")), model)
-        out.append(RawProbability(model.event, group, number, sentence, inherited=True))
+        out.append(
+            RawProbability(model.event, group, number, sentence, inherited=True, source=model)
+        )
     return out, None
 
 
@@ -606,6 +632,9 @@ def _has_verb_after_group(clause: str) -> bool:
     followed by a verb phrase is a statement of its own."""
     m = re.fullmatch(rf"{N}\s+of\s+(?P<rest>.+)", clause.strip(), flags=re.I)
     return bool(m) and _GROUP_VERB.search(" " + m.group("rest") + " ") is not None
+
+
+_COND_START = re.compile(r"(?:with|without|for|among|in|on|if|when|under|given)\b", re.I)
 
 
 def _join_lists(sentences: list[str]) -> list[str]:
@@ -619,16 +648,21 @@ def _join_lists(sentences: list[str]) -> list[str]:
         else:
             out.append(s)
         text = with_placeholder(out[-1])[0].rstrip(" ;.")
-        joining = s.endswith(";") and _LIST_HEADER.fullmatch(text) is not None
+        joining = (
+            s.endswith(";") and PLACEHOLDER in text and _LIST_HEADER.fullmatch(text) is not None
+        )
     return out
 
 
 def _read_list(text: str, numbers: list[StatedNumber], sentence: str) -> list[object] | None:
     """A header naming the event, then one group and one number per item."""
     m = _LIST_HEADER.fullmatch(text)
-    if not m or len(numbers) < 2 or PLACEHOLDER in (m.group("e1") or m.group("e2") or ""):
+    header = m.group("e1") or m.group("e2") or m.group("e3") if m else None
+    if not m or len(numbers) < 2 or not header or PLACEHOLDER in header:
         return None
-    event = (m.group("e1") or m.group("e2")).strip()
+    if m.group("e3") and (_CLAUSE_VERB.search(header) or _COND_START.match(header)):
+        return None  # "With pests: ..." is a condition, not the event
+    event = header.strip()
     event = re.sub(r"^(?:the|a|an)\s+", "", event, flags=re.I)
     pieces, pending = [], ""
     for part in re.split(r"\s*[;,]\s*", m.group("body")):
@@ -715,7 +749,7 @@ _LEAD_VERB = (
     r"don't|doesn't|will|would|can|become|becomes|became|end\s+up|go|goes|went)"
 )
 _QUANTITY_FIRST = re.compile(
-    rf"(?:(?P<m>{_COND_MARKERS}|with|without|of)\s+(?P<g>[^,]+?)\s*,\s*)?{N}\s+(?:of\s+)?(?:all\s+)?(?:the\s+)?(?P<rest>.+)",
+    rf"(?:(?P<m>{_COND_MARKERS}|with|without|of|on|under)\s+(?P<g>[^,]+?)\s*,\s*)?{N}\s+(?:of\s+)?(?:all\s+)?(?:the\s+)?(?P<rest>.+)",
     re.I,
 )
 _NOT_QUANTITY_FIRST = re.compile(

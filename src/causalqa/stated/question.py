@@ -418,12 +418,24 @@ _MORE_FORMS += [
         "ett",
         rf"(?:for|among)\s+(?:the\s+)?(?P<g>.+?),\s+would\s+(?P<y>.+?)\s+have\s+been\s+(?P<dir>{_MORE}|{_LESS})\s+likely\s+"
         r"(?:had\s+(?:they|it|he|she|those|these)\s+not|if\s+(?:they|it|he|she)\s+(?:had\s+not|hadn't|did\s+not|didn't)|"
-        r"without\s+(?:it|them|that|this|one)|otherwise)\b.*",
+        r"without\b|otherwise)\b.*",
+        "same",
+    ),
+    (
+        # "Are kids with a lot of screen time less likely to be tired than kids without?"
+        "correlation",
+        rf"(?:is|are)\s+(?P<x>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+likely\s+to\s+(?:be\s+|have\s+|get\s+)?(?P<y>.+?)\s+than\s+(?P<x0>.+)",
         "same",
     ),
     (
         "correlation",
         rf"(?:is|are)\s+(?P<y>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+likely\s+to\s+(?:be\s+)?(?P<y2>.+?)\s+(?:when|if|among|for|given)\s+(?P<x>.+)",
+        "same",
+    ),
+    (
+        # "Is rain more likely on days when people wear sunglasses than on days when they don't?"
+        "correlation",
+        rf"is\s+(?P<y>.+?)\s+(?P<dir>{_MORE}|{_LESS})\s+(?:common|frequent|likely|probable)\s+(?:on|in|at|for)\s+(?:days|cases|times|weeks|years|months|places|fields|farms)\s+(?:when|where|with|that)\s+(?P<x>.+?)\s+than\s+(?P<x0>.+)",
         "same",
     ),
 ]
@@ -480,6 +492,16 @@ _LAST_FORMS: list[tuple[str, str, str]] = [
         "same",
     ),
 ]
+
+
+# "kids without", "machines without one", "days when they don't": the other group, said
+# only by its negation (compared with the complement of the first)
+_ELLIPTICAL_OTHER = re.compile(
+    r"(?:(?:on|in|among|for)\s+)?(?:the\s+)?(?:[\w-]+\s+)?(?:(?:when|where|who|that)\s+)?"
+    r"(?:they|it|he|she|those|ones)?\s*(?:without|(?:do|does|did|are|is|were|was|have|has)\s*(?:not|n't))"
+    r"(?:\s+(?:one|it|them|any|so))?",
+    re.I,
+)
 
 
 def _clean_slot(text: str) -> str:
@@ -573,7 +595,7 @@ def _parse_more(q: str, forms: list[tuple[str, str, str]] | None = None) -> Ques
             )
         elif kind in ("correlation", "ate"):
             f.slots = {"treatment": [x], "outcome": [y]}
-            if d.get("x0"):
+            if d.get("x0") and not _ELLIPTICAL_OTHER.fullmatch(d["x0"]):
                 f.slots["counterfactual"] = [d["x0"]]
             f.direction = _dir_word(d.get("dir", "causes"), mode)
         if any(not p for ps in f.slots.values() for p in ps) or _swallowed(f):
@@ -596,11 +618,41 @@ def _swallowed(form: QuestionForm) -> bool:
     )
 
 
+# "a randomly chosen patient", "a random person": anyone, said of the whole population
+_ANYONE_PHRASE = re.compile(
+    r"(?:\s*,?\s*(?:for|of|in|among)\s+)?\b(?:a|any)\s+(?:randomly\s+(?:chosen|selected|picked)|random|typical|given)\s+[\w-]+",
+    re.I,
+)
+
+
+def _without_anyone(q: str) -> str | None:
+    """'Does a randomly chosen patient more likely than not have a cough' -> 'Is have a
+    cough more likely than not'; None when the question names no such phrase."""
+    if not _ANYONE_PHRASE.search(q):
+        return None
+    rest = " ".join(_ANYONE_PHRASE.sub(" ", q).split())
+    m = re.fullmatch(
+        r"(?:does|do|will|would)\s+(?P<a>.*?)\s*(?P<dir>more|less)\s+likely\s+than\s+not\s*(?P<b>.*)",
+        rest,
+        flags=re.I,
+    )
+    if m:
+        y = " ".join(f"{m.group('a')} {m.group('b')}".split())
+        y = re.sub(r"^(?:get|gets|have|has|be|become|develop|suffer\s+from)\s+", "", y, flags=re.I)
+        return f"Is {y} {m.group('dir')} likely than not" if y else None
+    return rest
+
+
 def parse_question(question: str) -> QuestionForm | None:
     """The question's form and its phrases, or None when no known form fits."""
     q = " ".join(question.strip().split())
     q = re.sub(r"^(?:question:\s*|q:\s*)", "", q, flags=re.I).rstrip("?.! ").strip()
-    return _parse_plain(q) or _with_mediator(q) or _parse_more(q, _LAST_FORMS)
+    form = _parse_plain(q) or _with_mediator(q) or _parse_more(q, _LAST_FORMS)
+    if form is None and (anyone := _without_anyone(q)) is not None:
+        form = _parse_plain(anyone)
+        if form is not None and form.kind != "marginal":
+            return None  # only a question about the whole population may drop "anyone"
+    return form
 
 
 def _parse_plain(q: str) -> QuestionForm | None:

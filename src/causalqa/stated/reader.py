@@ -198,6 +198,19 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
             event = segs[-1]
             if not p.inherited:
                 given = segs[:-1] + given
+        if p.source is not None and p.source.given and re.search(r"\b(?:it|them)\b", p.given):
+            # "people not on it": 'it' is the group of the statement before, once cut
+            bare = re.sub(
+                r"^.*?\b(?:with|without|on|who\s+have|that\s+have)\s+",
+                "",
+                p.source.given,
+                flags=re.I,
+            )
+            given = [
+                seg
+                for atom in split_atoms(re.sub(r"\b(?:it|them)\b", bare, p.given))
+                for seg in segment_phrase(atom, names)
+            ]
         if p.given == "otherwise" and p.source is not None:
             # the source was cut before this one: its group, the other value
             given = [f"not {g}" for g in split_atoms(p.source.given)] if p.source.given else []
