@@ -505,6 +505,7 @@ _NUMBER_WORDS_AROUND = re.compile(
 # "others", "the rest", "the other ones": the group that is not the one before
 _THE_OTHERS = re.compile(
     r"(?:the\s+)?(?:others|rest|remainder|remaining\s+\w+|other\s+\w+|other\s+ones)"
+    r"|without|if\s+not|when\s+not|not"
     r"|(?:those|people|ones|the\s+ones|[\w-]+)\s+(?:without|who\s+(?:do|did|does)\s*(?:not|n't)|"
     r"who\s+(?:are|were)\s*(?:not|n't)|not)(?:\s+(?:it|one|them|so))?",
     re.I,
@@ -886,6 +887,11 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
         if subject:
             event = event or subject
     if lead:
+        trailing = _TRAILING_CONDITION.fullmatch(lead)
+        if trailing:
+            # "Old cars break down ⟨N⟩ with maintenance": the condition after the number
+            lead = trailing.group("a")
+            given.append(trailing.group("c"))
         subj = _subject_event(lead)
         if subj is None:
             return None
@@ -1022,6 +1028,12 @@ def _subject_event(lead: str) -> str | None:
         return ""
     return None
 
+
+_TRAILING_CONDITION = re.compile(
+    rf"(?P<a>.+?{N}(?:\s+of\s+(?:the\s+)?(?:time|cases))?)\s+"
+    rf"(?P<c>(?:with|without|on|under|during|in)\s+(?!{N}).+)",
+    re.I,
+)
 
 # what may follow a number that ends its clause: nothing, or whom it counts
 _EMPTY_TAIL = re.compile(

@@ -196,7 +196,15 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
         if not re.search(r"\b(?:and|both|together)\b", event, flags=re.I):
             segs = segment_phrase(event, names)
             event = segs[-1]
-            if not p.inherited:
+            # a list item names a new group in place of the subject's ("..., severe
+            # untreated 40%"); the other value of a stated condition keeps the subject's
+            # group ("Old cars break down 20% with maintenance and 50% without")
+            complement = (
+                p.source is not None
+                and bool(p.source.given)
+                and p.given.strip().lower() == f"not {p.source.given.strip().lower()}"
+            )
+            if not p.inherited or complement:
                 given = segs[:-1] + given
         if p.source is not None and p.source.given and re.search(r"\b(?:it|them)\b", p.given):
             # "people not on it": 'it' is the group of the statement before, once cut
