@@ -418,3 +418,21 @@ def test_otherwise_without_a_previous_statement_is_refused():
     )
     assert got.answer is None
     assert "Otherwise 0.2" in (got.reason or "")
+
+
+def test_no_effect_is_never_read_from_a_missing_edge_alone():
+    # the story never says whether the desk affects back pain: refused, not "0"
+    story = (
+        "Some unmeasured factor influences both who uses a treadmill desk and who gets "
+        "headaches. P(headache | treadmill desk) = 0.3. P(headache | no treadmill desk) = 0.5."
+    )
+    question = "Would giving everyone a treadmill desk reduce headaches?"
+    got = answer_story(story, question)
+    assert got.answer is None and "does not say" in got.reason
+    # said outright, or in a story that declares its graph complete, the effect is 0
+    said = answer_story(story + " The treadmill desk does not affect headaches.", question)
+    assert (said.answer, said.value) == ("no", 0.0)
+    closed = answer_story(
+        "In a closed world with no other causal relationships: " + story, question
+    )
+    assert (closed.answer, closed.value) == ("no", 0.0)

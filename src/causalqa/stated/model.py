@@ -113,6 +113,9 @@ class StatedModel:
     route: list[str] = field(default_factory=list)
     story: str = ""
     open_phrases: list[str] = field(default_factory=list)
+    # the story says its graph is complete, so a missing edge means no effect
+    closed_world: bool = False
+    no_effect: set[tuple[str, str]] = field(default_factory=set)  # stated "A does not affect B"
 
     def parents(self, var: str) -> list[str]:
         return [a for a, b in self.edges if b == var]

@@ -92,6 +92,7 @@ class GraphSentence:
     edges: list[tuple[str, str]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     unobserved: list[str] = field(default_factory=list)
+    absent: list[tuple[str, str]] = field(default_factory=list)  # "A does not affect B"
 
 
 def read_graph_sentence(sentence: str) -> GraphSentence | None:
@@ -141,15 +142,21 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             flags=re.IGNORECASE,
         )
         if mutual:
-            return GraphSentence(sentence, names=split_list(mutual.group("s")))
+            names = split_list(mutual.group("s"))
+            return GraphSentence(
+                sentence, names=names, absent=[(a, b) for a in names for b in names if a != b]
+            )
         m = re.fullmatch(
             r"(?P<s>.+?)\s+(?:has|have|does|do|doesn't|don't|never)\s*(?:no|not|n't)?.*?\s*(?:on|affects?|influences?|causes?)\s+(?P<o>.+)",
             s,
             flags=re.IGNORECASE,
         )
         if m:
+            subjects, objects = split_list(m.group("s")), split_list(m.group("o"))
             return GraphSentence(
-                sentence, names=split_list(m.group("s")) + split_list(m.group("o"))
+                sentence,
+                names=subjects + objects,
+                absent=[(a, b) for a in subjects for b in objects],
             )
     # "In our office building, winter affects ...": a setting before the subject
     setting = re.match(
@@ -1243,6 +1250,8 @@ class RawStory:
     values: list[RawValues] = field(default_factory=list)
     unread: list[tuple[str, str]] = field(default_factory=list)  # (sentence, why)
     ignored: list[str] = field(default_factory=list)
+    # the story says its graph is complete ("no other causal relationships")
+    closed_world: bool = False
 
 
 def read_raw_story(story: str, *, segment: bool = False) -> RawStory:
@@ -1250,6 +1259,7 @@ def read_raw_story(story: str, *, segment: bool = False) -> RawStory:
     take its event from a statement whose subject still holds a group (the reader then
     cuts the subject at the variables' names)."""
     raw = RawStory()
+    raw.closed_world = _CLOSED_WORLD_RE.search(story) is not None
     text = preprocess_lines(story.strip())
     methods = read_method_sentences(text)
     if methods:

@@ -173,6 +173,8 @@ def _read_graph(raw: RawStory, model: StatedModel) -> None:
                 model.edges.append(edge)
         for n in g.unobserved:
             model.variables[key_of(n)].observed = False
+        model.no_effect.update((key_of(a), key_of(b)) for a, b in g.absent)
+    model.closed_world = raw.closed_world
     graph = nx.DiGraph(model.edges)
     if not nx.is_directed_acyclic_graph(graph):
         cycle_edges = set(nx.find_cycle(graph))

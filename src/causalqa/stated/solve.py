@@ -267,6 +267,19 @@ def _zero_by_graph(calc: Calculator, q: Query) -> Result | None:
     """The graph alone makes the quantity exactly 0 (stated numbers are rounded, so
     they would show a small difference that is not there)."""
     x, y = q.treatment, q.outcome
+    model = calc.model
+    complete = model.closed_world or {(x, y), (y, x)} & model.no_effect
+    if (
+        not complete
+        and q.kind in ("ate", "ett", "nde", "nie")
+        and not nx.has_path(calc.graph, x, y)
+    ):
+        # a zero from a missing edge needs a story that says its graph is complete
+        raise NotIdentified(
+            f"the story states no causal path from {x} to {y} and does not say that its graph "
+            f"is complete (no other causal relationships), so it does not say whether {x} "
+            f"affects {y}; a sentence such as '{x} does not affect {y}' would"
+        )
     if q.kind == "correlation" and calc.independent({x}, {y}, set()):
         return Result(
             0.0,
