@@ -436,3 +436,21 @@ def test_no_effect_is_never_read_from_a_missing_edge_alone():
         "In a closed world with no other causal relationships: " + story, question
     )
     assert (closed.answer, closed.value) == ("no", 0.0)
+
+
+FLU = (
+    "The flu causes a cough. 20% of people have the flu. People with the flu cough 70% of "
+    "the time; people without it 10% of the time."
+)
+
+
+def test_a_group_inside_the_subject_is_a_condition_not_the_event():
+    # "people with the flu cough 70%": P(cough | flu), not P(flu) — P(cough) = 0.2 * 0.7 +
+    # 0.8 * 0.1 = 0.22; P(flu | cough) = 0.14 / 0.22, P(flu | no cough) = 0.06 / 0.78
+    marginal = answer_story(FLU, "Is a cough more likely than not overall?")
+    assert (marginal.answer, marginal.value) == ("no", pytest.approx(0.22))
+    bayes = answer_story(
+        FLU, "Is the flu more likely among people who cough than among those who don't?"
+    )
+    assert bayes.answer == "yes"
+    assert bayes.value == pytest.approx(0.14 / 0.22 - 0.06 / 0.78)

@@ -480,7 +480,7 @@ def read_number_sentence(
             else:
                 return [], "its 'otherwise' follows no conditional statement to complete"
         if got is None:
-            got = _read_clause(clause, number, sentence)
+            got = _read_clause(clause, number, sentence, segment=segment)
         if got is None:
             return [], "its wording is not a form the rules know"
         out.append(got)
@@ -606,14 +606,14 @@ def _read_pieces(
         if group and not _CLAUSE_VERB.search(group) and not _has_verb_after_group(c):
             read.append(None)
             continue
-        got = _read_clause(c, number, sentence)
+        got = _read_clause(c, number, sentence, segment=segment)
         if not isinstance(got, RawProbability):
             return [], "its wording is not a form the rules know"
         read.append(got)
     if all(r is None for r in read):
         # "80% of stressed people drink late coffee versus 40% of non-stressed": the
         # first piece is the statement, whatever its verb
-        first = _read_clause(pieces[0].strip().rstrip(".;"), numbers[0], sentence)
+        first = _read_clause(pieces[0].strip().rstrip(".;"), numbers[0], sentence, segment=segment)
         if isinstance(first, RawProbability):
             read[0] = first
     full = [r for r in read if r is not None]
@@ -804,7 +804,9 @@ def _read_quantity_first(c: str, number: StatedNumber, sentence: str) -> RawProb
     return RawProbability(event, given_text, number, sentence, overall=not given_text)
 
 
-def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | None:
+def _read_clause(
+    clause: str, number: StatedNumber, sentence: str, segment: bool = False
+) -> object | None:
     """One stated number: which event it is the probability of, under which conditions.
     The clause is cut at its marker words ('given', 'for', 'among', 'if', 'the chance
     of', 'has probability', 'occurs in N of cases', ...); a phrase after a condition
@@ -906,6 +908,11 @@ def _read_clause(clause: str, number: StatedNumber, sentence: str) -> object | N
             # "Smokers get cancer ⟨N⟩ of the time": the group before the verb is a condition
             subj, group = _group_and_event(subj)
             given.extend(group)
+            if not group and not segment and _GROUP_INSIDE.search(subj):
+                # "Patients with the disease run a fever ⟨N⟩": a group inside the subject,
+                # with a verb the rules do not know; only the reading that cuts the phrase
+                # at the variables' names may take it
+                return None
             if not group and _BARE_PAIR.fullmatch(subj.strip(" ,")):
                 # "trained and confident ⟨N⟩": a list item whose header was lost, or a joint
                 # probability said without 'both'; either way not safe to read alone
@@ -986,6 +993,8 @@ _GROUP_VERB = re.compile(
     re.I,
 )
 
+
+_GROUP_INSIDE = re.compile(r"\s(?:with|without|who|that|which)\s", re.I)
 
 # two bare phrases joined by "and", with no verb, marker or "both"
 _BARE_PAIR = re.compile(
