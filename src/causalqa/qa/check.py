@@ -49,6 +49,7 @@ from causalqa.qa.lexicon import (
     MEDIAN,
     MEDIATOR_WORDS,
     MORE_WORDS,
+    NUMBER_WORDS,
     ON_PATH,
     OUTDO_VERBS,
     PLAIN_SUBJECT_NOUNS,
@@ -606,7 +607,7 @@ def _demand_rules(text: str, slots: list, plan: Plan) -> list[tuple[str, list[st
             # "for each partner take T's effect minus U's, then average it": the mean of a
             # difference is an average of per-subject values however it is said
             difference = (_args(plan).get("value") or {}).get("difference")
-            hits = [m for m in hits if not difference and not re.match(r"per\b", m.group(0))]
+            hits = [m for m in hits if not difference and m.group(0).split()[0] != "per"]
         if hits:
             failed = not demand.satisfied(plan)
             rules.append(
@@ -660,7 +661,7 @@ def _cause_effect_problems(text: str, slots: list, plan: Plan) -> list[str]:
 
 def _unused_number_problems(text: str, written: list[Any], plan: Plan) -> list[str]:
     """Every number the question writes in digits must be used by the plan."""
-    stated = {n.value for n in written if re.fullmatch(r"-?[\d.,]+", text[n.start : n.end])}
+    stated = {n.value for n in written if text[n.start : n.end] not in NUMBER_WORDS}
     missing = [n for n in stated if n not in _plan_numbers(plan)]
     if not missing:
         return []

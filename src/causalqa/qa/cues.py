@@ -38,6 +38,8 @@ from causalqa.qa.lexicon import (
     VARIABLE_NOUNS,
     alternation,
     any_of,
+    forms,
+    word_spans,
 )
 
 AnswerType = Literal["bool", "subject", "treatment", "number", "variables"]
@@ -46,6 +48,9 @@ Scope = Literal["direct", "any"]
 _AUX = r"does|do|did|is|are|was|were|can|could|would|will|should|has|have|had|might|may|must"
 _SUBJECT_NOUNS = alternation(SUBJECT_NOUNS + ROW_NOUNS, plural=True)
 _TREATMENT_NOUNS = alternation(TREATMENT_NOUNS, plural=True)
+_SUBJECT_FORMS = forms(SUBJECT_NOUNS + ROW_NOUNS, plural=True)
+_TREATMENT_FORMS = forms(TREATMENT_NOUNS, plural=True)
+"""The words `_SUBJECT_NOUNS` and `_TREATMENT_NOUNS` match, as sets (a word test)."""
 _VARIABLE_NOUNS = alternation(VARIABLE_NOUNS + ("causes", "effects"), plural=True)
 _NUMBER_NOUNS = alternation(
     EFFECT_NOUNS
@@ -172,8 +177,8 @@ _IF_SO_WHICH = re.compile(
 
 def _norm(question: str) -> str:
     q = question.casefold().replace("’", "'")
-    q = re.sub(r"\b(what|who|how|where|which|that|it)'s\b", r"\1 is", q)
-    q = re.sub(r"\bwhats\b", "what is", q)
+    # "what's", "whats" → "what is"
+    q = re.sub(r"\b(?:(what|who|how|where|which|that|it)'|(what))s\b", r"\1\2 is", q)
     # "everyone who is already engaged": a relative clause, not the question's "who"
     q = re.sub(
         r"\b(everyone|everybody|anyone|anybody|someone|somebody|those|people|all|ones|the\s+rest"
@@ -211,13 +216,9 @@ def answer_type(question: str) -> AnswerType | None:
         # it that names subjects or treatments.
         m = re.search(r"\bwhich\s+(?:one|ones|of\s+them|of\s+those)\b|\bwho\s+among\b", q)
         if m:
-            before = q[: m.start()]
-            s = max(
-                (x.end() for x in re.finditer(rf"\b(?:{_SUBJECT_NOUNS})\b", before)), default=-1
-            )
-            t = max(
-                (x.end() for x in re.finditer(rf"\b(?:{_TREATMENT_NOUNS})\b", before)), default=-1
-            )
+            before = word_spans(q[: m.start()])
+            s = max((x.end() for x in before if x.group() in _SUBJECT_FORMS), default=-1)
+            t = max((x.end() for x in before if x.group() in _TREATMENT_FORMS), default=-1)
             subject, treatment = s > t, t > s
     if subject:
         return "subject"
@@ -335,9 +336,9 @@ def count_target(question: str) -> CountTarget | None:
     if m is None:
         return None
     noun = m.group(0).split()[-1]
-    if re.fullmatch(_SUBJECT_NOUNS, noun):
+    if noun in _SUBJECT_FORMS:
         return "subject"
-    if re.fullmatch(_TREATMENT_NOUNS, noun):
+    if noun in _TREATMENT_FORMS:
         return "treatment"
     return "variable"
 

@@ -53,6 +53,7 @@ from causalqa.qa.lexicon import (
     number_value,
     plurals,
     spell_out,
+    words_of,
 )
 
 # -- the question with its names as slots ------------------------------------------------
@@ -663,7 +664,7 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
                 continue
             if any(c["value"] == {"treatment": t} for c in found):
                 continue  # "gain more from T than from U" already says how T compares
-            if re.match(r"(?:gain|benefit|profit)", m.group(0)) and (
+            if m.group(0).startswith(("gain", "benefit", "profit")) and (
                 (
                     _NOUN_BEFORE.search(text[: m.start()])
                     and not _EXPERIENCE_A.search(text[: m.start()])
@@ -1017,7 +1018,7 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         asked == "subject"
         and "mean" in stats
         and not {"min", "max"} & set(stats)
-        and not re.search(r"\b(?:which|who|whom|whose)\b", text)
+        and not words_of(text) & {"which", "who", "whom", "whose"}
     ):
         asked = None  # "the mean per-partner difference": a number, not a subject
     if asked == "subject" and difference:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from string import ascii_lowercase, ascii_uppercase
 from typing import Literal
 
 from rapidfuzz import fuzz, process
@@ -43,6 +44,8 @@ FUZZY_CUTOFF = 88.0
 """rapidfuzz ratio (0–100) above which a phrase counts as a (misspelt) name."""
 
 _WORD = re.compile(r"[\w'’%&+-]+", re.UNICODE)
+_I_FORMS = frozenset({"I"} | {f"I{a}{b}" for a in "'’" for b in ("d", "m", "ve", "ll")})
+"""The word "I" and its contractions ("I'd", "I’m"): capitalised, but never a name."""
 _norm = normalize
 
 
@@ -177,8 +180,8 @@ def _find_subjects(
         if sid in known:
             found.append(Mention("subject", known[sid], m.start(1), m.end(1), 100.0))
             taken.append((m.start(1), m.end(1)))
-        elif re.fullmatch(r"[a-z]*\d+", sid):
-            same = by_number.get(int(re.sub(r"\D", "", sid)), []) if sid[-1:].isdigit() else []
+        elif (digits := sid.lstrip(ascii_lowercase)).isdecimal():  # letters, then digits
+            same = by_number.get(int(digits), []) if sid[-1:].isdigit() else []
             if len(same) == 1:
                 found.append(Mention("subject", same[0], m.start(1), m.end(1), 95.0))
                 taken.append((m.start(1), m.end(1)))
@@ -188,7 +191,7 @@ def _find_subjects(
     # above. A letter and a digit is an id when the table has it ("for P1, …"), except where
     # it reads as a percentile ("the p5 of …", "p5 effect").
     for key, sid in known.items():
-        short = bool(re.fullmatch(r"[a-z]\d", key))
+        short = len(key) == 2 and key[0] in ascii_lowercase and key[1].isdecimal()
         if key.isdigit() or (len(key) < 3 and not short):
             continue
         for s, e in _exact_spans(q, sid):
@@ -335,11 +338,9 @@ def _unresolved(question: str, taken_norm: list[tuple[int, int]], q_norm: str) -
         w = w.strip("'’")
         if not w[:1].isupper() or w.casefold() in COMMON_WORDS or w.isupper() and len(w) <= 3:
             continue
-        if re.fullmatch(r"[A-Z]{2,4}s", w):
+        if w[-1:] == "s" and 2 <= len(w) - 1 <= 4 and all(c in ascii_uppercase for c in w[:-1]):
             continue  # an acronym's plural: "the partner IDs", "ITEs", "KPIs"
-        if re.fullmatch(r"(?:^|.*[.!?:;—–(\[\"“]|.*\s-)\s*", question[:s]) or re.fullmatch(
-            r"I(?:['’](?:d|m|ve|ll))?", w
-        ):
+        if re.fullmatch(r"(?:^|.*[.!?:;—–(\[\"“]|.*\s-)\s*", question[:s]) or w in _I_FORMS:
             continue
         start = q_norm.find(_norm(w), max(0, s - 5))
         if start >= 0 and _free(taken_norm, start, start + len(_norm(w))):

@@ -61,6 +61,26 @@ def any_of(patterns: Iterable[str]) -> re.Pattern[str]:
 IRREGULAR_PLURALS = {"person": "persons|people", "child": "children"}
 
 
+def forms(words: Iterable[str], *, plural: bool = False) -> frozenset[str]:
+    """The single words `alternation(words, plural=plural)` matches, as a set: a word test
+    without a pattern ("partners" in forms(SUBJECT_NOUNS, plural=True))."""
+    return frozenset(words) | (frozenset(plurals(words)) if plural else frozenset())
+
+
+_WORD_RUN = re.compile(r"\w+")
+
+
+def word_spans(text: str) -> list[re.Match[str]]:
+    """The words of `text` (its maximal runs of word characters) with their offsets: a word
+    is in `text` as ``\\bword\\b`` finds it exactly when it is one of these."""
+    return list(_WORD_RUN.finditer(text))
+
+
+def words_of(text: str) -> set[str]:
+    """The words of `text` (`word_spans`), as a set."""
+    return {m.group() for m in word_spans(text)}
+
+
 def plurals(words: Iterable[str]) -> tuple[str, ...]:
     """The plural forms of `words` ("company" → "companies", "person" → "persons",
     "people")."""
