@@ -40,6 +40,7 @@ from causalqa.qa.lexicon import (
     any_of,
     forms,
     word_spans,
+    words_of,
 )
 
 AnswerType = Literal["bool", "subject", "treatment", "number", "variables"]
@@ -160,10 +161,12 @@ _WH_VARIABLES = any_of(_WH_VARIABLES_WORDS[:3])
 which")."""
 _WH_VARIABLES_LATE = any_of(_WH_VARIABLES_WORDS[3:])
 # "the best/highest …" questions that name a subject noun or a treatment noun first.
-_SUPERLATIVE = re.compile(
-    r"\b(?:best|highest|largest|biggest|greatest|most|maximal|maximum|maximi[sz]e[sd]?|top|optimal"
-    r"|strongest|first)\b"
+_SUPERLATIVE = frozenset(
+    {"best", "highest", "largest", "biggest", "greatest", "most", "maximal", "maximum", "top"}
+    | {"optimal", "strongest", "first"}
+    | {f"maximi{z}e{end}" for z in "sz" for end in ("", "s", "d")}
 )
+"""Superlative words (a word test)."""
 
 FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
 """A question that continues the previous one ("and for partner P042?")."""
@@ -226,7 +229,7 @@ def answer_type(question: str) -> AnswerType | None:
         return "treatment"
     if _WH_VARIABLES.search(q):
         return "variables"
-    if _WH_NUMBER.search(q) and not _SUPERLATIVE.search(q):
+    if _WH_NUMBER.search(q) and not words_of(q) & _SUPERLATIVE:
         return "number"
     if _WH_VARIABLES_LATE.search(q):
         return "variables"

@@ -35,6 +35,7 @@ from causalqa.qa.lexicon import (
     SUBJECT_NOUNS,
     alternation,
     normalize,
+    word_spans,
 )
 from causalqa.qa.tools import Where
 
@@ -152,6 +153,31 @@ def _find_names(
     return found
 
 
+def _after_word(before: str) -> bool:
+    """Whether `before` ends with "the", "a", "its" or "their" and white space ("the p5")."""
+    head = before.rstrip()
+    last = word_spans(head)[-1:]
+    return (
+        head != before
+        and bool(last)
+        and last[0].end() == len(head)
+        and (last[0].group() in ("the", "a", "its", "their"))
+    )
+
+
+def _before_word(after: str) -> bool:
+    """Whether `after` starts with white space and "of", "effect", "value", "uplift" or
+    "impact" ("p5 effect")."""
+    rest = after.lstrip()
+    first = word_spans(rest)[:1]
+    return (
+        rest != after
+        and bool(first)
+        and first[0].start() == 0
+        and (first[0].group() in ("of", "effect", "value", "uplift", "impact"))
+    )
+
+
 def _number_key(sid: str) -> int | None:
     """The one number in an id ("P007" → 7), or None when it has none or several."""
     runs = re.findall(r"\d+", sid)
@@ -195,10 +221,7 @@ def _find_subjects(
         if key.isdigit() or (len(key) < 3 and not short):
             continue
         for s, e in _exact_spans(q, sid):
-            if short and (
-                re.search(r"\b(?:the|a|its|their)\s+$", q[max(0, s - 8) : s])
-                or re.match(r"\s+(?:of|effect|value|uplift|impact)\b", q[e : e + 10])
-            ):
+            if short and (_after_word(q[max(0, s - 8) : s]) or _before_word(q[e : e + 10])):
                 continue
             if _free(taken, s, e):
                 found.append(Mention("subject", sid, s, e, 100.0))
