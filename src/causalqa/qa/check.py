@@ -49,6 +49,7 @@ from causalqa.qa.lexicon import (
     MEDIAN,
     MEDIATOR_WORDS,
     MORE_WORDS,
+    NUMBER_WORDS,
     ON_PATH,
     OUTDO_VERBS,
     PLAIN_SUBJECT_NOUNS,
@@ -60,6 +61,7 @@ from causalqa.qa.lexicon import (
     VARIANCE,
     alternation,
     plurals,
+    words_of,
 )
 
 Plan = dict[str, Any]
@@ -460,6 +462,12 @@ _ORDERING = re.compile(
 """An order to line values up in ("from smallest to largest"): it asks for neither end."""
 
 
+def _says_word(text: str, prefixes: tuple[str, ...], whole: set[str]) -> bool:
+    """Whether a word of `text` starts with one of `prefixes` or is one of `whole`: what
+    ``\\b(?:gain\\w*|best)\\b`` finds, as a word test."""
+    return any(w.startswith(prefixes) or w in whole for w in words_of(text))
+
+
 def _plan_names(plan: Plan) -> set[str]:
     found: set[str] = set()
 
@@ -606,7 +614,7 @@ def _demand_rules(text: str, slots: list, plan: Plan) -> list[tuple[str, list[st
             # "for each partner take T's effect minus U's, then average it": the mean of a
             # difference is an average of per-subject values however it is said
             difference = (_args(plan).get("value") or {}).get("difference")
-            hits = [m for m in hits if not difference and not re.match(r"per\b", m.group(0))]
+            hits = [m for m in hits if not difference and m.group(0).split()[0] != "per"]
         if hits:
             failed = not demand.satisfied(plan)
             rules.append(
@@ -660,7 +668,7 @@ def _cause_effect_problems(text: str, slots: list, plan: Plan) -> list[str]:
 
 def _unused_number_problems(text: str, written: list[Any], plan: Plan) -> list[str]:
     """Every number the question writes in digits must be used by the plan."""
-    stated = {n.value for n in written if re.fullmatch(r"-?[\d.,]+", text[n.start : n.end])}
+    stated = {n.value for n in written if text[n.start : n.end] not in NUMBER_WORDS}
     missing = [n for n in stated if n not in _plan_numbers(plan)]
     if not missing:
         return []
@@ -883,18 +891,19 @@ _ASKS_ONE_SUBJECT = re.compile(
 )
 
 
-_ROUTE_WORDS = re.compile(
-    r"\b(?:path|paths|route|routes|chain|chains|pathway|mechanism|steps?|(?:up|down)stream)\b"
+_ROUTE_WORDS = frozenset(
+    {"path", "paths", "route", "routes", "chain", "chains", "pathway", "mechanism", "step"}
+    | {"steps", "upstream", "downstream"}
 )
 _SEPARATION_WORDS = re.compile(r"\bd-?sep\w*|\bseparat\w*|\bblock\w*|\bscreen\w*\s+off\b")
 _ASKS_SEPARATION = (DEPENDENCE_WORDS, _demand_pattern("independent"), _SEPARATION_WORDS)
-_ASKS_TEST: dict[str, tuple[re.Pattern[str], ...]] = {
+_ASKS_TEST: dict[str, tuple[re.Pattern[str] | frozenset[str], ...]] = {
     "on_path": (ON_PATH, MEDIATOR_WORDS, _demand_pattern("via"), _ROUTE_WORDS),
     "d_separated": _ASKS_SEPARATION,
     "d_connected": _ASKS_SEPARATION,
 }
 """The graph's yes/no tests beyond the paper's, and the words without which a question
-does not ask for them."""
+does not ask for them (patterns, or a set of words any of which will do)."""
 
 
 _EVERY_PATH = re.compile(
@@ -926,7 +935,9 @@ def _unasked_test_problems(text: str, plan: Plan) -> list[str]:
         # "does conditioning on ⟦z⟧ block every path between ⟦a⟧ and ⟦b⟧": a path named,
         # but what is asked is d-separation
         return ["the question asks about (in)dependence given a set, which the plan does not test"]
-    if patterns is None or any(p.search(text) for p in patterns):
+    if patterns is None or any(
+        words_of(text) & p if isinstance(p, frozenset) else p.search(text) for p in patterns
+    ):
         return []
     tested = (
         "whether a variable lies on a causal path"
@@ -970,9 +981,12 @@ _LOSS = re.compile(
     r"\b(?:lose|loses|losing|lost|hurt\w*|harm\w*|worse\s+off|backfir\w*|suffer\w*"
     r"|penali[sz]\w*|damag\w*|negative(?:ly)?)\b"
 )
-_GAIN_OR_LEAST = re.compile(
-    r"\b(?:gain\w*|benefit\w*|help\w*|best|positive\w*|profit\w*|least|fewest|smallest)\b"
+_GAIN_OR_LEAST = (
+    ("gain", "benefit", "help", "positive", "profit"),
+    {"best", "least", "fewest", "smallest"},
 )
+"""Words of a gain or the low end: any word starting with one of the first, or one of the
+second (a word test, `_says_word`)."""
 
 
 _GAIN_SIGN = re.compile(
@@ -1028,7 +1042,7 @@ def _polarity_problems(text: str, plan: Plan) -> list[str]:
     under ⟦1⟧?" run as the partner that gains most)."""
     if not _is_high(plan) or _tool(plan) == "compare_treatments" or _args(plan).get("stat"):
         return []
-    if _LOSS.search(text) and not _GAIN_OR_LEAST.search(text):
+    if _LOSS.search(text) and not _says_word(text, *_GAIN_OR_LEAST):
         return ["the question asks about those who lose, but the plan picks the highest effect"]
     return []
 
@@ -1142,7 +1156,7 @@ def _direction_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
             g is not None
             and "zero" not in g
             and frozenset(g) not in said
-            and not _THAN.search(text)
+            and not _says_word(text, *_THAN)
         ):
             # two treatments compared where the question compares none ("a table of how
             # much each partner gains from ⟦2⟧" kept to those gaining more from ⟦1⟧)
@@ -1150,10 +1164,13 @@ def _direction_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
     return found
 
 
-_THAN = re.compile(
-    r"\bthan\b|\b(?:versus|vs\.?|compared|comparison|relative|over|beats?|outperform\w*"
-    r"|exceed\w*|rather|instead|minus|difference|gap)\b"
+_THAN = (
+    ("outperform", "exceed"),
+    {"than", "versus", "vs", "compared", "comparison", "relative", "over", "beat", "beats"}
+    | {"rather", "instead", "minus", "difference", "gap"},
 )
+"""Words of a comparison: any word starting with one of the first, or one of the second
+(a word test, `_says_word`)."""
 
 
 def _sign_filter_problems(text: str, slots: list[Any], plan: Plan) -> list[str]:
@@ -1251,6 +1268,12 @@ def _no_operator(text: str) -> list[str]:
 
 
 __test__ = {
+    "word tests": """
+    >>> [_says_word(t, *_THAN) for t in ("more than ⟦2⟧", "⟦1⟧ vs. ⟦2⟧", "it outperforms", "overall")]
+    [True, True, True, False]
+    >>> [_says_word(t, *_GAIN_OR_LEAST) for t in ("who gains", "the least", "helpful", "who loses")]
+    [True, True, True, False]
+    """,
     "demands": """
     >>> _demanded("what is the median effect of ⟦1⟧")
     ['median']

@@ -38,6 +38,9 @@ from causalqa.qa.lexicon import (
     VARIABLE_NOUNS,
     alternation,
     any_of,
+    forms,
+    word_spans,
+    words_of,
 )
 
 AnswerType = Literal["bool", "subject", "treatment", "number", "variables"]
@@ -46,6 +49,9 @@ Scope = Literal["direct", "any"]
 _AUX = r"does|do|did|is|are|was|were|can|could|would|will|should|has|have|had|might|may|must"
 _SUBJECT_NOUNS = alternation(SUBJECT_NOUNS + ROW_NOUNS, plural=True)
 _TREATMENT_NOUNS = alternation(TREATMENT_NOUNS, plural=True)
+_SUBJECT_FORMS = forms(SUBJECT_NOUNS + ROW_NOUNS, plural=True)
+_TREATMENT_FORMS = forms(TREATMENT_NOUNS, plural=True)
+"""The words `_SUBJECT_NOUNS` and `_TREATMENT_NOUNS` match, as sets (a word test)."""
 _VARIABLE_NOUNS = alternation(VARIABLE_NOUNS + ("causes", "effects"), plural=True)
 _NUMBER_NOUNS = alternation(
     EFFECT_NOUNS
@@ -155,10 +161,12 @@ _WH_VARIABLES = any_of(_WH_VARIABLES_WORDS[:3])
 which")."""
 _WH_VARIABLES_LATE = any_of(_WH_VARIABLES_WORDS[3:])
 # "the best/highest …" questions that name a subject noun or a treatment noun first.
-_SUPERLATIVE = re.compile(
-    r"\b(?:best|highest|largest|biggest|greatest|most|maximal|maximum|maximi[sz]e[sd]?|top|optimal"
-    r"|strongest|first)\b"
+_SUPERLATIVE = frozenset(
+    {"best", "highest", "largest", "biggest", "greatest", "most", "maximal", "maximum", "top"}
+    | {"optimal", "strongest", "first"}
+    | {f"maximi{z}e{end}" for z in "sz" for end in ("", "s", "d")}
 )
+"""Superlative words (a word test)."""
 
 FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|same for|and for|now for|for)\b", re.I)
 """A question that continues the previous one ("and for partner P042?")."""
@@ -172,8 +180,8 @@ _IF_SO_WHICH = re.compile(
 
 def _norm(question: str) -> str:
     q = question.casefold().replace("’", "'")
-    q = re.sub(r"\b(what|who|how|where|which|that|it)'s\b", r"\1 is", q)
-    q = re.sub(r"\bwhats\b", "what is", q)
+    # "what's", "whats" → "what is"
+    q = re.sub(r"\b(?:(what|who|how|where|which|that|it)'|(what))s\b", r"\1\2 is", q)
     # "everyone who is already engaged": a relative clause, not the question's "who"
     q = re.sub(
         r"\b(everyone|everybody|anyone|anybody|someone|somebody|those|people|all|ones|the\s+rest"
@@ -211,13 +219,9 @@ def answer_type(question: str) -> AnswerType | None:
         # it that names subjects or treatments.
         m = re.search(r"\bwhich\s+(?:one|ones|of\s+them|of\s+those)\b|\bwho\s+among\b", q)
         if m:
-            before = q[: m.start()]
-            s = max(
-                (x.end() for x in re.finditer(rf"\b(?:{_SUBJECT_NOUNS})\b", before)), default=-1
-            )
-            t = max(
-                (x.end() for x in re.finditer(rf"\b(?:{_TREATMENT_NOUNS})\b", before)), default=-1
-            )
+            before = word_spans(q[: m.start()])
+            s = max((x.end() for x in before if x.group() in _SUBJECT_FORMS), default=-1)
+            t = max((x.end() for x in before if x.group() in _TREATMENT_FORMS), default=-1)
             subject, treatment = s > t, t > s
     if subject:
         return "subject"
@@ -225,7 +229,7 @@ def answer_type(question: str) -> AnswerType | None:
         return "treatment"
     if _WH_VARIABLES.search(q):
         return "variables"
-    if _WH_NUMBER.search(q) and not _SUPERLATIVE.search(q):
+    if _WH_NUMBER.search(q) and not words_of(q) & _SUPERLATIVE:
         return "number"
     if _WH_VARIABLES_LATE.search(q):
         return "variables"
@@ -335,9 +339,9 @@ def count_target(question: str) -> CountTarget | None:
     if m is None:
         return None
     noun = m.group(0).split()[-1]
-    if re.fullmatch(_SUBJECT_NOUNS, noun):
+    if noun in _SUBJECT_FORMS:
         return "subject"
-    if re.fullmatch(_TREATMENT_NOUNS, noun):
+    if noun in _TREATMENT_FORMS:
         return "treatment"
     return "variable"
 

@@ -48,10 +48,12 @@ from causalqa.qa.lexicon import (
     THROUGH,
     VARIANCE,
     alternation,
+    any_of,
     normalize,
     number_value,
     plurals,
     spell_out,
+    words_of,
 )
 
 # -- the question with its names as slots ------------------------------------------------
@@ -198,32 +200,39 @@ _STAT_WORDS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("mean", re.compile(r"\b(?:average|mean|on\s+average|typical|ates?)\b")),
 ]
+_QUARTILES = re.compile(
+    r"\b(?:(?P<upper>upper|third|top)|(?P<lower>lower|first|bottom)|(?P<second>second))\s+quartile\b"
+)
+"""A quartile in words; when a question names several, the upper one reads first, then the
+lower, then the second (`read_quantile`)."""
 _QUANTILES = [
-    (re.compile(r"\b(?:upper|third|top)\s+quartile\b"), 0.75),
-    (re.compile(r"\b(?:lower|first|bottom)\s+quartile\b"), 0.25),
-    (re.compile(r"\b(?:second\s+quartile)\b"), 0.5),
-    (re.compile(r"\b(\d{1,2})-?(?:st|nd|rd|th)\s+percentile\b"), None),
-    (re.compile(r"\bpercentile\s+(\d{1,2})\b"), None),
+    # (the wordings of a quantile written as a number, the scale of that number: a
+    # percentile or a fraction (None), or a decile (10))
+    (
+        any_of(
+            [
+                r"\b(\d{1,2})-?(?:st|nd|rd|th)\s+percentile\b",
+                r"\bpercentile\s+(\d{1,2})\b",
+            ]
+        ),
+        None,
+    ),
     (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:%|percent)\s*(?:quantile|percentile)\b"), None),
-    (re.compile(r"\bquantile\s+(?:of\s+)?(0?\.\d+)\b"), None),
-    (re.compile(r"\b(0?\.\d+)\s+quantile\b"), None),
-    (re.compile(r"\b(\d)(?:st|nd|rd|th)\s+decile\b"), -10.0),
+    (any_of([r"\bquantile\s+(?:of\s+)?(0?\.\d+)\b", r"\b(0?\.\d+)\s+quantile\b"]), None),
+    (re.compile(r"\b(\d)(?:st|nd|rd|th)\s+decile\b"), 10),
     (re.compile(r"\bpercentile\b[^.?!]{0,100}?\b(\d{1,2})(?:st|nd|rd|th)\b"), None),
     (
-        re.compile(
-            r"\b(?:below|under)\s+(?:what|which)\s+(?:\S+\s+){0,8}?(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?"
-            r"(?:\S+\s+){0,5}?(?:fall|lie|sit|are|come\s+in|land)\b"
+        any_of(
+            [
+                r"\b(?:below|under)\s+(?:what|which)\s+(?:\S+\s+){0,8}?(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?"
+                r"(?:\S+\s+){0,5}?(?:fall|lie|sit|are|come\s+in|land)\b",
+                r"\b(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?(?:\S+\s+){0,6}?"
+                r"(?:fall|lie|sit|are|is|come\s+in)\s+(?:below|under)\b",
+            ]
         ),
         None,
-    ),  # fmt: skip
-    (
-        re.compile(
-            r"\b(\d{1,2})\s*(?:%|percent)\s+of\s+(?:the\s+)?(?:\S+\s+){0,6}?"
-            r"(?:fall|lie|sit|are|is|come\s+in)\s+(?:below|under)\b"
-        ),
-        None,
-    ),  # fmt: skip
-]
+    ),
+]  # fmt: skip
 
 _COUNT = re.compile(
     rf"\bhow\s+many\s+(?:[\w-]+\s+){{0,2}}?{_SUBJ}\b|\b(?:the\s+)?(?:number|count)\s+of\s+"
@@ -370,106 +379,59 @@ _DIFFERENCE = [
             rf"(?:'s)?\s+(?:\w+\s+){{0,3}}?than\s+(?:\w+\s+){{0,3}}?⟦(?P<b>\d+)⟧"
         ),
         False,
-    ),  # fmt: skip
-    (
-        re.compile(
-            r"\b(?:difference|gap)\s+(?:in\s+\w+\s+)?between\s+(?:the\s+)?(?:\w+\s+){0,3}?"
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?and\s+(?:the\s+)?(?:\w+\s+){0,3}?⟦(\d+)⟧"
-        ),
-        False,
-    ),  # fmt: skip
-    (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:(?:individual|partner-level|subject-level)\s+)?(?:effects?\s+)?"
-            r"(?:minus|less(?!\s+than))\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧"
-        ),
-        False,
-    ),  # fmt: skip
-    # "the ⟦1⟧-minus-⟦2⟧ gap", "⟦1⟧-effect-minus-⟦2⟧-effect", "(⟦1⟧ effect − ⟦2⟧ effect)"
-    (
-        re.compile(r"⟦(\d+)⟧\s*-\s*(?:(?:effects?|uplifts?|impacts?)\s*-\s*)?minus\s*-\s*⟦(\d+)⟧"),
-        False,
     ),
-    # "⟦1⟧ over ⟦2⟧: which partner has the biggest advantage?"
     (
-        re.compile(
-            r"^\s*⟦(\d+)⟧\s+over\s+⟦(\d+)⟧\s*[:;,–—-]+[^?.!]*\b(?:advantage|edge|lead|margin|gap)\b"
+        any_of(
+            [
+                r"\b(?:difference|gap)\s+(?:in\s+\w+\s+)?between\s+(?:the\s+)?(?:\w+\s+){0,3}?"
+                r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?and\s+(?:the\s+)?(?:\w+\s+){0,3}?⟦(\d+)⟧",
+                r"⟦(\d+)⟧(?:'s)?\s+(?:(?:individual|partner-level|subject-level)\s+)?(?:effects?\s+)?"
+                r"(?:minus|less(?!\s+than))\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧",
+                # "the ⟦1⟧-minus-⟦2⟧ gap", "⟦1⟧-effect-minus-⟦2⟧-effect", "(⟦1⟧ effect − ⟦2⟧ effect)"
+                r"⟦(\d+)⟧\s*-\s*(?:(?:effects?|uplifts?|impacts?)\s*-\s*)?minus\s*-\s*⟦(\d+)⟧",
+                # "⟦1⟧ over ⟦2⟧: which partner has the biggest advantage?"
+                r"^\s*⟦(\d+)⟧\s+over\s+⟦(\d+)⟧\s*[:;,–—-]+[^?.!]*\b(?:advantage|edge|lead|margin|gap)\b",
+                r"⟦(\d+)⟧(?:'s)?\s+(?:effects?|uplifts?|lifts?|impacts?)\s+[-−–]\s+(?:the\s+)?⟦(\d+)⟧",
+                r"\bby\s+how\s+much\s+(?:(?:does|do|did|would|will)\s+)?(?:(?:the|its|their|a)\s+(?:\w+\s+){0,2}?(?:from|of|for|under)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+|(?:the|its|their)\s+(?:\w+\s+){0,2}?(?:from|of|for|under)\s+)?⟦(\d+)⟧",
+                r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceeds?|beats?|outperforms?|tops|surpass\w*)\s+(?:that\s+of\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?by\b",
+                r"\bby\s+which\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?(?:exceeds?|beats?|outperforms?|tops"
+                r"|surpass\w*)\s+(?:that\s+of\s+|those\s+of\s+)?⟦(\d+)⟧",
+                r"^(?=.*\bdifference\b).*?⟦(\d+)⟧\s+[-−]\s+⟦(\d+)⟧",
+            ]
         ),
         False,
     ),
     (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:effects?|uplifts?|lifts?|impacts?)\s+[-−–]\s+(?:the\s+)?⟦(\d+)⟧"
-        ),
-        False,
-    ),  # fmt: skip
-    (
-        re.compile(
-            r"\bby\s+how\s+much\s+(?:(?:does|do|did|would|will)\s+)?(?:(?:the|its|their|a)\s+(?:\w+\s+){0,2}?(?:from|of|for|under)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceed|beat|outperform|top|surpass)s?\s+(?:that\s+of\s+|(?:the|its|their)\s+(?:\w+\s+){0,2}?(?:from|of|for|under)\s+)?⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:exceeds?|beats?|outperforms?|tops|surpass\w*)\s+(?:that\s+of\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?by\b"
-        ),
-        False,
-    ),
-    (
-        re.compile(
-            r"\bby\s+which\s+⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?(?:exceeds?|beats?|outperforms?|tops"
-            r"|surpass\w*)\s+(?:that\s+of\s+|those\s+of\s+)?⟦(\d+)⟧"
-        ),
-        False,
-    ),  # fmt: skip
-    (re.compile(r"^(?=.*\bdifference\b).*?⟦(\d+)⟧\s+[-−]\s+⟦(\d+)⟧"), False),
-    (re.compile(r"\bmoving\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
-    # "subtract the effect of ⟦2⟧ from that of ⟦1⟧"
-    (
-        re.compile(
-            r"\bsubtract\w*\s+(?:the\s+)?(?:(?:\w+\s+){1,2}?(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?"
-            r"from\s+(?:that\s+of\s+|those\s+of\s+|the\s+(?:\w+\s+){1,2}?(?:of|from|for)\s+)?⟦(\d+)⟧"
+        any_of(
+            [
+                r"\bmoving\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧",
+                # "subtract the effect of ⟦2⟧ from that of ⟦1⟧"
+                r"\bsubtract\w*\s+(?:the\s+)?(?:(?:\w+\s+){1,2}?(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?"
+                r"from\s+(?:that\s+of\s+|those\s+of\s+|the\s+(?:\w+\s+){1,2}?(?:of|from|for)\s+)?⟦(\d+)⟧",
+            ]
         ),
         True,
-    ),  # fmt: skip
-    (
-        re.compile(
-            r"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧.*\b(?:difference|gap|first\s+minus\s+second)\b"
-        ),
-        False,
     ),
     (
-        re.compile(
-            r"\b(?:advantage|edge|lead|margin|gap|excess|surplus|uplift|lift|gain|effect|impact|benefit)s?\s+"
-            rf"(?:of|for|from)\s+⟦(\d+)⟧(?:'s)?\s+(?:{_EFFECT}\s+)?over\s+⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    # "partner with max (⟦1⟧ - ⟦2⟧) effect gap"
-    (re.compile(r"\(\s*⟦(\d+)⟧\s*[-−–]\s*⟦(\d+)⟧\s*\)"), False),
-    # "where does ⟦1⟧ have its biggest edge over ⟦2⟧"
-    (
-        re.compile(
-            r"⟦(\d+)⟧\s+(?:have|has|had|hold|holds|get|gets|enjoy|enjoys)\s+(?:its|the|a|their|an)\s+"
-            r"(?:\w+\s+)?(?:advantage|edge|lead|margin)\s+over\s+⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    # "how does ⟦1⟧ stack up against ⟦2⟧ … the mean gap", "how does the uplift from ⟦1⟧
-    # compare with that from ⟦2⟧? Give me the difference."
-    (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?(?:stacks?\s+up|compares?|fares?|measures?\s+up)\s+"
-            r"(?:against|to|with|versus|vs\.?)\s+(?:that\s+|those\s+|the\s+one\s+)?(?:\w+\s+){0,2}?⟦(\d+)⟧"
-            r"(?=.*\b(?:difference|gap|minus)\b)"
-        ),
-        False,
-    ),
-    # "the ITE of 29 under ⟦1⟧ less its ITE under ⟦2⟧"
-    (
-        re.compile(
-            r"\b(?:under|with|from|of)\s+⟦(\d+)⟧\s+(?:minus|less)\s+(?:its|the|their)\s+"
-            r"(?:\w+\s+){0,2}?(?:under|with|from|of)\s+⟦(\d+)⟧"
+        any_of(
+            [
+                r"⟦(\d+)⟧\s+(?:vs\.?|versus)\s+⟦(\d+)⟧.*\b(?:difference|gap|first\s+minus\s+second)\b",
+                r"\b(?:advantage|edge|lead|margin|gap|excess|surplus|uplift|lift|gain|effect|impact|benefit)s?\s+"
+                rf"(?:of|for|from)\s+⟦(\d+)⟧(?:'s)?\s+(?:{_EFFECT}\s+)?over\s+⟦(\d+)⟧",
+                # "partner with max (⟦1⟧ - ⟦2⟧) effect gap"
+                r"\(\s*⟦(\d+)⟧\s*[-−–]\s*⟦(\d+)⟧\s*\)",
+                # "where does ⟦1⟧ have its biggest edge over ⟦2⟧"
+                r"⟦(\d+)⟧\s+(?:have|has|had|hold|holds|get|gets|enjoy|enjoys)\s+(?:its|the|a|their|an)\s+"
+                r"(?:\w+\s+)?(?:advantage|edge|lead|margin)\s+over\s+⟦(\d+)⟧",
+                # "how does ⟦1⟧ stack up against ⟦2⟧ … the mean gap", "how does the uplift from ⟦1⟧
+                # compare with that from ⟦2⟧? Give me the difference."
+                r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?(?:stacks?\s+up|compares?|fares?|measures?\s+up)\s+"
+                r"(?:against|to|with|versus|vs\.?)\s+(?:that\s+|those\s+|the\s+one\s+)?(?:\w+\s+){0,2}?⟦(\d+)⟧"
+                r"(?=.*\b(?:difference|gap|minus)\b)",
+                # "the ITE of 29 under ⟦1⟧ less its ITE under ⟦2⟧"
+                r"\b(?:under|with|from|of)\s+⟦(\d+)⟧\s+(?:minus|less)\s+(?:its|the|their)\s+"
+                r"(?:\w+\s+){0,2}?(?:under|with|from|of)\s+⟦(\d+)⟧",
+            ]
         ),
         False,
     ),
@@ -482,83 +444,47 @@ _DIFFERENCE = [
         ),
         False,
     ),
-    # "CATE(⟦1⟧) - CATE(⟦2⟧)", "ATE(⟦1⟧) − ATE(⟦2⟧)": the difference in function notation
     (
-        re.compile(
-            r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*[-−–]\s*"
-            r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)"
-        ),
-        False,
-    ),
-    (
-        re.compile(
-            rf"\b(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+⟦(\d+)⟧\s*[-−–]\s*"
-            rf"(?:the\s+)?(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    # "how much more uplift does ⟦1⟧ deliver compared with ⟦2⟧"
-    (
-        re.compile(
-            rf"\bhow\s+much\s+(?:{_MORE}|extra|additional|incremental)\s+(?:\w+\s+){{0,5}}?⟦(\d+)⟧\s+(?:\w+\s+){{0,2}}?"
-            r"(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?)\s+(?:\w+\s+){0,2}?⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    # "choosing ⟦1⟧ over ⟦2⟧", "the effect of ⟦1⟧ net of the effect of ⟦2⟧"
-    (
-        re.compile(
-            r"\b(?:choos\w*|chose\w*|pick\w*|select\w*|getting|using|taking|giving)\s+⟦(\d+)⟧\s+"
-            r"(?:over|rather\s+than)\s+⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?net\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    # "compare ⟦1⟧ with ⟦2⟧: what is the mean per-partner difference …"
-    (
-        re.compile(
-            r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:with|to|against|and|versus|vs\.?)\s+⟦(\d+)⟧\s*[:;,.-][^?]*"
-            r"\b(?:difference|gap)\b"
-        ),
-        False,
-    ),
-    # "the uplift from ⟦1⟧ furthest above the uplift from ⟦2⟧", "⟦1⟧ outperforms ⟦2⟧ the most"
-    (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:furthest|farthest|most)\s+(?:above|ahead\s+of)\s+"
-            r"(?:that\s+of\s+|the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧"
-        ),
-        False,
-    ),
-    (
-        re.compile(
-            r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:outperforms?|beats?|exceeds?|outdoes|surpass\w*)\s+"
-            r"(?:that\s+of\s+|the\s+\w+\s+(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:the\s+)?(?:most|least)\b"
-        ),
-        False,
-    ),
-    # "the mean difference in individual effects, ⟦1⟧ versus ⟦2⟧"
-    (
-        re.compile(
-            r"\b(?:difference|gap)\b[^?.!;⟦]{0,40}?⟦(\d+)⟧\s+(?:versus|vs\.?|minus|against)\s+⟦(\d+)⟧"
+        any_of(
+            [
+                # "CATE(⟦1⟧) - CATE(⟦2⟧)", "ATE(⟦1⟧) − ATE(⟦2⟧)": the difference in function notation
+                r"\b(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)\s*[-−–]\s*"
+                r"(?:c?ates?|ites?|effects?|uplifts?)\s*\(\s*⟦(\d+)⟧\s*\)",
+                rf"\b(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+⟦(\d+)⟧\s*[-−–]\s*"
+                rf"(?:the\s+)?(?:c?ates?|ites?|{_EFFECT})\s+(?:of|from|for|under)\s+⟦(\d+)⟧",
+                # "how much more uplift does ⟦1⟧ deliver compared with ⟦2⟧"
+                rf"\bhow\s+much\s+(?:{_MORE}|extra|additional|incremental)\s+(?:\w+\s+){{0,5}}?⟦(\d+)⟧\s+(?:\w+\s+){{0,2}}?"
+                r"(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?)\s+(?:\w+\s+){0,2}?⟦(\d+)⟧",
+                # "choosing ⟦1⟧ over ⟦2⟧", "the effect of ⟦1⟧ net of the effect of ⟦2⟧"
+                r"\b(?:choos\w*|chose\w*|pick\w*|select\w*|getting|using|taking|giving)\s+⟦(\d+)⟧\s+"
+                r"(?:over|rather\s+than)\s+⟦(\d+)⟧",
+                r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+){0,2}?net\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:of\s+)?⟦(\d+)⟧",
+                # "compare ⟦1⟧ with ⟦2⟧: what is the mean per-partner difference …"
+                r"\bcompar\w*\s+⟦(\d+)⟧\s+(?:with|to|against|and|versus|vs\.?)\s+⟦(\d+)⟧\s*[:;,.-][^?]*"
+                r"\b(?:difference|gap)\b",
+                # "the uplift from ⟦1⟧ furthest above the uplift from ⟦2⟧", "⟦1⟧ outperforms ⟦2⟧ the most"
+                r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:furthest|farthest|most)\s+(?:above|ahead\s+of)\s+"
+                r"(?:that\s+of\s+|the\s+\w+\s+(?:from|of|for)\s+)?⟦(\d+)⟧",
+                r"⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:outperforms?|beats?|exceeds?|outdoes|surpass\w*)\s+"
+                r"(?:that\s+of\s+|the\s+\w+\s+(?:of|from|for)\s+)?⟦(\d+)⟧(?:'s)?\s+(?:\w+\s+)?(?:the\s+)?(?:most|least)\b",
+                # "the mean difference in individual effects, ⟦1⟧ versus ⟦2⟧"
+                r"\b(?:difference|gap)\b[^?.!;⟦]{0,40}?⟦(\d+)⟧\s+(?:versus|vs\.?|minus|against)\s+⟦(\d+)⟧",
+            ]
         ),
         False,
     ),
     # "switching from ⟦1⟧ to ⟦2⟧" gains ⟦2⟧ − ⟦1⟧
     (re.compile(r"\bswitch\w*\s+(?:\w+\s+){0,2}?from\s+⟦(\d+)⟧\s+to\s+⟦(\d+)⟧"), True),
-    (re.compile(r"⟦(\d+)⟧\s+instead\s+of\s+⟦(\d+)⟧"), False),
     (
-        re.compile(
-            r"\bfrom\s+⟦(\d+)⟧\s+(?:relative\s+to|compared\s+(?:to|with)|over|versus|vs\.?)\s+"
-            r"(?:from\s+|that\s+of\s+)?⟦(\d+)⟧"
+        any_of(
+            [
+                r"⟦(\d+)⟧\s+instead\s+of\s+⟦(\d+)⟧",
+                r"\bfrom\s+⟦(\d+)⟧\s+(?:relative\s+to|compared\s+(?:to|with)|over|versus|vs\.?)\s+"
+                r"(?:from\s+|that\s+of\s+)?⟦(\d+)⟧",
+            ]
         ),
         False,
-    ),  # fmt: skip
+    ),
 ]
 
 _CONFOUND = re.compile(
@@ -631,14 +557,16 @@ def _treatment_of(slots: list[Slot], index: str) -> str | None:
 
 def read_quantile(text: str) -> float | None:
     """The percentile (as a fraction) the wording names, or None."""
-    for pattern, fixed in _QUANTILES:
+    quartiles = {m.lastgroup for m in _QUARTILES.finditer(text)}
+    for name, q in (("upper", 0.75), ("lower", 0.25), ("second", 0.5)):
+        if name in quartiles:
+            return q
+    for pattern, scale in _QUANTILES:
         m = pattern.search(text)
         if not m:
             continue
-        if fixed is not None and fixed > 0:
-            return fixed
-        raw = float(m.group(1))
-        if fixed == -10.0:
+        raw = float(next(g for g in m.groups() if g is not None))
+        if scale == 10:
             return raw / 10
         return raw if raw < 1 else raw / 100
     return None
@@ -649,10 +577,12 @@ def _stats(text: str) -> list[str]:
 
 
 def _two_slots(match: re.Match[str]) -> tuple[str, str]:
-    """The two slot numbers a rule read: its groups `a` and `b`, or its first two."""
+    """The two slot numbers a rule read: its groups `a` and `b`, or the first two groups of
+    the wording that matched (a family of wordings is one pattern, `any_of`)."""
     if "a" in match.re.groupindex:
         return match.group("a"), match.group("b")
-    return match.group(1), match.group(2)
+    first, second = [g for g in match.groups() if g is not None][:2]
+    return first, second
 
 
 def _says_less(match: re.Match[str]) -> bool:
@@ -734,7 +664,7 @@ def comparisons(text: str, slots: list[Slot]) -> tuple[list[dict[str, Any]], lis
                 continue
             if any(c["value"] == {"treatment": t} for c in found):
                 continue  # "gain more from T than from U" already says how T compares
-            if re.match(r"(?:gain|benefit|profit)", m.group(0)) and (
+            if m.group(0).startswith(("gain", "benefit", "profit")) and (
                 (
                     _NOUN_BEFORE.search(text[: m.start()])
                     and not _EXPERIENCE_A.search(text[: m.start()])
@@ -806,8 +736,7 @@ def read_difference(text: str, slots: list[Slot]) -> list[str] | None:
     """The two treatments of a difference the wording states ("⟦1⟧ minus ⟦2⟧", "how much
     more ⟦1⟧ gives than ⟦2⟧"), first minus second; None when it states none."""
     for pattern, swap in _DIFFERENCE:
-        m = pattern.search(text)
-        if m:
+        for m in pattern.finditer(text):
             i, j = _two_slots(m)
             a, b = _treatment_of(slots, i), _treatment_of(slots, j)
             again = m.groupdict().get("again")
@@ -1089,7 +1018,7 @@ def read_frame(question: str, grounding: Grounding, model: CausalModel) -> Frame
         asked == "subject"
         and "mean" in stats
         and not {"min", "max"} & set(stats)
-        and not re.search(r"\b(?:which|who|whom|whose)\b", text)
+        and not words_of(text) & {"which", "who", "whom", "whose"}
     ):
         asked = None  # "the mean per-partner difference": a number, not a subject
     if asked == "subject" and difference:
@@ -1223,6 +1152,12 @@ __test__ = {
     (0.9, 0.25)
     >>> read_quantile("below what effect do 10 percent of partners fall")
     0.1
+    >>> [read_quantile(t) for t in ("the top quartile", "the first quartile", "the second quartile")]
+    [0.75, 0.25, 0.5]
+    >>> [read_quantile(t) for t in ("percentile 90", "the 0.9 quantile", "the quantile of 0.9")]
+    [0.9, 0.9, 0.9]
+    >>> read_quantile("the value that 10% of partners fall below")
+    0.1
     """,
     "count, share, each": """
     >>> [bool(_COUNT.search(t)) for t in ("how many partners gain", "the number of clients")]
@@ -1253,6 +1188,31 @@ __test__ = {
     ['U', 'T']
     >>> read_difference("the effect of ⟦1⟧", _two_treatments()) is None
     True
+
+    Each wording of a family (one pattern, `any_of`), first minus second:
+
+    >>> firsts = (
+    ...     "the difference between ⟦1⟧ and ⟦2⟧", "the ⟦1⟧-minus-⟦2⟧ gap",
+    ...     "⟦1⟧ over ⟦2⟧: which partner has the biggest advantage", "⟦1⟧'s effect − ⟦2⟧",
+    ...     "by how much does ⟦1⟧ exceed ⟦2⟧", "⟦1⟧ beats ⟦2⟧ by how much",
+    ...     "the amount by which ⟦1⟧ exceeds ⟦2⟧", "the difference, ⟦1⟧ - ⟦2⟧",
+    ...     "⟦1⟧ vs ⟦2⟧, the mean gap", "the advantage of ⟦1⟧ over ⟦2⟧",
+    ...     "the partner with max (⟦1⟧ - ⟦2⟧)", "where does ⟦1⟧ have its biggest edge over ⟦2⟧",
+    ...     "how does ⟦1⟧ stack up against ⟦2⟧ on average, as a difference",
+    ...     "the effect under ⟦1⟧ minus its effect under ⟦2⟧", "cate(⟦1⟧) - cate(⟦2⟧)",
+    ...     "the effect of ⟦1⟧ − the effect of ⟦2⟧",
+    ...     "how much more uplift does ⟦1⟧ deliver compared with ⟦2⟧", "choosing ⟦1⟧ over ⟦2⟧",
+    ...     "the effect of ⟦1⟧ net of the effect of ⟦2⟧",
+    ...     "compare ⟦1⟧ with ⟦2⟧: what is the mean difference",
+    ...     "the uplift from ⟦1⟧ furthest above the uplift from ⟦2⟧", "⟦1⟧ outperforms ⟦2⟧ the most",
+    ...     "the mean difference in individual effects, ⟦1⟧ versus ⟦2⟧", "⟦1⟧ instead of ⟦2⟧",
+    ...     "the gain from ⟦1⟧ relative to ⟦2⟧",
+    ... )
+    >>> [t for t in firsts if read_difference(t, _two_treatments()) != ['T', 'U']]
+    []
+    >>> seconds = ("moving partners from ⟦1⟧ to ⟦2⟧", "subtract the effect of ⟦1⟧ from that of ⟦2⟧")
+    >>> [read_difference(t, _two_treatments()) for t in seconds]
+    [['U', 'T'], ['U', 'T']]
     """,
     "graph": """
     >>> text = "are ⟦1⟧ and ⟦2⟧ independent given ⟦3⟧"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from string import ascii_lowercase, ascii_uppercase
 from typing import Literal
 
 from rapidfuzz import fuzz, process
@@ -34,6 +35,7 @@ from causalqa.qa.lexicon import (
     SUBJECT_NOUNS,
     alternation,
     normalize,
+    word_spans,
 )
 from causalqa.qa.tools import Where
 
@@ -43,6 +45,8 @@ FUZZY_CUTOFF = 88.0
 """rapidfuzz ratio (0–100) above which a phrase counts as a (misspelt) name."""
 
 _WORD = re.compile(r"[\w'’%&+-]+", re.UNICODE)
+_I_FORMS = frozenset({"I"} | {f"I{a}{b}" for a in "'’" for b in ("d", "m", "ve", "ll")})
+"""The word "I" and its contractions ("I'd", "I’m"): capitalised, but never a name."""
 _norm = normalize
 
 
@@ -149,6 +153,31 @@ def _find_names(
     return found
 
 
+def _after_word(before: str) -> bool:
+    """Whether `before` ends with "the", "a", "its" or "their" and white space ("the p5")."""
+    head = before.rstrip()
+    last = word_spans(head)[-1:]
+    return (
+        head != before
+        and bool(last)
+        and last[0].end() == len(head)
+        and (last[0].group() in ("the", "a", "its", "their"))
+    )
+
+
+def _before_word(after: str) -> bool:
+    """Whether `after` starts with white space and "of", "effect", "value", "uplift" or
+    "impact" ("p5 effect")."""
+    rest = after.lstrip()
+    first = word_spans(rest)[:1]
+    return (
+        rest != after
+        and bool(first)
+        and first[0].start() == 0
+        and (first[0].group() in ("of", "effect", "value", "uplift", "impact"))
+    )
+
+
 def _number_key(sid: str) -> int | None:
     """The one number in an id ("P007" → 7), or None when it has none or several."""
     runs = re.findall(r"\d+", sid)
@@ -177,8 +206,8 @@ def _find_subjects(
         if sid in known:
             found.append(Mention("subject", known[sid], m.start(1), m.end(1), 100.0))
             taken.append((m.start(1), m.end(1)))
-        elif re.fullmatch(r"[a-z]*\d+", sid):
-            same = by_number.get(int(re.sub(r"\D", "", sid)), []) if sid[-1:].isdigit() else []
+        elif (digits := sid.lstrip(ascii_lowercase)).isdecimal():  # letters, then digits
+            same = by_number.get(int(digits), []) if sid[-1:].isdigit() else []
             if len(same) == 1:
                 found.append(Mention("subject", same[0], m.start(1), m.end(1), 95.0))
                 taken.append((m.start(1), m.end(1)))
@@ -188,14 +217,11 @@ def _find_subjects(
     # above. A letter and a digit is an id when the table has it ("for P1, …"), except where
     # it reads as a percentile ("the p5 of …", "p5 effect").
     for key, sid in known.items():
-        short = bool(re.fullmatch(r"[a-z]\d", key))
+        short = len(key) == 2 and key[0] in ascii_lowercase and key[1].isdecimal()
         if key.isdigit() or (len(key) < 3 and not short):
             continue
         for s, e in _exact_spans(q, sid):
-            if short and (
-                re.search(r"\b(?:the|a|its|their)\s+$", q[max(0, s - 8) : s])
-                or re.match(r"\s+(?:of|effect|value|uplift|impact)\b", q[e : e + 10])
-            ):
+            if short and (_after_word(q[max(0, s - 8) : s]) or _before_word(q[e : e + 10])):
                 continue
             if _free(taken, s, e):
                 found.append(Mention("subject", sid, s, e, 100.0))
@@ -335,11 +361,9 @@ def _unresolved(question: str, taken_norm: list[tuple[int, int]], q_norm: str) -
         w = w.strip("'’")
         if not w[:1].isupper() or w.casefold() in COMMON_WORDS or w.isupper() and len(w) <= 3:
             continue
-        if re.fullmatch(r"[A-Z]{2,4}s", w):
+        if w[-1:] == "s" and 2 <= len(w) - 1 <= 4 and all(c in ascii_uppercase for c in w[:-1]):
             continue  # an acronym's plural: "the partner IDs", "ITEs", "KPIs"
-        if re.fullmatch(r"(?:^|.*[.!?:;—–(\[\"“]|.*\s-)\s*", question[:s]) or re.fullmatch(
-            r"I(?:['’](?:d|m|ve|ll))?", w
-        ):
+        if re.fullmatch(r"(?:^|.*[.!?:;—–(\[\"“]|.*\s-)\s*", question[:s]) or w in _I_FORMS:
             continue
         start = q_norm.find(_norm(w), max(0, s - 5))
         if start >= 0 and _free(taken_norm, start, start + len(_norm(w))):

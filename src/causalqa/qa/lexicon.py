@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 
 # -- the normaliser ------------------------------------------------------------------------
 
@@ -58,6 +59,26 @@ def any_of(patterns: Iterable[str]) -> re.Pattern[str]:
 
 
 IRREGULAR_PLURALS = {"person": "persons|people", "child": "children"}
+
+
+def forms(words: Iterable[str], *, plural: bool = False) -> frozenset[str]:
+    """The single words `alternation(words, plural=plural)` matches, as a set: a word test
+    without a pattern ("partners" in forms(SUBJECT_NOUNS, plural=True))."""
+    return frozenset(words) | (frozenset(plurals(words)) if plural else frozenset())
+
+
+_WORD_RUN = re.compile(r"\w+")
+
+
+def word_spans(text: str) -> list[re.Match[str]]:
+    """The words of `text` (its maximal runs of word characters) with their offsets: a word
+    is in `text` as ``\\bword\\b`` finds it exactly when it is one of these."""
+    return list(_WORD_RUN.finditer(text))
+
+
+def words_of(text: str) -> set[str]:
+    """The words of `text` (`word_spans`), as a set."""
+    return {m.group() for m in word_spans(text)}
 
 
 def plurals(words: Iterable[str]) -> tuple[str, ...]:
@@ -238,64 +259,85 @@ def _write_out(m: re.Match[str]) -> str:
     return ABBREVIATED_WORDS[word] + period
 
 
-_ABBREVIATIONS = [
+def rewrites(rules: Iterable[tuple[str, str]]) -> Callable[[str], str]:
+    """One pass of text rewrites from a table of (pattern, replacement) rules: the rules
+    are alternatives of one pattern, each match replaced by its rule's replacement (a
+    template: ``\\g<name>`` for a named group of that rule). One pass equals the rules
+    applied one after another when no rule's output is found by another rule and their
+    matches do not overlap (each table below is such a family)."""
+    table = list(rules)
+    pattern = re.compile("|".join(f"(?P<_{i}>{p})" for i, (p, _) in enumerate(table)))
+
+    def rewrite(text: str) -> str:
+        return pattern.sub(lambda m: m.expand(table[int(m.lastgroup[1:])][1]), text)
+
+    return rewrite
+
+
+_ABBREVIATIONS: list[Callable[[str], str]] = [
     # abbreviations read in context, in order (after `ABBREVIATED_WORDS`)
-    (re.compile(r"\bmed\b\.?(?=\s+(?:effect|uplift|impact|of))"), "median"),
-    (re.compile(r"\bstd\.?\s*dev\w*\b|\bstdev\b|\bsd\b"), "standard deviation"),
-    (re.compile(r"\bvar\b\.?(?=\s+(?:of|in)\b)"), "variance"),
-    (re.compile(r"\b(\d{1,2}(?:st|nd|rd|th))\s+pct\b\.?"), r"\1 percentile"),
-    (re.compile(r"\bpct\b\.?|\bper\s*cent\b"), "percent"),
-    (re.compile(r"\b(\d{1,2}(?:st|nd|rd|th))-(?=percentile|quantile)"), r"\1 "),
+    rewrites(
+        [
+            (r"\bmed\b\.?(?=\s+(?:effect|uplift|impact|of))", "median"),
+            (r"\bstd\.?\s*dev\w*\b|\bstdev\b|\bsd\b", "standard deviation"),
+            (r"\bvar\b\.?(?=\s+(?:of|in)\b)", "variance"),
+            (r"\b(?P<nth>\d{1,2}(?:st|nd|rd|th))\s+pct\b\.?", r"\g<nth> percentile"),
+            (r"\bpct\b\.?|\bper\s*cent\b", "percent"),
+            (r"\b(?P<nth_>\d{1,2}(?:st|nd|rd|th))-(?=percentile|quantile)", r"\g<nth_> "),
+        ]
+    ),
     # the extremes described: "how high does it get, at most?", "how far down does it go
     # at its very bottom?", "where is the floor"
-    (
+    partial(
         re.compile(
             r"(\bhow\s+(?:(?P<high>high|large|big|far\s+up)|low|small|far\s+down)\b[^?.!]*?),?\s+at\s+"
             r"(?:the\s+)?(?:very\s+)?(?(high)most|least)(?=\s*[?.!]?\s*$)"
-        ),
+        ).sub,
         lambda m: m.group(1) + (" maximum" if m.group("high") else " minimum"),
     ),
-    (re.compile(r"\b(?:at\s+)?its\s+(?:very\s+)?(?:bottom|lowest\s+point)\b"), "minimum"),
-    (re.compile(r"\b(?:the|its)\s+floor\b"), "the minimum"),
-    (re.compile(r"\b(?:the|its)\s+ceiling\b"), "the maximum"),
-    (re.compile(r"\bp(\d{1,2})\b"), r"\1th percentile"),
-    (re.compile(r"\bq([1-3])\b"), r"quartile \1"),
-    (re.compile(r"\bconf\.?(?=\s)"), "confounders"),
-    (re.compile(r"\bindep\.?(?=\s|$)"), "independent"),
-    (re.compile(r"\bp\(\s*(?=\w)"), "probability of ("),
-    (
-        re.compile(r"\bhow\s+likely\b|\bwhat\s+(?:are\s+the\s+)?(?:odds|chances?)\b"),
-        "what probability",
-    ),
-    (re.compile(r"\bw/(?=\s)"), "with"),
-    (re.compile(r"\bno\.\s+of\b|#\s*of\b"), "number of"),
-    (
-        re.compile(
-            r"\btally\s+(?:up\s+)?(?:of\s+)?(?=(?:\w+\s+){0,2}?(?:partners|subjects|customers|clients))"
-        ),
-        "number of ",
+    rewrites(
+        [
+            (r"\b(?:at\s+)?its\s+(?:very\s+)?(?:bottom|lowest\s+point)\b", "minimum"),
+            (r"\b(?:the|its)\s+floor\b", "the minimum"),
+            (r"\b(?:the|its)\s+ceiling\b", "the maximum"),
+            (r"\bp(?P<p>\d{1,2})\b", r"\g<p>th percentile"),
+            (r"\bq(?P<q>[1-3])\b", r"quartile \g<q>"),
+            (r"\bconf\.?(?=\s)", "confounders"),
+            (r"\bindep\.?(?=\s|$)", "independent"),
+            (r"\bp\(\s*(?=\w)", "probability of ("),
+            (r"\bhow\s+likely\b|\bwhat\s+(?:are\s+the\s+)?(?:odds|chances?)\b", "what probability"),
+            (r"\bw/(?=\s)", "with"),
+            (r"\bno\.\s+of\b|#\s*of\b", "number of"),
+            (
+                r"\btally\s+(?:up\s+)?(?:of\s+)?(?=(?:\w+\s+){0,2}?(?:partners|subjects|customers|clients))",
+                "number of ",
+            ),
+        ]
     ),
     # ways of naming a statistic without its name
-    (re.compile(r"\bindividual\s+treatment\s+effects?\b"), "individual effect"),
-    (
-        re.compile(r"\bmiddle\s+(?:half|50\s*(?:%|percent))\b|\bcentral\s+half\b"),
-        "interquartile range",
+    rewrites(
+        [
+            (r"\bindividual\s+treatment\s+effects?\b", "individual effect"),
+            (
+                r"\bmiddle\s+(?:half|50\s*(?:%|percent))\b|\bcentral\s+half\b",
+                "interquartile range",
+            ),
+            (
+                r"\b(?:middle|midpoint|central)\s+(?:value|point|effect|number)\b|\b50th\s+percentile\b",
+                "median",
+            ),
+            (
+                r"\b(?:occurs?|appears?|shows?\s+up|comes?\s+up|happens?|recurs?)\s+(?:the\s+)?most"
+                r"\s+(?:often|frequently)\b|\bmost\s+(?:frequent|often\s+seen|repeated)\b",
+                "mode",
+            ),
+            (r"\bhow\s+probable\b|\bprobable\b", "what probability"),
+        ]
     ),
-    (
-        re.compile(
-            r"\b(?:middle|midpoint|central)\s+(?:value|point|effect|number)\b|\b50th\s+percentile\b"
-        ),
-        "median",
-    ),  # fmt: skip
-    (
-        re.compile(
-            r"\b(?:occurs?|appears?|shows?\s+up|comes?\s+up|happens?|recurs?)\s+(?:the\s+)?most"
-            r"\s+(?:often|frequently)\b|\bmost\s+(?:frequent|often\s+seen|repeated)\b"
-        ),
-        "mode",
-    ),  # fmt: skip
-    (re.compile(r"\bhow\s+probable\b|\bprobable\b"), "what probability"),
-]
+]  # fmt: skip
+"""The rewrites of `spell_out`, pass by pass: within a pass the rules neither overlap nor
+find each other's output ("p50" becomes "50th percentile" in the second pass, and the
+third reads that as the median)."""
 
 
 def spell_out(text: str) -> str:
@@ -306,8 +348,8 @@ def spell_out(text: str) -> str:
     from rapidfuzz import fuzz, process
 
     text = _ABBREVIATED.sub(_write_out, text)
-    for pattern, repl in _ABBREVIATIONS:
-        text = pattern.sub(repl, text)
+    for rewrite in _ABBREVIATIONS:
+        text = rewrite(text)
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
@@ -499,6 +541,33 @@ def _reads(pattern: re.Pattern[str] | str, *texts: str) -> list[bool]:
 
 
 __test__ = {
+    "spelling": """
+    Each rewrite of `spell_out`, pass by pass (the wording, then what it becomes):
+
+    >>> def shows(*pairs):
+    ...     return [(t, spell_out(t)) for t, want in pairs if spell_out(t) != want]
+    >>> shows(("med effect", "median effect"), ("std dev", "standard deviation"),
+    ...       ("sd", "standard deviation"), ("var of ⟦1⟧", "variance of ⟦1⟧"),
+    ...       ("the 10th pct", "the 10th percentile"), ("pct", "percent"),
+    ...       ("per cent", "percent"), ("the 10th-percentile", "the 10th percentile"))
+    []
+    >>> spell_out("how high does it get, at most?")
+    'how high does it get maximum?'
+    >>> shows(("at its very bottom", "minimum"), ("the floor", "the minimum"),
+    ...       ("its ceiling", "the maximum"), ("p90", "90th percentile"), ("q3", "quartile 3"),
+    ...       ("conf. of ⟦1⟧", "confounders of ⟦1⟧"), ("indep.", "independent"),
+    ...       ("p(x)", "probability of (x)"), ("how likely", "what probability"),
+    ...       ("what are the odds", "what probability"), ("w/ ⟦1⟧", "with ⟦1⟧"),
+    ...       ("no. of partners", "number of partners"), ("#of partners", "number of partners"),
+    ...       ("tally up the partners", "number of the partners"))
+    []
+    >>> shows(("individual treatment effects", "individual effect"),
+    ...       ("the middle half", "the interquartile range"),
+    ...       ("middle 50 percent", "interquartile range"), ("central half", "interquartile range"),
+    ...       ("the middle value", "the median"), ("p50", "median"), ("occurs most often", "mode"),
+    ...       ("most frequent", "mode"), ("how probable", "what probability"))
+    []
+    """,
     "statistics": """
     >>> _reads(MEDIAN, "the median effect of ⟦1⟧", "what value sits in the middle",
     ...        "half get more than what", "is ⟦1⟧ in the middle of the path")
