@@ -454,3 +454,14 @@ def test_a_group_inside_the_subject_is_a_condition_not_the_event():
     )
     assert bayes.answer == "yes"
     assert bayes.value == pytest.approx(0.14 / 0.22 - 0.06 / 0.78)
+
+
+def test_those_who_do_not_are_the_other_group_of_a_relative_clause():
+    # "half of those who stretch finish the season, compared with 20% of those who don't":
+    # P(finish | stretch) = 0.5, P(finish | no stretch) = 0.2; ATE = 0.30
+    got = answer_story(
+        "Stretching affects finishing the season. A third of runners stretch. Half of those "
+        "who stretch finish the season, compared with 20% of those who don't.",
+        "Does stretching make finishing the season more likely?",
+    )
+    assert (got.answer, got.value) == ("yes", pytest.approx(0.30))

@@ -77,7 +77,8 @@ def clean_name(text: str) -> str:
     t = re.sub(r"\s*\((?:unobserved|hidden|latent)\)\s*$", "", text.strip(), flags=re.I)
     t = t.strip().strip(".,;:!?\"'“”()").strip()
     t = re.sub(r"^(?:the\s+variable\s+|variable\s+)", "", t, flags=re.IGNORECASE)
-    t = re.sub(r"\s+(?:directly|too|as\s+well|both)$", "", t, flags=re.IGNORECASE)
+    t = re.sub(r"\s+(?:directly|too|as\s+well|both|also)$", "", t, flags=re.IGNORECASE)
+    t = re.sub(r"^also\s+", "", t, flags=re.IGNORECASE)
     t = re.sub(r"^(?:also\s+)?(?:whether|if)\s+(?=\S)", "", t, flags=re.IGNORECASE)
     # "the heating is on" names the heating (and says its value)
     state = re.fullmatch(r"(?P<n>.+?)\s+(?:is|are)\s+(?!a\b|an\b|the\b)\w+", t.strip(), flags=re.I)
@@ -765,7 +766,9 @@ _NOT_QUANTITY_FIRST = re.compile(
 )
 
 
-def _read_quantity_first(c: str, number: StatedNumber, sentence: str) -> RawProbability | None:
+def _read_quantity_first(
+    c: str, number: StatedNumber, sentence: str, segment: bool = False
+) -> RawProbability | None:
     m = _QUANTITY_FIRST.fullmatch(c)
     if not m or _NOT_QUANTITY_FIRST.match(m.group("rest")) or PLACEHOLDER in m.group("rest"):
         return None
@@ -782,6 +785,10 @@ def _read_quantity_first(c: str, number: StatedNumber, sentence: str) -> RawProb
             # "people who smoke get cancer": the relative clause is a condition
             body = relative.group("r")
             verb = re.search(rf"\s{_LEAD_VERB}\b", body, flags=re.I)
+            if not verb and segment:
+                # "those who exercise lose weight": a verb the rules do not know; the
+                # reading that cuts the phrase at the variables' names parts the two
+                return RawProbability(body, "", number, sentence)
             if not verb:
                 return None
             given.append(body[: verb.start()])
@@ -820,7 +827,7 @@ def _read_clause(
                 return RawCorrelation(pair[0], pair[1], m.group("given") or "", number, sentence)
     if re.search(r"correlat", c, flags=re.I):
         return None
-    first = _read_quantity_first(c, number, sentence)
+    first = _read_quantity_first(c, number, sentence, segment=segment)
     if first is not None:
         return first
     overall = False

@@ -221,12 +221,20 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
                 for atom in split_atoms(re.sub(r"\b(?:it|them)\b", bare, p.given))
                 for seg in segment_phrase(atom, names)
             ]
-        if p.given == "otherwise" and p.source is not None:
-            # the source was cut before this one: its group, the other value
+        if p.source is not None and (p.given == "otherwise" or _OTHERS.fullmatch(p.given)):
+            # "otherwise", "those who don't": the other value of the group the statement
+            # before names, now that its phrase is cut
             given = [f"not {g}" for g in split_atoms(p.source.given)] if p.source.given else []
             if len(given) != 1:
-                raise StoryRefusal("'otherwise' follows no single condition to negate", p.sentence)
+                raise StoryRefusal(f"'{p.given}' follows no single condition to negate", p.sentence)
         p.event, p.given = event, ", ".join(given)
+
+
+_OTHERS = re.compile(
+    r"(?:those|people|ones|the\s+ones|the\s+others|others)(?:\s+who\s+(?:do|did|does|are|were)\s*"
+    r"(?:not|n't))?",
+    re.I,
+)
 
 
 def _short_names(raw: RawStory) -> dict[str, str]:
