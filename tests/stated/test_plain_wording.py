@@ -465,3 +465,14 @@ def test_those_who_do_not_are_the_other_group_of_a_relative_clause():
         "Does stretching make finishing the season more likely?",
     )
     assert (got.answer, got.value) == ("yes", pytest.approx(0.30))
+
+
+def test_a_variable_named_by_a_negating_verb_keeps_its_polarity():
+    # "injury avoidance" is named by "avoid": "those who stretch avoid injury" is its value
+    # 1, not its value 0. P(avoid | stretch) = 0.5, P(avoid | no stretch) = 0.2: ATE 0.30
+    got = answer_story(
+        "Stretching affects injury avoidance. A third of runners stretch. Half of those who "
+        "stretch avoid injury, compared with 20% of those who don't.",
+        "Does stretching make injury avoidance more likely?",
+    )
+    assert (got.answer, got.value) == ("yes", pytest.approx(0.30))

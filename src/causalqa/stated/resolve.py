@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from causalqa.stated.text import (
     DIMENSION_STEMS,
     GENERIC_NOUNS,
+    NEGATING_VERB_STEMS,
     PhraseWords,
     negated_bases,
     normalize_phrase,
@@ -239,7 +240,8 @@ class Resolver:
         # with `name_nouns`, a generic noun a variable is named by ("group" of "group
         # study") is a content word of every phrase of the story
         self.keep = (
-            frozenset(stem(t) for n in names.values() for t in words(n)) & GENERIC_NOUNS
+            frozenset(stem(t) for n in names.values() for t in words(n))
+            & (GENERIC_NOUNS | NEGATING_VERB_STEMS)
             if name_nouns
             else frozenset()
         )

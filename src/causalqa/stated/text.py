@@ -257,6 +257,8 @@ GENERIC = frozenset(
     """.split()
 )
 GENERIC_STEMS = frozenset(stem(w) for w in GENERIC) | GENERIC
+# Verbs read as negation ("avoid injury" is not injury) unless a variable is named by them
+NEGATING_VERB_STEMS = frozenset({"avoid", "prevent", "escap"})
 # The generic words that are nouns: a story may name a variable by one ("group study")
 GENERIC_NOUNS = frozenset(
     stem(w)
@@ -354,6 +356,10 @@ def phrase_words(text: str, keep: frozenset[str] = frozenset()) -> PhraseWords:
             "escape",
             "escapes",
         ):
+            if stem(t) in keep:  # the story names a variable by it ("injury avoidance")
+                content.add(stem(t))
+                written.append((stem(t), t))
+                continue
             neg += 1
             continue
         if t in NEGATION_WORDS or t.endswith("n't"):
