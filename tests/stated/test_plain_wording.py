@@ -476,3 +476,13 @@ def test_a_variable_named_by_a_negating_verb_keeps_its_polarity():
         "Does stretching make injury avoidance more likely?",
     )
     assert (got.answer, got.value) == ("yes", pytest.approx(0.30))
+
+
+def test_a_dropped_anyone_phrase_that_names_a_variable_is_refused():
+    # "for an exerciser" is a condition on exercise, not "anyone": never the marginal
+    for question in (
+        "Is heart disease more likely than not for an exerciser?",
+        "Does a randomly chosen exerciser more likely than not get heart disease?",
+    ):
+        got = answer_story(EXERCISE_LIST, question)
+        assert got.answer is None and "condition on exercise" in got.reason

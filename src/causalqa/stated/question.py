@@ -34,6 +34,9 @@ class QuestionForm:
     slots: dict[str, list[str]] = field(default_factory=dict)
     direction: str = ""  # up / down / affects / not_affects / first_better
     methods: tuple[str, str] = ("", "")
+    # phrases read as "anyone" and left out ("on a given day", "a randomly chosen patient"):
+    # the query refuses when one of them names the story's variables after all
+    dropped: list[str] = field(default_factory=list)
 
 
 def _list(text: str) -> list[str]:
@@ -411,7 +414,7 @@ _ANYONE = (
 _MORE_FORMS += [
     (
         "marginal",
-        rf"(?:overall,?\s+)?(?:is|are)\s+(?P<y>.+?)\s+(?P<dir>more|less)\s+likely\s+than\s+not(?:\s+overall)?{_ANYONE}",
+        rf"(?:overall,?\s+)?(?:is|are)\s+(?P<y>.+?)\s+(?P<dir>more|less)\s+likely\s+than\s+not(?:\s+overall)?(?P<anyone>{_ANYONE})",
         "same",
     ),
     (
@@ -549,7 +552,7 @@ def _parse_more(q: str, forms: list[tuple[str, str, str]] | None = None) -> Ques
         if not m:
             continue
         d = {k: _clean_slot(v) for k, v in m.groupdict().items() if v}
-        f = QuestionForm(kind)
+        f = QuestionForm(kind, dropped=[d.pop("anyone")] if d.get("anyone") else [])
         x = d.get("x") or d.get("x2") or d.get("g")
         y = d.get("y") or d.get("y2")
         if d.get("y") and d.get("y2") and not d.get("x2"):
@@ -652,6 +655,8 @@ def parse_question(question: str) -> QuestionForm | None:
         form = _parse_plain(anyone)
         if form is not None and form.kind != "marginal":
             return None  # only a question about the whole population may drop "anyone"
+        if form is not None:
+            form.dropped += [_clean_slot(m.group(0)) for m in _ANYONE_PHRASE.finditer(q)]
     return form
 
 

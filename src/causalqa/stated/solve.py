@@ -22,6 +22,7 @@ from causalqa.stated.model import Query, StatedModel
 from causalqa.stated.question import QuestionForm, parse_question
 from causalqa.stated.reader import StoryRefusal, read_readings
 from causalqa.stated.result import StatedAnswer
+from causalqa.stated.text import phrase_words, stems_match
 
 MAX_QUESTION_CHARS = 2_000
 
@@ -42,6 +43,21 @@ def _check_question(question: object) -> str:
     return question
 
 
+_UNIT_STEMS = frozenset(phrase_words("day week month year time hour season case occasion").content)
+
+
+def _names_a_variable(phrase: str, model: StatedModel) -> str | None:
+    """The variable a phrase speaks of by a word of its name or of its value phrases (not
+    by a unit the population is counted in: "on a random day" is anyone, though "a sunny
+    day" is a value of the sunshine)."""
+    words = phrase_words(phrase).content - _UNIT_STEMS
+    for var in model.variables.values():
+        said = phrase_words(" ".join([var.name, *var.phrases.get(1, []), *var.phrases.get(0, [])]))
+        if any(stems_match(w, x) for w in words for x in said.content):
+            return var.name
+    return None
+
+
 def build_query(form: QuestionForm, mentions: dict, model: StatedModel, question: str) -> Query:
     """The typed query from the question's form and its resolved phrases."""
 
@@ -52,6 +68,13 @@ def build_query(form: QuestionForm, mentions: dict, model: StatedModel, question
         var, val, _ = got[0]
         return var, val
 
+    for phrase in form.dropped:
+        named = _names_a_variable(phrase, model)
+        if named:
+            raise QueryRefusal(
+                f"the question's '{phrase}' may be a condition on {named}, not anyone; to "
+                f"ask about that group, say 'Among …, is … more likely than not?'"
+            )
     q = Query(kind=form.kind, direction=form.direction, question=question)  # type: ignore[arg-type]
     if "outcome" in form.slots:
         q.outcome, q.outcome_value = one("outcome")
