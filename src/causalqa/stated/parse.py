@@ -464,7 +464,7 @@ def read_number_sentence(
             got is None
             and not out
             and last is not None
-            and _THE_OTHERS.fullmatch(_group_text(clause.strip().rstrip(".;")))
+            and THE_OTHERS.fullmatch(_group_text(clause.strip().rstrip(".;")))
         ):
             # "...; those without, 20%": the other group of the statement before
             got = _read_parallel(clause, number, sentence, last, segment=segment)
@@ -511,7 +511,7 @@ _NUMBER_WORDS_AROUND = re.compile(
     re.I,
 )
 # "others", "the rest", "the other ones": the group that is not the one before
-_THE_OTHERS = re.compile(
+THE_OTHERS = re.compile(
     r"(?:the\s+)?(?:others|rest|remainder|remaining\s+\w+|other\s+\w+|other\s+ones)"
     r"|without|if\s+not|when\s+not|not"
     r"|(?:those|people|ones|the\s+ones|[\w-]+)\s+(?:without|who\s+(?:do|did|does)\s*(?:not|n't)|"
@@ -536,18 +536,18 @@ _NEITHER = re.compile(
 def _other_group(group: str, before: RawProbability) -> str:
     """A group said relative to the one before: 'others' (its complement), 'neither'
     (none of its conditions), 'those without it' ('it' is its group)."""
-    if _THE_OTHERS.fullmatch(group) and before.given and "," not in before.given:
+    if THE_OTHERS.fullmatch(group) and before.given and "," not in before.given:
         return f"not {before.given}"
     if _NEITHER.fullmatch(group) and before.given:
         return ", ".join(
             f"not {g.strip()}" for g in re.split(r",|\band\b|\bbut\b", before.given) if g.strip()
         )
     if _PRONOUN.search(group) and before.given and "," not in before.given:
-        return _PRONOUN.sub(_bare_group(before.given), group)
+        return _PRONOUN.sub(bare_group(before.given), group)
     return group
 
 
-def _bare_group(given: str) -> str:
+def bare_group(given: str) -> str:
     """'Employees with the skill' -> 'the skill': what 'it' can stand for."""
     m = re.search(r"\b(?:with|without|who\s+have|that\s+have|on)\s+(?P<g>.+)$", given, flags=re.I)
     return m.group("g") if m else given

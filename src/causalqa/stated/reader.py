@@ -30,7 +30,7 @@ from causalqa.stated.model import (
     StatedModel,
     Variable,
 )
-from causalqa.stated.parse import RawStory, read_raw_story
+from causalqa.stated.parse import THE_OTHERS, RawStory, bare_group, read_raw_story
 from causalqa.stated.refusal import StoryRefusal
 from causalqa.stated.resolve import Resolver, name_key, segment_phrase, split_atoms
 from causalqa.stated.text import phrase_words, stems_match
@@ -210,31 +210,19 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
                 given = segs[:-1] + given
         if p.source is not None and p.source.given and re.search(r"\b(?:it|them)\b", p.given):
             # "people not on it": 'it' is the group of the statement before, once cut
-            bare = re.sub(
-                r"^.*?\b(?:with|without|on|who\s+have|that\s+have)\s+",
-                "",
-                p.source.given,
-                flags=re.I,
-            )
+            bare = bare_group(p.source.given)
             given = [
                 seg
                 for atom in split_atoms(re.sub(r"\b(?:it|them)\b", bare, p.given))
                 for seg in segment_phrase(atom, names)
             ]
-        if p.source is not None and (p.given == "otherwise" or _OTHERS.fullmatch(p.given)):
+        if p.source is not None and (p.given == "otherwise" or THE_OTHERS.fullmatch(p.given)):
             # "otherwise", "those who don't": the other value of the group the statement
             # before names, now that its phrase is cut
             given = [f"not {g}" for g in split_atoms(p.source.given)] if p.source.given else []
             if len(given) != 1:
                 raise StoryRefusal(f"'{p.given}' follows no single condition to negate", p.sentence)
         p.event, p.given = event, ", ".join(given)
-
-
-_OTHERS = re.compile(
-    r"(?:those|people|ones|the\s+ones|the\s+others|others)(?:\s+who\s+(?:do|did|does|are|were)\s*"
-    r"(?:not|n't))?",
-    re.I,
-)
 
 
 def _short_names(raw: RawStory) -> dict[str, str]:
