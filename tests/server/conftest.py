@@ -4,6 +4,7 @@ and errors, over a scripted LLM."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -97,3 +98,13 @@ def scripted(tmp_path):
 
 
 from tests.discovery.conftest import evidence_data, evidence_model, tiny_encoder  # noqa: E402, F401
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    """Where the page tests' screenshots go: ``$CAUSALQA_SCREENSHOTS``, else a temporary
+    directory."""
+    out = os.environ.get("CAUSALQA_SCREENSHOTS")
+    path = Path(out) if out else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

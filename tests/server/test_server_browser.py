@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -77,16 +78,10 @@ def server(tmp_path_factory, tiny_kg):
     proc.wait(30)
 
 
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    out = os.environ.get("CAUSALQA_SCREENSHOTS")
-    path = Path(out) if out else tmp_path_factory.mktemp("screenshots")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-@pytest.fixture
-def page(server):
+@contextmanager
+def open_page(server: str, ready: str):
+    """The page at `server` in Debian's Chromium, once the script `ready` is true; its
+    script errors collect in ``page.problems``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -95,11 +90,18 @@ def page(server):
         page.problems = []
         page.on("pageerror", lambda e: page.problems.append(str(e)))
         page.goto(server + "/")
-        page.wait_for_function(
-            "() => window.causalqa && window.causalqa.cy && window.causalqa.cy.nodes().length > 0"
-        )
+        page.wait_for_function(ready)
         yield page
         browser.close()
+
+
+@pytest.fixture
+def page(server):
+    with open_page(
+        server,
+        "() => window.causalqa && window.causalqa.cy && window.causalqa.cy.nodes().length > 0",
+    ) as page:
+        yield page
 
 
 def used(page) -> tuple[list[str], list[list[str]]]:

@@ -13,13 +13,12 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 from tests.cli.test_cli import run
 from tests.conftest import have, requires_llama
 from tests.server.conftest import PARTNERS, ROOT, requires_chromium
-from tests.server.test_server_browser import CHROMIUM_ARGS, serve
+from tests.server.test_server_browser import open_page, serve
 from tests.stated.test_route import CHAIN, COLLIDER_THEN_CHAIN, CONFOUNDED, SMOKING
 
 from causalqa.errors import NotReadyError
@@ -168,28 +167,10 @@ def test_the_mcp_tool_answers_exactly_as_the_cli(tmp_path, cli_answers):
 
 
 # -- the page ------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    """Where screenshots go: ``$CAUSALQA_SCREENSHOTS``, else a temporary directory."""
-    out = os.environ.get("CAUSALQA_SCREENSHOTS")
-    path = Path(out) if out else tmp_path_factory.mktemp("screenshots")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 @pytest.fixture
 def page(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1366, "height": 820})
-        page.problems = []
-        page.on("pageerror", lambda e: page.problems.append(str(e)))
-        page.goto(server + "/")
-        page.wait_for_function("() => window.causalqa && window.causalqa.cy")
+    with open_page(server, "() => window.causalqa && window.causalqa.cy") as page:
         yield page
-        browser.close()
 
 
 def ask_on_the_page(page, story: str | None = None, question: str | None = None) -> str:
