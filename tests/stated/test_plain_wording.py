@@ -486,3 +486,65 @@ def test_a_dropped_anyone_phrase_that_names_a_variable_is_refused():
     ):
         got = answer_story(EXERCISE_LIST, question)
         assert got.answer is None and "condition on exercise" in got.reason
+
+
+def test_two_graph_names_for_one_variable_are_one_variable():
+    # "they get the drug" / "the drug" and "they recover" / "recovery" name one variable
+    # each: drug -> recovery. P(drug) = 0.4; P(rec | drug) = 0.7, P(rec | no drug) = 0.5:
+    # P(rec) = 0.4*0.7 + 0.6*0.5 = 0.58
+    got = answer_story(
+        "Whether they get the drug affects whether they recover. The drug also speeds up "
+        "recovery. 40% of patients get the drug. Patients on the drug recover 70% of the time, "
+        "patients without it 50% of the time.",
+        "Is recovery more likely than not?",
+    )
+    assert (got.answer, got.value) == ("yes", pytest.approx(0.58))
+    assert len(got.model["variables"]) == 2
+
+
+def test_values_in_a_parenthesis_name_the_variable():
+    # "(wet or dry)" gives the season's values: "wet" speaks of the season.
+    # P(wet) = 0.5; P(mould | wet, vented) = 0.2, (wet, not vented) 0.6, (dry, vented) 0.1,
+    # (dry, not vented) 0.2; P(vented | wet) = 0.7, P(vented | dry) = 0.3.
+    # ATE of venting = 0.5*(0.2-0.6) + 0.5*(0.1-0.2) = -0.25
+    got = answer_story(
+        "The season (wet or dry) affects whether a room is vented and whether mould grows; "
+        "venting also affects mould. Half of the seasons are wet. 70% of rooms are vented in "
+        "wet seasons, 30% in dry ones. Mould rates: wet vented 0.2, wet not vented 0.6, "
+        "dry vented 0.1, dry not vented 0.2.",
+        "Does venting a room lower the chance of mould?",
+    )
+    assert (got.answer, got.value) == ("yes", pytest.approx(-0.25))
+
+
+def test_a_list_item_names_its_conditions_relative_to_the_item_before():
+    # "with rain 0.9, without 0.5": 'without' is without the condition the item before
+    # names and this one leaves out; "A only" is A and not B; "neither" is neither.
+    # P(good | fert, rain) = 0.9, (fert, no rain) 0.5, (no fert, rain) 0.6, (neither) 0.2;
+    # P(fert) = 0.5, P(rain) = 0.4 (independent). ATE of fertilizer =
+    # 0.4*(0.9-0.6) + 0.6*(0.5-0.2) = 0.30
+    for rates in (
+        "Good harvest rates: fertilized with rain 0.9, fertilized without 0.5, unfertilized "
+        "with rain 0.6, unfertilized without 0.2.",
+        "Good harvest rates: fertilizer and rain 0.9; fertilizer only 0.5; rain only 0.6; "
+        "neither 0.2.",
+    ):
+        got = answer_story(
+            "Fertilizer and rain both affect the harvest. Half of the fields are fertilized. "
+            "40% of seasons are rainy. " + rates,
+            "Does fertilizer make a good harvest more likely?",
+        )
+        assert (got.answer, got.value) == ("yes", pytest.approx(0.30)), rates
+
+
+def test_a_relation_repeated_inside_a_list_of_effects_is_not_a_name():
+    # "X is one of the causes of A and also one of the causes of B": two edges
+    got = answer_story(
+        "Heat is one of the causes of thirst and also one of the causes of fatigue. "
+        "30% of days are hot. Thirst: 80% on hot days, 20% on other days. "
+        "Fatigue: 60% on hot days, 30% on other days.",
+        "Is fatigue more likely than not?",
+    )
+    # P(fatigue) = 0.3*0.6 + 0.7*0.3 = 0.39
+    assert (got.answer, got.value) == ("no", pytest.approx(0.39))
+    assert sorted(got.model["edges"]) == [["heat", "fatigue"], ["heat", "thirst"]]

@@ -77,11 +77,28 @@ def clean_name(text: str) -> str:
     t = re.sub(r"\s*\((?:unobserved|hidden|latent)\)\s*$", "", text.strip(), flags=re.I)
     t = t.strip().strip(".,;:!?\"'“”()").strip()
     t = re.sub(r"^(?:the\s+variable\s+|variable\s+)", "", t, flags=re.IGNORECASE)
-    t = re.sub(r"\s+(?:directly|too|as\s+well|both|also)$", "", t, flags=re.IGNORECASE)
+    # a parenthesis inside a name gives its values or a note, not the name
+    t = re.sub(r"\s*\([^()]*\)?\s*$|\s*\([^()]*\)", " ", t).strip()
+    t = re.sub(r"\s+(?:directly|too|as\s+well|both|also|all|each)$", "", t, flags=re.IGNORECASE)
     t = re.sub(r"^also\s+", "", t, flags=re.IGNORECASE)
-    t = re.sub(r"^(?:also\s+)?(?:whether|if)\s+(?=\S)", "", t, flags=re.IGNORECASE)
+    # "depends on two things: A and B"
+    t = re.sub(
+        r"^(?:two|three|four|several|these|the\s+following)\s+(?:things|factors|variables|causes)\s*:\s*",
+        "",
+        t,
+        flags=re.IGNORECASE,
+    )
+    t = re.sub(
+        r"^(?:also\s+)?(?:(?:on|upon|of|about)\s+)?(?:whether|if)\s+(?=\S)",
+        "",
+        t,
+        flags=re.IGNORECASE,
+    )
     # "the heating is on" names the heating (and says its value)
-    state = re.fullmatch(r"(?P<n>.+?)\s+(?:is|are)\s+(?!a\b|an\b|the\b)\w+", t.strip(), flags=re.I)
+    # ("a room is vented" names the venting: a participle is the event, not a value)
+    state = re.fullmatch(
+        r"(?P<n>.+?)\s+(?:is|are)\s+(?!a\b|an\b|the\b)(?!\w+ed\b)\w+", t.strip(), flags=re.I
+    )
     if state:
         t = state.group("n")
     return t.strip()
@@ -187,6 +204,9 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             subjects, objects = split_list(m.group("s")), split_list(m.group("o"))
             if not subjects or not objects:
                 continue
+            if pats is _FORWARD:
+                # "A is one of the causes of B and also one of the causes of C"
+                objects = [_RELATION_AGAIN.sub("", o) for o in objects]
             if any(_CAUSAL_VERB.search(n) for n in subjects + objects):
                 return None  # a name holding a verb of causing: two statements read as one
             out = GraphSentence(sentence)
@@ -197,6 +217,12 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
     return None
 
 
+_RELATION_AGAIN = re.compile(
+    r"^(?:(?:it\s+)?(?:also\s+)?(?:is\s+)?(?:(?:one\s+of\s+)?the\s+(?:direct\s+)?causes?\s+of|a\s+(?:direct\s+)?cause\s+of|"
+    r"(?:directly\s+)?(?:affects?|influences?|causes?|drives?|impacts?|determines?)|leads?\s+to|contributes?\s+to|"
+    r"(?:has|have)\s+an?\s+(?:direct\s+|causal\s+)?(?:effect|influence|impact)\s+on))\s+(?=\S)",
+    re.I,
+)
 _CAUSAL_VERB = re.compile(
     r"\b(?:affects?|influences?|causes?|depends?|leads?\s+to|determines?|drives?|impacts?)\b",
     re.I,
@@ -1270,6 +1296,27 @@ class RawStory:
     closed_world: bool = False
 
 
+_VALUE_PAIR = re.compile(
+    r"\((?P<a>[^(),/]{1,30}?)\s*(?:\bor\b|/|\bvs\.?|\bversus\b)\s*(?P<b>[^(),/]{1,30}?)\)", re.I
+)
+_NOT_VALUES = re.compile(r"^(?:yes|no|true|false|1|0|on|off)$", re.I)
+
+
+def _parenthesised_values(g: GraphSentence) -> list[RawValues]:
+    """'how sick a patient is (severe or mild) affects ...': the name's two values."""
+    out = []
+    names = {n for e in g.edges for n in e} | set(g.names)
+    for m in _VALUE_PAIR.finditer(g.sentence):
+        a, b = m.group("a").strip(), m.group("b").strip()
+        if _NOT_VALUES.match(a) or _NOT_VALUES.match(b):
+            continue
+        before = g.sentence[: m.start()].rstrip().lower()
+        name = next((n for n in names if n and before.endswith(n.lower())), None)
+        if name is not None:
+            out.append(RawValues(name, [a, b], g.sentence))
+    return out
+
+
 def read_raw_story(story: str, *, segment: bool = False) -> RawStory:
     """The story's sentences read into raw statements. With `segment`, a list clause may
     take its event from a statement whose subject still holds a group (the reader then
@@ -1355,6 +1402,7 @@ def read_raw_story(story: str, *, segment: bool = False) -> RawStory:
         g = read_graph_sentence(s)
         if g is not None:
             raw.graph.append(g)
+            raw.values.extend(_parenthesised_values(g))
             continue
         raw.ignored.append(s)
     return raw

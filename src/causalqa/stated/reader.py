@@ -32,7 +32,13 @@ from causalqa.stated.model import (
 )
 from causalqa.stated.parse import THE_OTHERS, RawStory, bare_group, read_raw_story
 from causalqa.stated.refusal import StoryRefusal
-from causalqa.stated.resolve import Resolver, name_key, segment_phrase, split_atoms
+from causalqa.stated.resolve import (
+    Resolver,
+    name_key,
+    named_variables,
+    segment_phrase,
+    split_atoms,
+)
 from causalqa.stated.text import phrase_words, stems_match
 
 MAX_STORY_CHARS = 20_000
@@ -192,11 +198,17 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
     names several variables keeps the last as the event and makes the others its
     conditions (unless the event was taken from another statement, whose group it was)."""
     names = {k: v.name for k, v in model.variables.items()}
+    graph = nx.DiGraph(model.edges)
+    for v in raw.values:
+        # declared values name their variable too ("severe" for how sick a patient is)
+        var = match_name(v.name, model)
+        if var is not None:
+            names[var] = " ".join([names[var], *v.values])
     for p in raw.probabilities:
         given = [seg for atom in split_atoms(p.given) for seg in segment_phrase(atom, names)]
         event = p.event
         if not re.search(r"\b(?:and|both|together)\b", event, flags=re.I):
-            segs = segment_phrase(event, names)
+            segs = _event_last(segment_phrase(event, names), names, graph)
             event = segs[-1]
             # a list item names a new group in place of the subject's ("..., severe
             # untreated 40%"); the other value of a stated condition keeps the subject's
@@ -222,20 +234,165 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
             given = [f"not {g}" for g in split_atoms(p.source.given)] if p.source.given else []
             if len(given) != 1:
                 raise StoryRefusal(f"'{p.given}' follows no single condition to negate", p.sentence)
+        # "half of the seasons are wet": the seasons are who is counted, not a condition
+        event_vars = named_variables(event, names)
+        given = [
+            g
+            for g in given
+            if not (
+                len(event_vars) == 1
+                and named_variables(g, names) in (event_vars, set())
+                and _BARE_POPULATION.fullmatch(g.strip())
+            )
+        ]
         p.event, p.given = event, ", ".join(given)
+    _complete_list_items(raw, names)
+
+
+_BARE_POPULATION = re.compile(r"(?:the\s+|all\s+)?[a-z-]+s", re.I)
+
+
+def _event_last(segs: list[str], names: dict[str, str], graph: nx.DiGraph) -> list[str]:
+    """The segments of an event phrase with the event last: the one whose variable the
+    graph puts after all the others' ('vented in wet seasons': the season causes the
+    venting, so venting is the event). Left as written when the graph does not tell."""
+    if len(segs) < 2:
+        return segs
+    named = [named_variables(g, names) for g in segs]
+    if any(len(v) != 1 for v in named):
+        return segs
+    vars_ = [next(iter(v)) for v in named]
+    last = [
+        i
+        for i, v in enumerate(vars_)
+        if v in graph and all(u == v or (u in graph and nx.has_path(graph, u, v)) for u in vars_)
+    ]
+    if len(last) != 1:
+        return segs
+    i = last[0]
+    return segs[:i] + segs[i + 1 :] + [segs[i]]
+
+
+_BARE_NEGATION = re.compile(r"^(?P<pre>.*?)\s*\b(?:without|not|no)\s*$", re.I)
+_ONLY = re.compile(
+    r"^(?:only\s+(?P<a>.+)|(?P<b>.+?)\s+(?:only|alone|but\s+not\s+the\s+other))$", re.I
+)
+_NONE_OF_THEM = re.compile(r"^(?:neither|none|neither\s+of\s+them|none\s+of\s+them)$", re.I)
+
+
+def _complete_list_items(raw: RawStory, names: dict[str, str]) -> None:
+    """A list item that names its conditions relative to an item before it in the same
+    sentence ('stressed with coffee 50%, stressed without 45%'; 'old part and overloaded
+    90%; old part only 50%; neither 10%'): the conditions it leaves out come from that
+    item, negated. An item with nothing to complete from is left as written."""
+    by_sentence: dict[str, list] = defaultdict(list)
+    for p in raw.probabilities:
+        by_sentence[p.sentence].append(p)
+    for items in by_sentence.values():
+        before: list[list[tuple[str, set[str]]]] = []
+        for p in items:
+            segs = [g.strip() for g in p.given.split(",") if g.strip()]
+            named = [(g, named_variables(g, names)) for g in segs]
+            if len(segs) == 1:
+                completed = _complete_item(_with_only(segs[0], p.sentence), before, names)
+                if completed is not None:
+                    p.given = ", ".join(completed)
+                    named = [(g, named_variables(g, names)) for g in completed]
+            before.append(named)
+
+
+def _with_only(given: str, sentence: str) -> str:
+    """The item as the sentence says it: 'fertilizer' read from 'fertilizer only 50%'."""
+    g = re.escape(given)
+    if re.search(rf"\b{g}\s+(?:only|alone)\b|\bonly\s+{g}\b", sentence, flags=re.I):
+        return f"{given} only"
+    return given
+
+
+def _complete_item(given: str, before, names: dict[str, str]) -> list[str] | None:
+    def fuller(need: set[str], more_than: int):
+        for item in reversed(before):
+            vars_ = set().union(*(v for _, v in item)) if item else set()
+            if need <= vars_ and len(vars_) > more_than and all(len(v) == 1 for _, v in item):
+                return item
+        return None
+
+    def negated(seg: str) -> str:
+        if phrase_words(seg).negated:
+            return seg  # 'untutored without' after '..., without educated parents'
+        rest = re.sub(r"^with\s+", "", seg, flags=re.I)
+        return f"without {rest}" if rest != seg else f"not {seg}"
+
+    m = _BARE_NEGATION.match(given)
+    if m:
+        pre = m.group("pre").strip()
+        here = named_variables(pre, names) if pre else set()
+        item = fuller(here, len(here))
+        if item is None:
+            return None
+        missing = [seg for seg, v in item if not (v & here)]
+        if len(missing) != 1:
+            return None
+        return ([pre] if pre else []) + [negated(missing[0])]
+    m = _ONLY.match(given)
+    if m:
+        kept = (m.group("a") or m.group("b")).strip()
+        here = named_variables(kept, names)
+        item = fuller(here, len(here))
+        if not here or item is None:
+            return None
+        return [kept] + [negated(seg) for seg, v in item if not (v & here)]
+    if _NONE_OF_THEM.match(given):
+        item = fuller(set(), 1)
+        if item is None:
+            return None
+        return [negated(seg) for seg, _ in item]
+    return None
 
 
 def _short_names(raw: RawStory) -> dict[str, str]:
-    """A graph name that is the last words of exactly one longer graph name, and no
-    edge joins the two, is that variable said short ('training' after 'job training')."""
-    keys = {name_key(n) for g in raw.graph for n in [x for e in g.edges for x in e] + g.names}
+    """Graph names that speak of one variable, each mapped to one of them: a name that is
+    the last words of exactly one longer name ('training' after 'job training'), or whose
+    content words all name words of exactly one other name ('the treatment' after 'they
+    get the new treatment', 'irrigation' after 'farmers irrigate', 'death' after 'they
+    die'). Never two names an edge joins, nor a longer name whose other words name
+    another variable."""
+    keys = sorted(
+        {name_key(n) for g in raw.graph for n in [x for e in g.edges for x in e] + g.names}
+    )
     linked = {frozenset((name_key(a), name_key(b))) for g in raw.graph for a, b in g.edges}
-    alias = {}
+    content = {k: phrase_words(k).content for k in keys}
+
+    def covered(a: frozenset[str], b: frozenset[str]) -> bool:
+        return bool(a) and all(any(stems_match(x, y) for y in b) for x in a)
+
+    alias: dict[str, str] = {}
     for k in keys:
         longer = [other for other in keys if other != k and other.endswith(" " + k)]
+        if not longer:
+            longer = [
+                other
+                for other in keys
+                if other != k
+                and covered(content[k], content[other])
+                # a name the other covers too is the same name said twice: one way round
+                and not (covered(content[other], content[k]) and other > k)
+                # the longer name's other words must not name a third variable
+                and not any(
+                    covered(content[third], content[other] - content[k])
+                    for third in keys
+                    if third not in (k, other)
+                )
+            ]
         # "the man in the room has a direct effect on room": two variables, not one
         if len(longer) == 1 and frozenset((k, longer[0])) not in linked:
             alias[k] = longer[0]
+    # an alias of an alias: follow to the end (no cycles: each step goes one way)
+    for k in list(alias):
+        seen = {k}
+        while alias[k] in alias and alias[k] not in seen:
+            seen.add(alias[k])
+            alias[k] = alias[alias[k]]
     return alias
 
 

@@ -63,22 +63,17 @@ def segment_phrase(text: str, names: dict[str, str]) -> list[str]:
     'severe treated patients die' -> ['severe', 'treated patients', 'die'] when severity,
     treatment and death are the variables. A word naming no variable (or several) stays
     with the words before it; a phrase about one variable comes back whole."""
-    name_words = {k: phrase_words(v).content or frozenset([k]) for k, v in names.items()}
+    name_words = _name_words(names)
     toks = text.split()
     runs: list[tuple[str | None, list[str]]] = []
-    pending: list[str] = []  # "not", "without": they belong to the words after them
+    # "not", "without", "with": they belong to the words after them
+    pending: list[str] = []
     for tok in toks:
         pw = phrase_words(tok)
-        if pw.negated and not pw.content:
+        if not pw.content and (pw.negated or tok.lower() in _LEADING_WORDS):
             pending.append(tok)
             continue
-        content = pw.content | frozenset(b for t in pw.content if (b := strip_negation_prefix(t)))
-        hits = {
-            v
-            for v, nw in name_words.items()
-            for t in content
-            if any(stems_match(t, x) or opposite_stems(t, x) or value_of_kind(t, x) for x in nw)
-        }
+        hits = _named(pw, name_words)
         var = next(iter(hits)) if len(hits) == 1 else None
         if runs and (var is None or var == runs[-1][0] or runs[-1][0] is None):
             runs[-1][1].extend([*pending, tok])
@@ -94,6 +89,30 @@ def segment_phrase(text: str, names: dict[str, str]) -> list[str]:
     if len([v for v, _ in runs if v is not None]) < 2:
         return [text]
     return [" ".join(ws) for _, ws in runs]
+
+
+_LEADING_WORDS = frozenset(
+    {"with", "on", "in", "for", "among", "under", "given", "if", "when", "at"}
+)
+
+
+def _name_words(names: dict[str, str]) -> dict[str, frozenset[str]]:
+    return {k: phrase_words(v).content or frozenset([k]) for k, v in names.items()}
+
+
+def _named(pw: PhraseWords, name_words: dict[str, frozenset[str]]) -> set[str]:
+    content = pw.content | frozenset(b for t in pw.content if (b := strip_negation_prefix(t)))
+    return {
+        v
+        for v, nw in name_words.items()
+        for t in content
+        if any(stems_match(t, x) or opposite_stems(t, x) or value_of_kind(t, x) for x in nw)
+    }
+
+
+def named_variables(text: str, names: dict[str, str]) -> set[str]:
+    """The variables whose names a phrase's words speak of (by stem, opposite or kind)."""
+    return _named(phrase_words(text), _name_words(names))
 
 
 def split_atoms(slot: str) -> list[str]:
@@ -728,8 +747,12 @@ class Resolver:
         cb, nb = _polar_content(b, a.content)
         if opposite_words(ca, cb):
             return -1.0
+        # words of the name say nothing about the value ('smoking' / 'non-smoking') unless
+        # nothing else does: a value word that is a synonym of the name ('hot days' for
+        # heat) still tells 'hot days' from 'other days', by a tie-break weight
+        tie_break = 0.01 * _overlap(ca, cb)
         ca, cb = _minus(ca, name), _minus(cb, name)
-        return _overlap(ca, cb) + (0.5 if na == nb else -0.5)
+        return _overlap(ca, cb) + (0.5 if na == nb else -0.5) + tie_break
 
     def _positive(
         self, mids: list[int], colour: dict[int, int], name: frozenset[str]
