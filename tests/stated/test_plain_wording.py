@@ -548,3 +548,19 @@ def test_a_relation_repeated_inside_a_list_of_effects_is_not_a_name():
     # P(fatigue) = 0.3*0.6 + 0.7*0.3 = 0.39
     assert (got.answer, got.value) == ("no", pytest.approx(0.39))
     assert sorted(got.model["edges"]) == [["heat", "fatigue"], ["heat", "thirst"]]
+
+
+def test_numbers_as_people_write_them():
+    from causalqa.stated.text import find_numbers
+
+    def read(text):
+        return [(n.text, round(n.value, 4)) for _, _, n in find_numbers(text)]
+
+    assert read("long commute + app .35, short + app .08") == [(".35", 0.35), (".08", 0.08)]
+    assert read("Roughly 3 of every 10 batches") == [("3 of every 10", 0.3)]
+    assert read("A heatwave hits on one summer day in four.") == [
+        ("one summer day in four", 0.25)
+    ]
+    assert read("one spring out of five") == [("one spring out of five", 0.2)]
+    # a year is no ratio's denominator
+    assert read("one patient in 2019") == [("2019", 2019.0)]

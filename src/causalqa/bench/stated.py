@@ -369,12 +369,15 @@ def run_stated_bench(
     query_types: list[str] | None = None,
     kinds: list[str] | None = None,
     precision: str = "as-stated",
+    reading_llm=None,
 ) -> dict[str, Any]:
     """Run the benchmark and write ``stated-<date>.json/.md`` (and ``-latest``), and a PNG
     of accuracy per query type and story kind, under `out_dir`. Returns the report.
     `query_types` / `kinds` keep only those items (a quick run on one part). `precision`
     as in `answer_story`: "as-stated" answers close calls (counted apart), "interval"
-    refuses them."""
+    refuses them. With `reading_llm`, the plain-wording sets (``plain*.jsonl``) are also
+    answered with that LLM reading the stories and questions the rules cannot, and
+    settling tied readings (counted apart, with its seconds)."""
     items = load_cladder(Path(data_dir))
     if query_types:
         items = [it for it in items if it["query_type"] in query_types]
@@ -487,6 +490,23 @@ def run_stated_bench(
                 if r["result"] != "right"
             ],
         }
+        if reading_llm is not None and path.name.startswith("plain"):
+            lrows = _score(ritems, llm=reading_llm)
+            lc = Counter(r["result"] for r in lrows)
+            report["rewordings"][str(path)]["with_llm_reading"] = {
+                "llm": getattr(reading_llm, "model", None),
+                "right": lc["right"],
+                "wrong": lc["wrong"],
+                "refused": lc["refused"],
+                "read_by_llm": sum(
+                    1 for r in lrows if any(str(s).startswith("llm") for s in r["route"] or [])
+                ),
+                "median_seconds": round(statistics.median(r["seconds"] for r in lrows), 2),
+                "rows": [
+                    {k: r[k] for k in ("id", "query_type", "result", "answer", "route", "reason")}
+                    for r in lrows
+                ],
+            }
     report["markdown"] = markdown(report)
     out_dir = Path(out_dir)
     write_report(out_dir, "stated", report, report["markdown"], exclude=("rows", "markdown"))
@@ -588,6 +608,13 @@ def markdown(report: dict[str, Any]) -> str:
                 f"- `{path}`: {rw['accuracy']}% right ({rw['right']} right, {rw['wrong']} wrong, "
                 f"{rw['refused']} refused of {rw['items']})"
             )
+            if rw.get("with_llm_reading"):
+                lw = rw["with_llm_reading"]
+                lines.append(
+                    f"  - with {lw['llm']} reading what the rules cannot: {lw['right']} right, "
+                    f"{lw['wrong']} wrong, {lw['refused']} refused ({lw['read_by_llm']} went to "
+                    f"the LLM; median {lw['median_seconds']} s a question)"
+                )
     return document("causalqa bench stated", report, "\n".join(lines))
 
 
@@ -658,12 +685,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--llm", default=None, help="a backend spec for tied readings (default: rules only)"
     )
+    p.add_argument(
+        "--llm-reading",
+        default=None,
+        help="a backend spec (e.g. local) that also answers the plain-wording sets reading what "
+        "the rules cannot",
+    )
     args = p.parse_args(argv)
-    llm = None
-    if args.llm:
-        from causalqa.llm import get_llm
+    from causalqa.llm import get_llm
 
-        llm = get_llm(args.llm)
+    llm = get_llm(args.llm) if args.llm else None
+    reading_llm = get_llm(args.llm_reading, cache=True) if args.llm_reading else None
     rewordings = args.rewordings
     if rewordings is None:
         rewordings = sorted(Path("bench/data/stated").glob("dev-*.jsonl"))
@@ -678,6 +710,7 @@ def main(argv: list[str] | None = None) -> int:
         query_types=args.query_type,
         kinds=args.kinds,
         precision=args.precision,
+        reading_llm=reading_llm,
     )
     print(report["markdown"])
     return 0

@@ -384,6 +384,14 @@ def bench_stated_command(
             help="A backend to settle tied readings of a story (default: none, rules only).",
         ),
     ] = None,
+    llm_reading: Annotated[
+        str | None,
+        typer.Option(
+            "--llm-reading",
+            help="A backend (e.g. local) that also answers the plain-wording sets reading the "
+            "sentences and questions the rules cannot (slow: tens of seconds a story).",
+        ),
+    ] = None,
     precision: Annotated[
         str,
         typer.Option(
@@ -414,6 +422,7 @@ def bench_stated_command(
             llm=model_llm,
             cold=2 if quick else 5,
             precision=precision,
+            reading_llm=open_llm(llm_spec(llm_reading)) if llm_reading else None,
         )
     err.print(f"[dim]wrote {out_dir / 'stated-latest.md'}[/dim]")
     with err.status("Corr2Cause-style generator…"):
@@ -467,10 +476,18 @@ def _stated_rewordings() -> list[Path]:
     except DataFileError:
         err.print("[yellow]note:[/] no bench/data folder here; the reworded stories are left out")
         return []
-    # the independent writer's development part; its check part is held out (see
+    # the independent writers' development parts; the check parts are held out (see
     # bench/data/stated/independent/README.md) and not run by default
-    independent = folder / "independent" / "cladder-dev.jsonl"
-    return sorted(folder.glob("dev-*.jsonl")) + ([independent] if independent.is_file() else [])
+    independent = [
+        folder / "independent" / name
+        for name in (
+            "cladder-dev.jsonl",
+            "plain-dev.jsonl",
+            "plain-check.jsonl",
+            "plain5-dev.jsonl",
+        )
+    ]
+    return sorted(folder.glob("dev-*.jsonl")) + [p for p in independent if p.is_file()]
 
 
 def _print_stated_summary(summary: dict[str, Any]) -> None:

@@ -57,8 +57,9 @@ def ask_stated(
     was given ``--graph`` (and a question) for the QA engine. A `ConfigError` when no
     model or more than one is given, or when the question is missing or out of place;
     `graph_options` (the options only ``--graph`` takes, by flag) must be unset with a
-    story. With ``--llm`` that LLM settles a story whose words leave two readings tied;
-    without it such a story is refused."""
+    story. With ``--llm`` that LLM reads the sentences and the question the rules cannot
+    (under a schema, then checked like the rules' reading) and settles a story whose words
+    leave two readings tied; without it such stories are refused."""
     given = [name for name, v in (("--graph", graph), ("--story", story), ("--batch", batch))
              if v is not None]  # fmt: skip
     if not given:
@@ -80,10 +81,11 @@ def ask_stated(
             f"{', '.join(used)}: only for a model in --graph; a story states its whole model",
             hint=f"drop {', '.join(used)}",
         )
-    # Only a backend the user names (--llm, here or before the command) settles tied
-    # readings. Measured on 24 generator stories the rules leave tied, the embedded 1.5B
-    # model picked the right reading 12 times and a wrong one 11 (15 s each on 2 cores):
-    # a coin, so by default a tie is refused, saying so.
+    # Only a backend the user names (--llm, here or before the command) reads what the
+    # rules cannot and settles tied readings. Measured on 24 generator stories the rules
+    # leave tied, the embedded 1.5B model picked the right reading 12 times and a wrong one
+    # 11 (15 s each on 2 cores): a coin, so by default a tie is refused, saying so; its
+    # reading of plain sentences is measured in bench/README.md (stated models).
     spec = llm_spec(llm)
     model_llm = _LLMOnFirstUse(spec) if spec else None
     if batch is not None:
@@ -145,8 +147,8 @@ def _nonempty(text: str, where: str) -> str:
 
 
 class _LLMOnFirstUse:
-    """The backend ``--llm`` names, opened when a story's words leave two readings tied:
-    the rule path, most stories, never imports the LLM layer."""
+    """The backend ``--llm`` names, opened when the rules cannot read a story or its words
+    leave two readings tied: the rule path, most stories, never imports the LLM layer."""
 
     def __init__(self, spec: str | None) -> None:
         self._spec = spec

@@ -68,7 +68,7 @@ def read_story(story: str, *, llm=None) -> StatedModel:
     return readings[0][0]
 
 
-def read_readings(story: str, question_form, *, max_readings: int = 12):
+def read_readings(story: str, question_form, *, max_readings: int = 12, llm=None):
     """Every reading of the story (with the question's phrases, when given) that ties
     for the best: a list of (model, question mentions -> (variable, value)). A reading
     whose checks fail is dropped; when all fail, the first failure is raised.
@@ -76,7 +76,10 @@ def read_readings(story: str, question_form, *, max_readings: int = 12):
     A story the phrases as written cannot be read from is read once more with its
     phrases cut at the variables' names ('severe treated patients die': severity and
     treatment are the group, death the event); if that fails too, the first refusal
-    stands."""
+    stands.
+
+    With `llm`, a story neither rule reading can read is read once more by the LLM,
+    sentence by sentence under a schema (`llm_read`), and checked the same way."""
     text = _check_text(story)
     if not text.strip():
         raise StoryRefusal("the story is empty")
@@ -86,16 +89,31 @@ def read_readings(story: str, question_form, *, max_readings: int = 12):
         try:
             return _readings(text, question_form, max_readings, segment=True)
         except StoryRefusal:
-            raise first from None
+            if llm is None:
+                raise first from None
+        from causalqa.stated.llm_read import ROUTE, read_story_with_llm
+
+        raw = read_story_with_llm(text, llm)
+        return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
 
 
-def _readings(text: str, question_form, max_readings: int, *, segment: bool):
-    raw = read_raw_story(text, segment=segment)
+def _readings(
+    text: str,
+    question_form,
+    max_readings: int,
+    *,
+    segment: bool,
+    raw: RawStory | None = None,
+    route: str = "rules",
+):
+    raw = raw if raw is not None else read_raw_story(text, segment=segment)
     for sentence, why in raw.unread:
         raise StoryRefusal(f"a sentence states a number the reader cannot read ({why})", sentence)
-    base = StatedModel(route=["rules"])
+    base = StatedModel(route=[route])
     base.story = text
     _read_graph(raw, base)
+    if route != "rules":
+        _orient_by_graph(raw, base)
     if segment:
         _segment_statements(raw, base)
     resolver, bind = _mentions(raw, base)
@@ -348,6 +366,21 @@ def _complete_item(given: str, before, names: dict[str, str]) -> list[str] | Non
             return None
         return [negated(seg) for seg, _ in item]
     return None
+
+
+def _orient_by_graph(raw: RawStory, model: StatedModel) -> None:
+    """A stated number is the probability of an effect given its causes: a statement
+    read with a cause as its event and its effect in the group ('event: experienced
+    students, group: use a thermometer') is turned round by the graph. For readings the
+    rules did not make (the LLM's), which may swap the two."""
+    names = {k: v.name for k, v in model.variables.items()}
+    graph = nx.DiGraph(model.edges)
+    for p in raw.probabilities:
+        if not p.given:
+            continue
+        segs = _event_last([*split_atoms(p.given), p.event], names, graph)
+        if segs[-1] != p.event:
+            p.event, p.given = segs[-1], ", ".join(segs[:-1])
 
 
 def _short_names(raw: RawStory) -> dict[str, str]:

@@ -121,7 +121,9 @@ def split_atoms(slot: str) -> list[str]:
     slot = slot.strip().strip(",.;")
     if not slot:
         return []
-    pieces = [p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", slot) if p.strip()]
+    pieces = [
+        p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+]\s*", slot) if p.strip()
+    ]
     out: list[str] = []
     for p in pieces:
         if out and not phrase_words(p).content and not phrase_words(p).negated:

@@ -476,6 +476,15 @@ def answer(story: str, question: str, *, llm=None, precision: str = "as-stated")
         raise StoryError(f"a story must be text, got {type(story).__name__}")
     _check_question(question)
     form = parse_question(question)
+    asked = question
+    if form is None and llm is not None:
+        from causalqa.stated.llm_read import QUESTION_ROUTE, read_question_with_llm
+
+        try:
+            asked = read_question_with_llm(question, story, llm)
+        except StoryRefusal as e:
+            return _refusal(str(e), start, route=["rules", QUESTION_ROUTE])
+        form = parse_question(asked)
     if form is None:
         return _refusal(
             f"the question's form is not one the reader knows: “{question.strip()}”",
@@ -483,9 +492,9 @@ def answer(story: str, question: str, *, llm=None, precision: str = "as-stated")
             route=["rules"],
         )
     try:
-        readings = read_readings(story, form)
+        readings = read_readings(story, form, llm=llm)
     except StoryRefusal as e:
-        return _refusal(str(e), start, route=["rules"])
+        return _refusal(str(e), start, route=["rules"] if llm is None else ["rules", "llm reading"])
     outcomes = []
     close_calls: dict[int, str] = {}
     for model, mentions in readings:
@@ -507,7 +516,9 @@ def answer(story: str, question: str, *, llm=None, precision: str = "as-stated")
         except (QueryRefusal, NotIdentified) as e:
             outcomes.append((model, None, None, None, getattr(e, "reason", None) or str(e)))
     answered = [o for o in outcomes if o[2] is not None]
-    route = ["rules"]
+    route = list(readings[0][0].route)
+    if asked != question:
+        route.append(f"llm question: read as “{asked}”")
     if len(readings) > 1:
         verdicts = {o[2] for o in answered}
         if len(verdicts) == 1:

@@ -40,10 +40,13 @@ _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "hundred": 100, "thousand": 1000,
 }  # fmt: skip
-_NUM = r"[-−–]?\d+(?:\.\d+)?"
+_NUM = r"[-−–]?(?:\d+(?:\.\d+)?|\.\d+)"  # ".35" too
 _WORDNUM = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
 NUMBER_RE = re.compile(
-    rf"(?P<a>{_NUM}|{_WORDNUM})\s*(?:(?:in|out of)\s+(?:every\s+)?|/\s*)(?P<b>{_NUM}|{_WORDNUM})\b"
+    rf"(?P<a>{_NUM}|{_WORDNUM})\s*(?:(?:in|out of)\s+(?:every\s+)?|of\s+every\s+|/\s*)"
+    rf"(?P<b>{_NUM}|{_WORDNUM})\b"
+    # "one summer day in four", "1 patient in 20": the counted thing between
+    rf"|\b(?P<c>one|1)\s+(?:[a-z-]+\s+){{1,3}}(?:in|out\s+of)\s+(?:every\s+)?(?P<d>{_WORDNUM}|\d{{1,3}})\b(?!\s*%)"
     rf"|(?P<pct>{_NUM})\s*(?:%|\s*per\s*cent\b|\s*percent\b)"
     # "half of the seasons", "a third of them"; not "more than half" (a bound, not a number)
     r"|(?<!than\s)(?<!about\s)(?<!nearly\s)(?<!almost\s)(?<!under\s)(?<!over\s)"
@@ -78,8 +81,9 @@ def find_numbers(sentence: str) -> list[tuple[int, int, StatedNumber]]:
     "3 out of 4", "13/50") and percentages are one number each."""
     found = []
     for m in NUMBER_RE.finditer(sentence):
-        if m.group("a") is not None:
-            a, b = _to_float(m.group("a")), _to_float(m.group("b"))
+        if m.group("a") is not None or m.group("c") is not None:
+            a = _to_float(m.group("a") or m.group("c"))
+            b = _to_float(m.group("b") or m.group("d"))
             if b == 0:
                 continue
             value, percent = a / b, False
@@ -111,6 +115,8 @@ def with_placeholder(sentence: str) -> tuple[str, list[StatedNumber]]:
 # is "wife" or "lit" is "light".
 _IRREGULAR = {
     "wives": "wife", "knives": "knife", "leaves": "leaf", "halves": "half",
+    "loaves": "loaf", "wolves": "wolf", "shelves": "shelf", "calves": "calf",
+    "thieves": "thief",
     "people": "person", "persons": "person", "children": "child", "men": "man",
     "women": "woman", "mice": "mouse", "teeth": "tooth", "feet": "foot", "geese": "goose",
     "lit": "light", "paid": "pay", "took": "take", "taken": "take", "went": "go",

@@ -1,0 +1,141 @@
+"""The LLM reading of a story the rules cannot read: a scripted LLM (a test double) plays
+the model, so these tests check what is done with its answers — the checks that turn a
+misreading into a refusal, the graph turning a swapped statement round, the question put
+back into a form the rules read — not the model's skill (`bench stated` measures that)."""
+
+from __future__ import annotations
+
+import json
+
+from causalqa.llm.testing import ScriptedLLM
+from causalqa.stated.answer import answer_story
+
+# Rules cannot read it ("Burnt: hot batches 60 percent, the rest 10 percent."). Oven heat
+# -> burnt loaf. P(hot) = 0.3; P(burnt | hot) = 0.6, P(burnt | not hot) = 0.1:
+# P(burnt) = 0.3*0.6 + 0.7*0.1 = 0.25; ATE = 0.5
+BAKERY = (
+    "Bakery notes, week 12. Ovens running hot are behind most burnt loaves. Roughly 3 of "
+    "every 10 batches go into a hot oven. Burnt: hot batches 60 percent, the rest 10 percent."
+)
+GOOD = {
+    "Bakery notes, week 12.": {"links": []},
+    "Ovens running hot are behind most burnt loaves.": {
+        "links": [{"cause": "ovens running hot", "effect": "burnt loaves"}]
+    },
+    "Roughly 3 of every 10 batches go into a hot oven.": {
+        "links": [],
+        "number_1": {"event": "hot oven", "group": ""},
+    },
+    "Burnt: hot batches 60 percent, the rest 10 percent.": {
+        "links": [],
+        "number_1": {"event": "burnt", "group": "hot batches"},
+        "number_2": {"event": "burnt", "group": "the rest"},
+    },
+}
+
+
+def _llm(readings: dict[str, dict], question: dict | None = None) -> ScriptedLLM:
+    def reply(messages) -> str:
+        text = messages[-1]["content"]
+        if "\nQuestion:\n" in text:
+            return json.dumps(question) if question is not None else "no reading"
+        if "\nSentence:\n" not in text:
+            return "no reading"  # asked again after a reply that was not valid
+        sentence = text.split("\nSentence:\n", 1)[1].split("\n\n", 1)[0]
+        return json.dumps(readings[sentence])
+
+    return ScriptedLLM(reply)
+
+
+def test_the_rules_alone_refuse_the_story():
+    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?")
+    assert got.answer is None
+
+
+def test_a_story_the_rules_cannot_read_is_read_by_the_llm_and_computed_exactly():
+    llm = _llm(GOOD)
+    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=llm)
+    assert (got.answer, round(got.value, 6)) == ("no", 0.25)
+    assert "llm reading" in got.route
+    effect = answer_story(BAKERY, "Does a hot oven increase the chance of a burnt loaf?", llm=llm)
+    assert (effect.answer, round(effect.value, 6)) == ("yes", 0.5)
+
+
+def test_a_story_the_rules_read_never_calls_the_llm():
+    llm = _llm({})
+    story = (
+        "Rain has a direct effect on traffic. The probability of rain is 30%. For rainy days, "
+        "the probability of traffic is 80%. For dry days, the probability of traffic is 20%."
+    )
+    got = answer_story(story, "Is traffic more likely than not?", llm=llm)
+    assert got.answer == "no" and llm.calls == []
+
+
+def test_a_word_the_story_does_not_use_is_a_refusal_naming_the_sentence():
+    readings = dict(GOOD)
+    readings["Burnt: hot batches 60 percent, the rest 10 percent."] = {
+        "links": [],
+        "number_1": {"event": "burnt", "group": "overheated batches"},
+        "number_2": {"event": "burnt", "group": "the rest"},
+    }
+    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=_llm(readings))
+    assert got.answer is None
+    assert "overheat" in got.reason and "Burnt: hot batches" in got.reason
+
+
+def test_a_group_handed_to_the_other_number_is_a_refusal():
+    readings = dict(GOOD)
+    readings["Burnt: hot batches 60 percent, the rest 10 percent."] = {
+        "links": [],
+        "number_1": {"event": "burnt", "group": "the rest"},
+        "number_2": {"event": "burnt", "group": "hot batches"},
+    }
+    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=_llm(readings))
+    assert got.answer is None and "next to another number" in got.reason
+
+
+def test_a_cause_read_as_the_event_is_turned_round_by_the_graph():
+    # "event: hot batches, group: burnt" is P(burnt | hot) said backwards
+    readings = dict(GOOD)
+    readings["Burnt: hot batches 60 percent, the rest 10 percent."] = {
+        "links": [],
+        "number_1": {"event": "hot batches", "group": "burnt"},
+        "number_2": {"event": "burnt", "group": "the rest"},
+    }
+    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=_llm(readings))
+    assert (got.answer, round(got.value, 6)) == ("no", 0.25)
+
+
+def test_a_question_the_rules_cannot_read_is_put_into_a_form_they_do():
+    question = "If the bakery ran every batch in a hot oven, would burnt loaves become more common?"
+    assert answer_story(BAKERY, question, llm=_llm(GOOD)).answer is None  # no question reply
+    got = answer_story(BAKERY, question, llm=_llm(GOOD, _question("more")))
+    # "Does a hot oven increase the chance of burnt loaves?": the effect is +0.5
+    assert (got.answer, round(got.value, 6)) == ("yes", 0.5)
+    assert any(step.startswith("llm question") for step in got.route)
+
+
+def _question(direction: str) -> dict:
+    return {
+        "kind": "effect of doing something on an outcome",
+        "direction": direction,
+        "outcome": "burnt loaves",
+        "cause": "a hot oven",
+        **{k: "" for k in ("group", "other_group", "middle", "selected")},
+    }
+
+
+def test_a_question_read_in_the_other_direction_than_its_words_is_refused():
+    question = "If the bakery ran every batch in a hot oven, would burnt loaves become more common?"
+    got = answer_story(BAKERY, question, llm=_llm(GOOD, _question("less")))
+    assert got.answer is None and "ask about 'more'" in got.reason
+
+
+def test_a_question_whose_negation_the_reading_drops_is_refused():
+    # "kept out of a hot oven" read as "a hot oven" would answer the opposite question
+    got = answer_story(
+        BAKERY,
+        "Would fewer loaves burn if we kept every batch out of a hot oven?",
+        llm=_llm(GOOD, _question("less")),
+    )
+    assert got.answer is None and "drops its 'out'" in got.reason
