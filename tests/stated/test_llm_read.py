@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from causalqa.llm.testing import ScriptedLLM
 from causalqa.stated.answer import answer_story
+from causalqa.stated.llm_read import read_story_with_llm
+from causalqa.stated.refusal import StoryRefusal
 
 # Rules cannot read it ("Burnt: hot batches 60 percent, the rest 10 percent."). Oven heat
 # -> burnt loaf. P(hot) = 0.3; P(burnt | hot) = 0.6, P(burnt | not hot) = 0.1:
@@ -72,15 +76,16 @@ def test_a_story_the_rules_read_never_calls_the_llm():
 
 
 def test_a_word_the_story_does_not_use_is_a_refusal_naming_the_sentence():
+    # (read by the LLM alone: with the rules first, they would read this sentence)
     readings = dict(GOOD)
     readings["Burnt: hot batches 60 percent, the rest 10 percent."] = {
         "links": [],
         "number_1": {"event": "burnt", "group": "overheated batches"},
         "number_2": {"event": "burnt", "group": "the rest"},
     }
-    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=_llm(readings))
-    assert got.answer is None
-    assert "overheat" in got.reason and "Burnt: hot batches" in got.reason
+    with pytest.raises(StoryRefusal) as refused:
+        read_story_with_llm(BAKERY, _llm(readings))
+    assert "overheat" in str(refused.value) and "Burnt: hot batches" in str(refused.value)
 
 
 def test_a_group_handed_to_the_other_number_is_a_refusal():
@@ -90,19 +95,34 @@ def test_a_group_handed_to_the_other_number_is_a_refusal():
         "number_1": {"event": "burnt", "group": "the rest"},
         "number_2": {"event": "burnt", "group": "hot batches"},
     }
+    with pytest.raises(StoryRefusal, match="next to another number"):
+        read_story_with_llm(BAKERY, _llm(readings))
+
+
+def test_a_sentence_the_rules_read_keeps_their_reading():
+    # the LLM's wrong group for the list is never asked for: the rules read that sentence
+    readings = dict(GOOD)
+    readings["Burnt: hot batches 60 percent, the rest 10 percent."] = {
+        "links": [],
+        "number_1": {"event": "burnt", "group": "the rest"},
+        "number_2": {"event": "burnt", "group": "hot batches"},
+    }
     got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=_llm(readings))
-    assert got.answer is None and "next to another number" in got.reason
+    assert (got.answer, round(got.value, 6)) == ("no", 0.25)
 
 
 def test_a_cause_read_as_the_event_is_turned_round_by_the_graph():
-    # "event: hot batches, group: burnt" is P(burnt | hot) said backwards
-    readings = dict(GOOD)
-    readings["Burnt: hot batches 60 percent, the rest 10 percent."] = {
+    # "event: hot batches, group: burnt" is P(burnt | hot) said backwards; the rules
+    # cannot read this wording of the list, so the LLM's reading is used
+    listed = "Of the hot batches 60 percent come out burnt, which drops to 10 percent for the rest."
+    story = BAKERY.replace("Burnt: hot batches 60 percent, the rest 10 percent.", listed)
+    readings = {k: v for k, v in GOOD.items() if not k.startswith("Burnt:")}
+    readings[listed] = {
         "links": [],
         "number_1": {"event": "hot batches", "group": "burnt"},
         "number_2": {"event": "burnt", "group": "the rest"},
     }
-    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=_llm(readings))
+    got = answer_story(story, "Is a burnt loaf more likely than not?", llm=_llm(readings))
     assert (got.answer, round(got.value, 6)) == ("no", 0.25)
 
 

@@ -558,9 +558,7 @@ def test_numbers_as_people_write_them():
 
     assert read("long commute + app .35, short + app .08") == [(".35", 0.35), (".08", 0.08)]
     assert read("Roughly 3 of every 10 batches") == [("3 of every 10", 0.3)]
-    assert read("A heatwave hits on one summer day in four.") == [
-        ("one summer day in four", 0.25)
-    ]
+    assert read("A heatwave hits on one summer day in four.") == [("one summer day in four", 0.25)]
     assert read("one spring out of five") == [("one spring out of five", 0.2)]
     # a year is no ratio's denominator
     assert read("one patient in 2019") == [("2019", 2019.0)]

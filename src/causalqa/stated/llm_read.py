@@ -30,6 +30,7 @@ from causalqa.stated.parse import (
     clean_name,
     preprocess_lines,
     read_graph_sentence,
+    read_number_sentence,
 )
 from causalqa.stated.refusal import StoryRefusal
 from causalqa.stated.text import (
@@ -103,9 +104,11 @@ def story_sentences(story: str) -> list[str]:
     return out
 
 
-def read_story_with_llm(story: str, llm) -> RawStory:
+def read_story_with_llm(story: str, llm, *, rules_first: bool = False) -> RawStory:
     """The raw statements of `story` as the LLM reads them, sentence by sentence; a
-    `StoryRefusal` naming the sentence when its reading fails a check."""
+    `StoryRefusal` naming the sentence when its reading fails a check. With
+    `rules_first`, a sentence of numbers the rules can read keeps the rules' reading
+    (the LLM reads the links and the sentences the rules cannot)."""
     raw = RawStory()
     raw.closed_world = _CLOSED_WORLD_RE.search(story) is not None
     sentences = story_sentences(story)
@@ -122,8 +125,14 @@ def read_story_with_llm(story: str, llm) -> RawStory:
             if g is not None and (g.unobserved or g.absent):
                 raw.graph.append(g)
                 continue
-            if no_link:
-                raw.ignored.append(sentence)
+            if no_link and len(_denying_clauses(sentence)) == len(_clauses(sentence)):
+                raw.ignored.append(sentence)  # "Nothing else matters.": no link to read
+                continue
+        if numbers and rules_first:
+            previous = raw.probabilities[-1] if raw.probabilities else None
+            read, why = read_number_sentence(sentence, previous, segment=True)
+            if why is None and read and all(isinstance(r, RawProbability) for r in read):
+                raw.probabilities.extend(read)
                 continue
         data = _ask(llm, story, sentence, [n.text for _, _, n in numbers])
         denied = _denying_clauses(sentence) if no_link else []
@@ -206,13 +215,13 @@ def _prompt(story: str, sentence: str, numbers: list[str]) -> str:
     )
 
 
+def _clauses(sentence: str) -> list[str]:
+    return [c for c in re.split(r"\s*[;:,]\s*|\s+-\s+", sentence) if c.strip()]
+
+
 def _denying_clauses(sentence: str) -> list[str]:
     """The clauses of a sentence that deny a link or say nothing else matters."""
-    return [
-        c
-        for c in re.split(r"\s*[;:,]\s*|\s+-\s+", sentence)
-        if _NO_EFFECT.search(c) or _NO_LINK.search(c)
-    ]
+    return [c for c in _clauses(sentence) if _NO_EFFECT.search(c) or _NO_LINK.search(c)]
 
 
 def _says(clause: str, name: str) -> bool:

@@ -93,8 +93,14 @@ def read_readings(story: str, question_form, *, max_readings: int = 12, llm=None
                 raise first from None
         from causalqa.stated.llm_read import ROUTE, read_story_with_llm
 
-        raw = read_story_with_llm(text, llm)
-        return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
+        # the rules' reading of the number sentences they can read, the LLM's of the rest;
+        # then the LLM's of every sentence (the rules may have misread one)
+        try:
+            raw = read_story_with_llm(text, llm, rules_first=True)
+            return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
+        except StoryRefusal:
+            raw = read_story_with_llm(text, llm)
+            return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
 
 
 def _readings(
