@@ -145,10 +145,11 @@ def _question(direction: str) -> dict:
     }
 
 
-def test_a_question_read_in_the_other_direction_than_its_words_is_refused():
+def test_the_direction_comes_from_the_questions_own_word():
+    # the LLM says "less", the question says "more": the question's word decides
     question = "If the bakery ran every batch in a hot oven, would burnt loaves become more common?"
     got = answer_story(BAKERY, question, llm=_llm(GOOD, _question("less")))
-    assert got.answer is None and "ask about 'more'" in got.reason
+    assert (got.answer, round(got.value, 6)) == ("yes", 0.5)
 
 
 def test_a_question_whose_negation_the_reading_drops_is_refused():

@@ -297,7 +297,7 @@ def _event_last(segs: list[str], names: dict[str, str], graph: nx.DiGraph) -> li
     return segs[:i] + segs[i + 1 :] + [segs[i]]
 
 
-_BARE_NEGATION = re.compile(r"^(?P<pre>.*?)\s*\b(?:without|not|no)\s*$", re.I)
+_BARE_NEGATION = re.compile(r"^(?P<pre>.*?)\s*\b(?P<bare>without|not|no|with)\s*$", re.I)
 _ONLY = re.compile(
     r"^(?:only\s+(?P<a>.+)|(?P<b>.+?)\s+(?:only|alone|but\s+not\s+the\s+other))$", re.I
 )
@@ -357,6 +357,10 @@ def _complete_item(given: str, before, names: dict[str, str]) -> list[str] | Non
         missing = [seg for seg, v in item if not (v & here)]
         if len(missing) != 1:
             return None
+        if m.group("bare").lower() == "with":
+            # "novice with 0.70" after "experienced without 0.85": with the thing again
+            kept = re.sub(r"^(?:without|not|no)\s+", "with ", missing[0], flags=re.I)
+            return None if phrase_words(kept).negated else ([pre] if pre else []) + [kept]
         return ([pre] if pre else []) + [negated(missing[0])]
     m = _ONLY.match(given)
     if m:
