@@ -202,10 +202,10 @@ def test_bench_stated_writes_both_reports(tmp_path, monkeypatch):
         assert (out / name).is_file(), name
 
 
-def test_a_tie_is_refused_unless_an_llm_is_named():
+def test_a_tie_is_refused():
     from tests.server.test_server_stated import tied_story
 
     story, question = tied_story()
     got = ask_json("--story", story, question)
-    assert got["answer"] is None and "no LLM was given" in got["reason"]
+    assert got["answer"] is None and "refused rather than guessed" in got["reason"]
     assert "llm" not in got["route"]

@@ -381,7 +381,8 @@ def bench_stated_command(
         str | None,
         typer.Option(
             "--llm",
-            help="A backend to settle tied readings of a story (default: none, rules only).",
+            help="A backend that reads the stories and questions the rules cannot, on every "
+            "set (default: none, rules only).",
         ),
     ] = None,
     llm_reading: Annotated[

@@ -58,8 +58,8 @@ def ask_stated(
     model or more than one is given, or when the question is missing or out of place;
     `graph_options` (the options only ``--graph`` takes, by flag) must be unset with a
     story. With ``--llm`` that LLM reads the sentences and the question the rules cannot
-    (under a schema, then checked like the rules' reading) and settles a story whose words
-    leave two readings tied; without it such stories are refused."""
+    (under a schema, then checked like the rules' reading); without it such stories are
+    refused. A story whose words leave two readings tied is refused either way."""
     given = [name for name, v in (("--graph", graph), ("--story", story), ("--batch", batch))
              if v is not None]  # fmt: skip
     if not given:
@@ -82,10 +82,8 @@ def ask_stated(
             hint=f"drop {', '.join(used)}",
         )
     # Only a backend the user names (--llm, here or before the command) reads what the
-    # rules cannot and settles tied readings. Measured on 24 generator stories the rules
-    # leave tied, the embedded 1.5B model picked the right reading 12 times and a wrong one
-    # 11 (15 s each on 2 cores): a coin, so by default a tie is refused, saying so; its
-    # reading of plain sentences is measured in bench/README.md (stated models).
+    # rules cannot; its reading of plain sentences is measured in bench/README.md. It never
+    # picks between tied readings: asked to, the embedded 1.5B chose right 12 times in 24.
     spec = llm_spec(llm)
     model_llm = _LLMOnFirstUse(spec) if spec else None
     if batch is not None:
@@ -147,8 +145,8 @@ def _nonempty(text: str, where: str) -> str:
 
 
 class _LLMOnFirstUse:
-    """The backend ``--llm`` names, opened when the rules cannot read a story or its words
-    leave two readings tied: the rule path, most stories, never imports the LLM layer."""
+    """The backend ``--llm`` names, opened when the rules cannot read a story or a
+    question: the rule path, most stories, never imports the LLM layer."""
 
     def __init__(self, spec: str | None) -> None:
         self._spec = spec

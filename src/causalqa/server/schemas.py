@@ -280,8 +280,9 @@ StatedQuestion = Annotated[
 StatedUseLLM = Annotated[
     bool,
     Field(
-        description="Let the server's LLM settle a story whose words leave two readings tied "
-        "(as the CLI's --llm); by default such a story is refused, saying so."
+        description="Let the server's LLM read the sentences and the question the rules cannot "
+        "(as the CLI's --llm; its reading is checked like the rules'); by default such a "
+        "story is refused, saying so."
     ),
 ]
 

@@ -263,7 +263,9 @@ def _clean_group(group: str) -> str:
     return "" if _EVERYONE.fullmatch(g) else g
 
 
-def _check_grounded(phrases: list[str], story_stems: set[str], sentence: str) -> None:
+def _check_grounded(
+    phrases: list[str], story_stems: set[str], sentence: str, where: str = "story"
+) -> None:
     """Every content word the LLM wrote is a word of the story (it may restructure the
     story's words, never bring its own): by stem, or as the start of a story word
     ('trial' for 'trialled')."""
@@ -271,12 +273,14 @@ def _check_grounded(phrases: list[str], story_stems: set[str], sentence: str) ->
         for word, written in phrase_words(phrase).written:
             if any(stems_match(word, s) for s in story_stems):
                 continue
-            head = written.lower()[:5]
-            if len(head) >= 4 and any(s.startswith(head) for s in story_stems):
-                continue
+            low = written.lower()
+            head = low[:5]
+            if len(head) >= 4 and any(
+                s.startswith(head) or (len(s) >= 4 and low.startswith(s)) for s in story_stems
+            ):
+                continue  # 'trial' for 'trialled', 'burnt' for 'burn'
             raise StoryRefusal(
-                f"the LLM's reading of the sentence uses '{written}', a word the story does "
-                "not use",
+                f"the LLM's reading uses '{written}', a word the {where} does not use",
                 sentence,
             )
 
@@ -353,6 +357,10 @@ _DOWN = re.compile(
     r"\b(?:less|fewer|decrease[sd]?|reduce[sd]?|lower(?:s|ed)?|cuts?|minority)\b", re.I
 )
 
+_THROUGH = re.compile(
+    r"\b(?:through|via|by\s+way\s+of)\s+(?:its\s+effect\s+on\s+)?(?P<m>[^,?.;()]+)", re.I
+)
+
 _QUESTION_SYSTEM = (
     "You read a yes/no question about a short story of causes and probabilities and say "
     "what it asks: its kind, whether it asks about 'more' or 'less', and its parts in the "
@@ -388,14 +396,26 @@ def read_question_with_llm(question: str, story: str, llm) -> str:
     template = _QUESTION_KINDS[data["kind"]]
     slots = {slot: _without_numbers(data.get(slot, "")) for slot in _SLOTS}
     needed = re.findall(r"\{(\w+)\}", template)
+    if "middle" in needed and not slots["middle"]:
+        # "not counting its effect through weight loss": the words after "through"
+        said = _THROUGH.search(question)
+        slots["middle"] = said.group("m").strip() if said else ""
     for slot in needed:
         if slot in _SLOTS and not slots[slot]:
             raise StoryRefusal(
                 f"the LLM read the question as '{data['kind']}' but found no {slot}", question
             )
-    both = question + " " + story
-    known = {stem(w) for w in words(both)} | set(phrase_words(both).content) | set(words(both))
-    _check_grounded([slots[s] for s in needed if s in _SLOTS], known, question)
+    # the parts are the question's own words (the story's would let it ask another question)
+    known = {stem(w) for w in words(question)} | set(phrase_words(question).content)
+    _check_grounded(
+        [slots[s] for s in needed if s in _SLOTS],
+        known | set(words(question)),
+        question,
+        where="question",
+    )
+    said = [slots[s] for s in needed if s in _SLOTS]
+    if len({phrase_words(p).content for p in said}) < len(said):
+        raise StoryRefusal("the LLM's reading of the question names one part twice", question)
     # the direction is the question's own word when it has one kind only ("raise",
     # "fewer"); the LLM's reading of it only when its words say both or neither
     up, down = bool(_UP.search(question)), bool(_DOWN.search(question))

@@ -55,16 +55,12 @@ def _check_text(story: object) -> str:
 
 def read_story(story: str, *, llm=None) -> StatedModel:
     """Read a story into a typed model, or raise `StoryRefusal` naming the sentence that
-    cannot be read (or `StoryError` when `story` is not text). When the words leave two
-    readings of a phrase equally likely, the story is refused (or `llm` decides)."""
-    readings = read_readings(story, None)
+    cannot be read (or `StoryError` when `story` is not text). With `llm`, a story the
+    rules cannot read is read by it (see `read_readings`). When the words leave two
+    readings of a phrase equally likely, the story is refused."""
+    readings = read_readings(story, None, llm=llm)
     if len(readings) > 1:
-        models = readings
-        if llm is not None:
-            from causalqa.stated.llm_map import choose_reading
-
-            return choose_reading(models, llm)
-        raise StoryRefusal(_tie_reason(models))
+        raise StoryRefusal(_tie_reason(readings))
     return readings[0][0]
 
 
@@ -159,7 +155,7 @@ def _tie_reason(readings) -> str:
     if a.open_phrases:
         return (
             f"the words do not tell which value the phrase '{a.open_phrases[0]}' names, "
-            "and no LLM was given to decide"
+            "so the story is refused rather than guessed"
         )
     for var in a.variables:
         pa, pb = a.variables[var].phrases, b.variables[var].phrases
@@ -168,9 +164,9 @@ def _tie_reason(readings) -> str:
             if diff:
                 return (
                     f"the words do not tell which variable the phrase '{diff[0]}' names "
-                    f"({len(readings)} readings tie), and no LLM was given to decide"
+                    f"({len(readings)} readings tie), so the story is refused rather than guessed"
                 )
-    return f"{len(readings)} readings of the story tie, and no LLM was given to decide"
+    return f"{len(readings)} readings of the story tie, so the story is refused rather than guessed"
 
 
 # -- graph ----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ the mapping comes from general evidence, combined in one small search.
    weighs more), a small bonus for two groups sharing a word no name has, under hard
    constraints: the phrases of one sentence are different variables (a probability is
    never of a variable given itself). Two best assignments that tie are an ambiguity:
-   the story is refused (or the LLM is asked, see `causalqa.stated.llm_map`).
+   the story is refused when the readings answer differently.
 4. **Values.** Within a variable, the links and the words fix which phrases name the
    same value; which value is 1 — the one a question's "increase", "positively affect"
    or a bare variable name refers to — is the un-negated one; else the one whose
