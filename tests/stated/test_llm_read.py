@@ -160,3 +160,14 @@ def test_a_question_whose_negation_the_reading_drops_is_refused():
         llm=_llm(GOOD, _question("less")),
     )
     assert got.answer is None and "drops its 'out'" in got.reason
+
+
+def test_a_probability_over_100_percent_is_refused_on_the_llm_path_too():
+    # the LLM path skips counts ("week 12"), never a percentage over 100
+    listed = "Burnt: hot batches 130 percent, the rest 10 percent."
+    story = BAKERY.replace("Burnt: hot batches 60 percent, the rest 10 percent.", listed)
+    readings = dict(GOOD)
+    readings[listed] = GOOD["Burnt: hot batches 60 percent, the rest 10 percent."]
+    got = answer_story(story, "Is a burnt loaf more likely than not?", llm=_llm(readings))
+    assert got.answer is None
+    assert "130 percent is not a probability" in got.reason and listed in got.reason

@@ -117,8 +117,17 @@ def read_story_with_llm(story: str, llm, *, rules_first: bool = False) -> RawSto
         {stem(w) for w in words(story)} | set(phrase_words(story).content) | set(words(story))
     )
     for sentence in sentences:
-        # a count ("over 65", "since 1950") is no probability: only numbers in [0, 1] are
-        numbers = [n for n in find_numbers(sentence) if 0.0 <= n[2].value <= 1.0]
+        # a count ("over 65", "since 1950") is no probability; a percentage or a ratio over
+        # 1 is a bad one, refused
+        numbers = []
+        for found in find_numbers(sentence):
+            number = found[2]
+            if 0.0 <= number.value <= 1.0:
+                numbers.append(found)
+            elif number.percent or not re.fullmatch(r"[\d.]+", number.text.strip()):
+                raise StoryRefusal(
+                    f"{number.text} is not a probability (it is above 100%)", sentence
+                )
         no_link = bool(_NO_EFFECT.search(sentence) or _NO_LINK.search(sentence))
         if not numbers:
             # the rules' reading of a sentence that states that two names are unlinked or

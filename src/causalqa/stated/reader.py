@@ -95,8 +95,18 @@ def read_readings(story: str, question_form, *, max_readings: int = 12, llm=None
             raw = read_story_with_llm(text, llm, rules_first=True)
             return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
         except StoryRefusal:
+            pass
+        try:
             raw = read_story_with_llm(text, llm)
             return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
+        except StoryRefusal as again:
+            # the rules' reason stands first (a cycle, a probability over 100% is said best
+            # by them); the LLM's failure follows it
+            raise StoryRefusal(
+                f"{first.reason}: “{first.sentence}”; read by the LLM too: {again}"
+                if first.sentence
+                else f"{first.reason}; read by the LLM too: {again}"
+            ) from None
 
 
 def _readings(
