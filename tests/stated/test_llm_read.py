@@ -171,3 +171,11 @@ def test_a_probability_over_100_percent_is_refused_on_the_llm_path_too():
     got = answer_story(story, "Is a burnt loaf more likely than not?", llm=_llm(readings))
     assert got.answer is None
     assert "130 percent is not a probability" in got.reason and listed in got.reason
+
+
+def test_a_question_part_that_names_two_variables_is_refused():
+    question = "If the bakery ran every batch in a hot oven, would burnt loaves become more common?"
+    reading = _question("more")
+    reading["outcome"] = "burnt loaves in a hot oven"
+    got = answer_story(BAKERY, question, llm=_llm(GOOD, reading))
+    assert got.answer is None and "two variables in one part" in got.reason

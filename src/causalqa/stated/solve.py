@@ -337,6 +337,19 @@ def _zero_by_graph(calc: Calculator, q: Query) -> Result | None:
     return None
 
 
+def _mixed_part(mentions: dict, model: StatedModel) -> str | None:
+    """A part of a question the LLM wrote that names a variable besides the one it is
+    read as ('star played when opponent was at full strength' as one outcome)."""
+    from causalqa.stated.resolve import named_variables
+
+    names = {k: v.name for k, v in model.variables.items()}
+    for found in mentions.values():
+        for var, _, text in found:
+            if named_variables(text, names) - {var}:
+                return text
+    return None
+
+
 def _deciding(q: Query, r: Result) -> float:
     """The number whose sign gives the answer: an effect or a difference, or for a
     marginal question the probability's distance from one half."""
@@ -498,6 +511,12 @@ def answer(story: str, question: str, *, llm=None, precision: str = "as-stated")
     outcomes = []
     close_calls: dict[int, str] = {}
     for model, mentions in readings:
+        if asked != question and (mixed := _mixed_part(mentions, model)):
+            return _refusal(
+                f"the LLM's reading of the question puts two variables in one part ('{mixed}')",
+                start,
+                route=list(model.route) + [f"llm question: read as “{asked}”"],
+            )
         try:
             q = build_query(form, mentions, model, question)
             ans, r = compute(model, q)
