@@ -454,8 +454,8 @@ class Service:
         """A question (or a claim to check) about a causal model stated in words:
         `ask_story`, as the CLI's ``ask --story … --json`` prints it (`StatedAnswer`). The
         story is read by rules in the thread pool, not on the model worker, so it never
-        waits for the model. With `use_llm` (the CLI's ``--llm``) a story whose words leave
-        two readings tied asks the model, and that call waits its turn on the worker;
+        waits for the model. With `use_llm` (the CLI's ``--llm``) a story or question the
+        rules cannot read is read by the model, whose calls wait their turn on the worker;
         without it such a story is refused, as in the CLI."""
         from causalqa.stated.route import ask_story
 
