@@ -562,3 +562,69 @@ def test_numbers_as_people_write_them():
     assert read("one spring out of five") == [("one spring out of five", 0.2)]
     # a year is no ratio's denominator
     assert read("one patient in 2019") == [("2019", 2019.0)]
+
+
+def test_a_word_ending_in_one_is_no_ratio():
+    from causalqa.stated.text import find_numbers
+
+    # "done in 55%" is 55%, not "one in 55"
+    got = [(n.text, n.value) for _, _, n in find_numbers("Weeding is done in 55% of plots")]
+    assert got == [("55%", 0.55)]
+
+
+def test_questions_said_in_other_frames():
+    from causalqa.stated.question import parse_question
+
+    def read(q):
+        f = parse_question(q)
+        return f and (f.kind, f.direction, f.slots.get("outcome"))
+
+    assert read("Are colds less common among walkers than among drivers?") == (
+        "correlation",
+        "down",
+        ["colds"],
+    )
+    assert read("Is a tenant more likely than not to renew the lease?") == (
+        "marginal",
+        "up",
+        ["renew the lease"],
+    )
+    assert read("Does a visitor buy a ticket more often than not?")[:2] == ("marginal", "up")
+    ett = read(
+        "For the tenants who got the discount, would their chance of renewing have been lower "
+        "had they not got it?"
+    )
+    assert ett == ("ett", "down", ["renewing"])
+    assert read(
+        "Thinking only about the tenants who got the discount: would they have been more "
+        "likely to renew had they not got it?"
+    ) == ("ett", "up", ["renew"])
+    assert read("Among flooded basements, is a burst pipe less likely when it rained?") == (
+        "explaining_away",
+        "down",
+        ["a burst pipe"],
+    )
+
+
+def test_an_event_in_a_share_of_a_group():
+    # P(frost) = 0.25 on "mornings" (a unit, no condition); P(burst | frost) = 0.4,
+    # P(burst | no frost) = 0.05: P(burst) = 0.25*0.4 + 0.75*0.05 = 0.1375
+    got = answer_story(
+        "Frost causes burst pipes. Frost happens on 25% of winter mornings. A burst pipe "
+        "happened in 40% of frost mornings and 5% of other mornings.",
+        "Is a burst pipe less likely than not?",
+    )
+    assert (got.answer, got.value) == ("yes", pytest.approx(0.1375))
+
+
+def test_a_graph_name_holding_a_clause_of_its_own_is_not_read():
+    from causalqa.stated.parse import read_graph_sentence
+
+    # "the campaign may also move the target" is a second statement, not a name
+    assert (
+        read_graph_sentence(
+            "The campaign drives downloads, downloads help us hit the target, and the campaign "
+            "may also move the target."
+        )
+        is None
+    )

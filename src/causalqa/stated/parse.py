@@ -12,7 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from causalqa.stated.text import PLACEHOLDER, StatedNumber, split_sentences, with_placeholder
+from causalqa.stated.text import (
+    PLACEHOLDER,
+    StatedNumber,
+    phrase_words,
+    split_sentences,
+    with_placeholder,
+)
 
 N = re.escape(PLACEHOLDER)
 
@@ -207,8 +213,11 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
             if pats is _FORWARD:
                 # "A is one of the causes of B and also one of the causes of C"
                 objects = [_RELATION_AGAIN.sub("", o) for o in objects]
-            if any(_CAUSAL_VERB.search(n) for n in subjects + objects):
-                return None  # a name holding a verb of causing: two statements read as one
+            if any(_CAUSAL_VERB.search(n) or _CLAUSE_IN_NAME.search(n) for n in subjects + objects):
+                # a name holding a verb of causing, or a clause of its own ("the campaign
+                # may also move the target", "downloads help us hit the target"): two
+                # statements read as one
+                return None
             out = GraphSentence(sentence)
             for a in subjects:
                 for b in objects:
@@ -217,6 +226,7 @@ def read_graph_sentence(sentence: str) -> GraphSentence | None:
     return None
 
 
+_CLAUSE_IN_NAME = re.compile(r"\b(?:may|might|can|could|will|would|should|must|us|we)\b", re.I)
 _RELATION_AGAIN = re.compile(
     r"^(?:(?:it\s+)?(?:also\s+)?(?:is\s+)?(?:(?:one\s+of\s+)?the\s+(?:direct\s+)?causes?\s+of|a\s+(?:direct\s+)?cause\s+of|"
     r"(?:directly\s+)?(?:affects?|influences?|causes?|drives?|impacts?|determines?)|leads?\s+to|contributes?\s+to|"
@@ -592,8 +602,8 @@ def _read_parallel(
 
 
 _PIECE_SEPARATOR = re.compile(
-    r"\s*[,;]\s*(?:and\s+|but\s+|while\s+|whereas\s+|versus\s+|vs\.?\s+)?"
-    r"|\s+(?:and|but|while|whereas|versus|vs\.?|compared\s+(?:with|to))\s+",
+    r"\s*[,;]\s*(?:and\s+|but\s+|while\s+|whereas\s+|versus\s+|vs\.?\s+|against\s+)?"
+    r"|\s+(?:and|but|while|whereas|versus|vs\.?|against|compared\s+(?:with|to))\s+",
     re.I,
 )
 
@@ -856,6 +866,13 @@ def _read_clause(
     first = _read_quantity_first(c, number, sentence, segment=segment)
     if first is not None:
         return first
+    share = _SHARE_OF_GROUP.fullmatch(c)
+    if share and phrase_words(share.group("e")).content:
+        # "A download surge happened in ⟨N⟩ of campaign months", "Fresh yeast: ⟨N⟩ of bakes"
+        group = share.group("g").strip()
+        if not phrase_words(group).content:  # "in ⟨N⟩ of cases overall": everyone
+            return RawProbability(share.group("e").strip(" ,"), "", number, sentence, overall=True)
+        return RawProbability(share.group("e").strip(" ,"), group, number, sentence)
     overall = False
     while True:
         c2 = _OVERALL.sub("", c, count=1).strip()
@@ -964,6 +981,15 @@ def _read_clause(
     if re.search(r"\b(?:together|along)\s+with\b", event, flags=re.I):
         event = _joint_text(event)
     return RawProbability(event, given_text, number, sentence, overall=overall or not given_text)
+
+
+# "EVENT (happened) in|on N of GROUP": the share of the group the event happens in
+_SHARE_OF_GROUP = re.compile(
+    rf"(?P<e>[^:,]+?)(?:\s+(?:happens?|happened|occurs?|occurred|is\s+done|was\s+done|"
+    rf"takes?\s+place|took\s+place|is\s+seen|was\s+seen))?(?:\s+(?:in|on|during|for)|\s*:)\s+"
+    rf"(?:about\s+|roughly\s+|around\s+|nearly\s+)?{N}\s+of\s+(?!the\s+time\b)(?P<g>.+)",
+    re.I,
+)
 
 
 def _joint_text(text: str) -> str:

@@ -646,10 +646,124 @@ def _without_anyone(q: str) -> str | None:
     return rest
 
 
+# A question said another way than the forms' own: each rewrite keeps the question's
+# phrases and changes only its frame; tried when the question as written fits no form.
+# (pattern, replacement, the group a rewrite drops as "anyone", or "")
+_REFRAMES: list[tuple[re.Pattern[str], str, str]] = [
+    # "Are injuries less common among ...": the forms are written with "is"
+    (re.compile(r"^(?:are|were|was)\s+(?P<rest>.+)$", re.I), r"is \g<rest>", ""),
+    # "Is a commuter more likely than not to ride a bike" (the subject is anyone)
+    (
+        re.compile(
+            r"^(?:on\s+[^,]+,\s*)?(?:is|are)\s+(?P<s>.+?)\s+(?P<d>more|less)\s+likely\s+than\s+not"
+            r"\s+to\s+(?P<v>.+)$",
+            re.I,
+        ),
+        r"is \g<v> \g<d> likely than not",
+        "s",
+    ),
+    # "Does a diner leave a good review more often than not"
+    (
+        re.compile(
+            r"^(?:does|do)\s+(?P<s>(?:a|an|the|each|every)\s+[\w-]+)\s+(?P<v>.+?)\s+"
+            r"(?P<d>more|less)\s+often\s+than\s+not$",
+            re.I,
+        ),
+        r"is \g<v> \g<d> likely than not",
+        "s",
+    ),
+    # "would their chance of finding a job have been lower had they not enrolled"
+    (
+        re.compile(
+            r"^(?P<a>.*?\bwould\s+)(?:their|the|its|his|her)\s+(?:chance|probability|likelihood|"
+            r"risk|odds)\s+of\s+(?P<y>.+?)\s+have\s+been\s+(?P<d>lower|higher|smaller|greater)"
+            r"(?P<b>\s+had\s+.+)$",
+            re.I,
+        ),
+        r"\g<a>\g<y> have been \g<d>__ likely\g<b>",
+        "",
+    ),
+    # "would they have been more likely to set a personal best had they not used it"
+    (
+        re.compile(
+            r"^(?P<a>.*?\bwould\s+)(?:they|he|she|it)\s+have\s+been\s+(?P<d>more|less)\s+likely"
+            r"\s+to\s+(?P<y>.+?)(?P<b>\s+had\s+.+)$",
+            re.I,
+        ),
+        r"\g<a>\g<y> have been \g<d> likely\g<b>",
+        "",
+    ),
+    # "had they gone without it": had they not
+    (
+        re.compile(
+            r"^(?P<a>.*?\bhad\s+(?:they|he|she|it))\s+(?:gone|been|done)\s+without\s+(?:it|them|one)$",
+            re.I,
+        ),
+        r"\g<a> not done so",
+        "",
+    ),
+    # "Thinking only about the runners who used a tent: would they ..."
+    (
+        re.compile(
+            r"^(?:thinking\s+(?:only\s+)?(?:about|of)|considering\s+only|looking\s+only\s+at|"
+            r"restricting\s+attention\s+to)\s+(?P<g>[^:,]+)[:,]\s*(?P<rest>would\s+.+)$",
+            re.I,
+        ),
+        r"for \g<g>, \g<rest>",
+        "",
+    ),
+    # "Among loaves that rose well, is fresh yeast less likely when the kitchen was warm"
+    (
+        re.compile(
+            r"^(?:among|within|for)\s+(?P<c>[^,]+),\s+is\s+(?P<y>.+?)\s+(?P<d>more|less)\s+"
+            r"(?:likely|common)\s+(?:when|if)\s+(?P<x>.+)$",
+            re.I,
+        ),
+        r"if we look at \g<c>, does the chance of \g<y> \g<d>__ when \g<x>",
+        "",
+    ),
+]
+_COMPARATIVE = {
+    "lower__": "less", "smaller__": "less", "higher__": "more", "greater__": "more",
+    "more__": "increase", "less__": "decrease",
+}  # fmt: skip
+
+
+def _reframed(q: str) -> list[tuple[str, str | None]]:
+    """The question in the forms' own frames (and the phrase each drops as anyone); a
+    reframed question may be reframed again by a later rule."""
+    out: list[tuple[str, str | None]] = [(q, None)]
+    for pattern, replacement, dropped in _REFRAMES:
+        for text, was_dropped in list(out):
+            m = pattern.match(text)
+            if not m:
+                continue
+            new = re.sub(
+                r"\b(\w+__)",
+                lambda w: _COMPARATIVE.get(w.group(1).lower(), w.group(1)),
+                m.expand(replacement),
+            )
+            out.append((new, (m.group(dropped) if dropped else None) or was_dropped))
+    return out[1:]
+
+
 def parse_question(question: str) -> QuestionForm | None:
     """The question's form and its phrases, or None when no known form fits."""
     q = " ".join(question.strip().split())
     q = re.sub(r"^(?:question:\s*|q:\s*)", "", q, flags=re.I).rstrip("?.! ").strip()
+    form = _parse_written(q)
+    if form is not None:
+        return form
+    for text, dropped in _reframed(q):
+        form = _parse_written(text)
+        if form is not None:
+            if dropped:
+                form.dropped.append(_clean_slot(dropped))
+            return form
+    return None
+
+
+def _parse_written(q: str) -> QuestionForm | None:
     form = _parse_plain(q) or _with_mediator(q) or _parse_more(q, _LAST_FORMS)
     if form is None and (anyone := _without_anyone(q)) is not None:
         form = _parse_plain(anyone)

@@ -279,7 +279,7 @@ def _segment_statements(raw: RawStory, model: StatedModel) -> None:
     _complete_list_items(raw, names)
 
 
-_BARE_POPULATION = re.compile(r"(?:the\s+|all\s+)?[a-z-]+s", re.I)
+_BARE_POPULATION = re.compile(r"(?:the\s+|all\s+)?(?:[a-z-]+\s+)?[a-z-]+s", re.I)
 
 
 def _event_last(segs: list[str], names: dict[str, str], graph: nx.DiGraph) -> list[str]:

@@ -43,7 +43,7 @@ _NUMBER_WORDS = {
 _NUM = r"[-−–]?(?:\d+(?:\.\d+)?|\.\d+)"  # ".35" too
 _WORDNUM = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
 NUMBER_RE = re.compile(
-    rf"(?P<a>{_NUM}|{_WORDNUM})\s*(?:(?:in|out of)\s+(?:every\s+)?|of\s+every\s+|/\s*)"
+    rf"(?<![\w.])(?P<a>{_NUM}|{_WORDNUM})\s*(?:(?:in|out of)\s+(?:every\s+)?|of\s+every\s+|/\s*)"
     rf"(?P<b>{_NUM}|{_WORDNUM})\b"
     # "one summer day in four", "1 patient in 20": the counted thing between
     rf"|\b(?P<c>one|1)\s+(?:[a-z-]+\s+){{1,3}}(?:in|out\s+of)\s+(?:every\s+)?(?P<d>{_WORDNUM}|\d{{1,3}})\b(?!\s*%)"
