@@ -628,3 +628,23 @@ def test_a_graph_name_holding_a_clause_of_its_own_is_not_read():
         )
         is None
     )
+
+
+def test_more_question_frames():
+    from causalqa.stated.question import parse_question
+
+    lead = parse_question(
+        "Looking at the raw numbers, are colds more common among walkers than among drivers?"
+    )
+    assert (lead.kind, lead.direction) == ("correlation", "up")
+    most = parse_question("Will most tenants renew the lease?")
+    assert (most.kind, most.slots["outcome"], most.dropped) == (
+        "marginal",
+        ["renew the lease"],
+        ["most tenants"],
+    )
+    two = parse_question(
+        "Among flooded basements, is a burst pipe more common among those with old pipes than "
+        "among those without?"
+    )
+    assert (two.kind, two.slots["treatment"]) == ("explaining_away", ["old pipes"])

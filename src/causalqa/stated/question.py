@@ -650,6 +650,22 @@ def _without_anyone(q: str) -> str | None:
 # phrases and changes only its frame; tried when the question as written fits no form.
 # (pattern, replacement, the group a rewrite drops as "anyone", or "")
 _REFRAMES: list[tuple[re.Pattern[str], str, str]] = [
+    # "Looking at the raw numbers, are ...": a lead-in that changes nothing asked
+    (
+        re.compile(
+            r"^(?:looking\s+at\s+the\s+(?:raw\s+)?(?:numbers|data)|in\s+the\s+raw\s+data|"
+            r"based\s+on\s+(?:the\s+)?(?:numbers|data)|on\s+these\s+numbers)\s*,\s*(?P<rest>.+)$",
+            re.I,
+        ),
+        r"\g<rest>",
+        "",
+    ),
+    # "Will most staff members get through the season": a majority of anyone
+    (
+        re.compile(r"^will\s+(?P<s>most\s+(?:[\w-]+\s+)?[\w-]+s)\s+(?P<v>.+)$", re.I),
+        r"is \g<v> more likely than not",
+        "s",
+    ),
     # "Are injuries less common among ...": the forms are written with "is"
     (re.compile(r"^(?:are|were|was)\s+(?P<rest>.+)$", re.I), r"is \g<rest>", ""),
     # "Is a commuter more likely than not to ride a bike" (the subject is anyone)
@@ -710,6 +726,17 @@ _REFRAMES: list[tuple[re.Pattern[str], str, str]] = [
             re.I,
         ),
         r"for \g<g>, \g<rest>",
+        "",
+    ),
+    # "Among admitted students, is talent more common among those with connections than
+    # among those without"
+    (
+        re.compile(
+            r"^(?P<a>(?:among|within)\s+[^,]+,\s+is\s+.+?\s+(?:more|less))\s+(?:common|likely)\s+"
+            r"among\s+those\s+with\s+(?P<x>.+?)\s+than\s+among\s+those\s+without(?:\s+(?:it|them))?$",
+            re.I,
+        ),
+        r"\g<a> likely with \g<x> than with no \g<x>",
         "",
     ),
     # "Among loaves that rose well, is fresh yeast less likely when the kitchen was warm"
