@@ -648,3 +648,15 @@ def test_more_question_frames():
         "among those without?"
     )
     assert (two.kind, two.slots["treatment"]) == ("explaining_away", ["old pipes"])
+
+
+def test_a_cycle_said_with_a_header_and_in_turn_is_refused():
+    # "Notes: A causes B, and B in turn causes A - a loop": the names are A and B, so the
+    # graph is a cycle, refused naming the sentence (not two pairs of garbled names)
+    got = answer_story(
+        "Gym notes: fatigue causes skipped sessions, and skipped sessions in turn cause "
+        "fatigue - a vicious circle. 40% of members report fatigue. Skipped sessions are seen "
+        "in 60% of fatigued members and 20% of the others.",
+        "Does fatigue raise the chance of skipped sessions?",
+    )
+    assert got.answer is None and "cycle" in got.reason and "Gym notes" in got.reason

@@ -83,8 +83,13 @@ def clean_name(text: str) -> str:
     t = re.sub(r"\s*\((?:unobserved|hidden|latent)\)\s*$", "", text.strip(), flags=re.I)
     t = t.strip().strip(".,;:!?\"'“”()").strip()
     t = re.sub(r"^(?:the\s+variable\s+|variable\s+)", "", t, flags=re.IGNORECASE)
-    # a parenthesis inside a name gives its values or a note, not the name
+    # a parenthesis inside a name gives its values or a note, not the name; so does a
+    # dash after it ("stress - a feedback loop"), and a header before a colon does not
+    # belong to it ("Sleep clinic notes: stress")
     t = re.sub(r"\s*\([^()]*\)?\s*$|\s*\([^()]*\)", " ", t).strip()
+    t = re.sub(r"\s+[-–—]\s+.*$", "", t)
+    t = re.sub(r"^[^:]*:\s*", "", t)
+    t = re.sub(r"\s+in\s+turn$", "", t, flags=re.IGNORECASE)
     t = re.sub(r"\s+(?:directly|too|as\s+well|both|also|all|each)$", "", t, flags=re.IGNORECASE)
     t = re.sub(r"^also\s+", "", t, flags=re.IGNORECASE)
     # "depends on two things: A and B"
