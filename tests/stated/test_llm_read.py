@@ -1,7 +1,9 @@
 """The LLM reading of a story the rules cannot read: a scripted LLM (a test double) plays
 the model, so these tests check what is done with its answers — the checks that turn a
 misreading into a refusal, the graph turning a swapped statement round, the question put
-back into a form the rules read — not the model's skill (`bench stated` measures that)."""
+back into a form the rules read, and that a reading by the LLM is shown (value, model,
+derivation) but never answered from — not the model's skill (`bench stated` measures
+that)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,12 @@ GOOD = {
 }
 
 
+def shown(got) -> tuple[str, float]:
+    """The answer the LLM's reading gives, which is shown with its value but not given."""
+    assert got.answer is None and "not given" in got.reason, got.reason
+    return got.reason.split("gives '", 1)[1].split("'", 1)[0], round(got.value, 6)
+
+
 def _llm(readings: dict[str, dict], question: dict | None = None) -> ScriptedLLM:
     def reply(messages) -> str:
         text = messages[-1]["content"]
@@ -56,13 +64,13 @@ def test_the_rules_alone_refuse_the_story():
     assert got.answer is None
 
 
-def test_a_story_the_rules_cannot_read_is_read_by_the_llm_and_computed_exactly():
+def test_a_story_the_rules_cannot_read_is_read_by_the_llm_computed_and_shown_not_answered():
     llm = _llm(GOOD)
     got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=llm)
-    assert (got.answer, round(got.value, 6)) == ("no", 0.25)
+    assert shown(got) == ("no", 0.25)
     assert "llm reading" in got.route
     effect = answer_story(BAKERY, "Does a hot oven increase the chance of a burnt loaf?", llm=llm)
-    assert (effect.answer, round(effect.value, 6)) == ("yes", 0.5)
+    assert shown(effect) == ("yes", 0.5)
 
 
 def test_a_story_the_rules_read_never_calls_the_llm():
@@ -108,7 +116,7 @@ def test_a_sentence_the_rules_read_keeps_their_reading():
         "number_2": {"event": "burnt", "group": "hot batches"},
     }
     got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=_llm(readings))
-    assert (got.answer, round(got.value, 6)) == ("no", 0.25)
+    assert shown(got) == ("no", 0.25)
 
 
 def test_a_cause_read_as_the_event_is_turned_round_by_the_graph():
@@ -123,7 +131,7 @@ def test_a_cause_read_as_the_event_is_turned_round_by_the_graph():
         "number_2": {"event": "burnt", "group": "the rest"},
     }
     got = answer_story(story, "Is a burnt loaf more likely than not?", llm=_llm(readings))
-    assert (got.answer, round(got.value, 6)) == ("no", 0.25)
+    assert shown(got) == ("no", 0.25)
 
 
 def test_a_question_the_rules_cannot_read_is_put_into_a_form_they_do():
@@ -131,7 +139,7 @@ def test_a_question_the_rules_cannot_read_is_put_into_a_form_they_do():
     assert answer_story(BAKERY, question, llm=_llm(GOOD)).answer is None  # no question reply
     got = answer_story(BAKERY, question, llm=_llm(GOOD, _question("more")))
     # "Does a hot oven increase the chance of burnt loaves?": the effect is +0.5
-    assert (got.answer, round(got.value, 6)) == ("yes", 0.5)
+    assert shown(got) == ("yes", 0.5)
     assert any(step.startswith("llm question") for step in got.route)
 
 
@@ -149,7 +157,7 @@ def test_the_direction_comes_from_the_questions_own_word():
     # the LLM says "less", the question says "more": the question's word decides
     question = "If the bakery ran every batch in a hot oven, would burnt loaves become more common?"
     got = answer_story(BAKERY, question, llm=_llm(GOOD, _question("less")))
-    assert (got.answer, round(got.value, 6)) == ("yes", 0.5)
+    assert shown(got) == ("yes", 0.5)
 
 
 def test_a_question_whose_negation_the_reading_drops_is_refused():

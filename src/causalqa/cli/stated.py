@@ -58,8 +58,9 @@ def ask_stated(
     model or more than one is given, or when the question is missing or out of place;
     `graph_options` (the options only ``--graph`` takes, by flag) must be unset with a
     story. With ``--llm`` that LLM reads the sentences and the question the rules cannot
-    (under a schema, then checked like the rules' reading); without it such stories are
-    refused. A story whose words leave two readings tied is refused either way."""
+    (under a schema, then checked like the rules' reading) and what it computes is shown,
+    never given as the answer; without it such stories are refused. A story whose words
+    leave two readings tied is refused either way."""
     given = [name for name, v in (("--graph", graph), ("--story", story), ("--batch", batch))
              if v is not None]  # fmt: skip
     if not given:

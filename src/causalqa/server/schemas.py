@@ -281,8 +281,9 @@ StatedUseLLM = Annotated[
     bool,
     Field(
         description="Let the server's LLM read the sentences and the question the rules cannot "
-        "(as the CLI's --llm; its reading is checked like the rules'); by default such a "
-        "story is refused, saying so."
+        "(as the CLI's --llm; its reading is checked like the rules' and shown — value, "
+        "model, derivation — but never given as the answer); by default such a story is "
+        "refused, saying so."
     ),
 ]
 

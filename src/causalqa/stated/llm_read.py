@@ -11,7 +11,9 @@ probability of and the group it is about. Its answer is data: raw statements tha
 through the same resolver and checks as the rules' (every number once, each phrase maps to
 one variable, conditionals complete, complements consistent, acyclic), plus two checks of
 its own — every word it writes is a word of the story, and a group's own words stand next
-to its own number — so a misreading becomes a refusal naming the sentence.
+to its own number — so a misreading becomes a refusal naming the sentence. What a reading
+that passes computes is shown (`solve.answer`), never given as the answer: misreadings
+that pass every check remain (measured in bench/README.md).
 """
 
 from __future__ import annotations
