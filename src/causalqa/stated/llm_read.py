@@ -175,7 +175,7 @@ def read_story_with_llm(story: str, llm, *, rules_first: bool = False) -> RawSto
     return raw
 
 
-# One worked example (a story of our own, in no test set), as a chat turn: a small model
+# Worked examples (a story of our own, in no test set), as chat turns: a small model
 # follows a shown answer far better than a described one.
 _EXAMPLE_STORY = (
     "Frost damages the blossoms, and damaged blossoms mean a poor crop. Frost strikes in "
