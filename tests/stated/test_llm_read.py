@@ -187,3 +187,31 @@ def test_a_question_part_that_names_two_variables_is_refused():
     reading["outcome"] = "burnt loaves in a hot oven"
     got = answer_story(BAKERY, question, llm=_llm(GOOD, reading))
     assert got.answer is None and "two variables in one part" in got.reason
+
+
+def test_bench_stated_counts_the_llm_reading_apart_on_the_plain_sets(tmp_path):
+    from pathlib import Path
+
+    from causalqa.bench.stated import run_stated_bench
+
+    cladder = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cladder"
+    if not (cladder / "test-model-meta.json").is_file():
+        pytest.skip("the CLadder generator outputs are not in ../shared/data/cladder")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "test-model-meta.json").write_bytes((cladder / "test-model-meta.json").read_bytes())
+    for kind in ("easy", "hard", "anti", "non", "det"):
+        items = json.loads((cladder / f"test-generate-{kind}.json").read_text())
+        (data / f"test-generate-{kind}.json").write_text(json.dumps(items[:2]))
+    plain = tmp_path / "plain-bakery.jsonl"
+    item = {"id": "b1", "story": BAKERY, "question": "Is a burnt loaf more likely than not?"}
+    plain.write_text(json.dumps({**item, "answer": "no", "query_type": "marginal"}) + "\n")
+    report = run_stated_bench(
+        data, tmp_path / "out", rewordings=[plain], cold=0, plot=False, reading_llm=_llm(GOOD)
+    )
+    part = report["rewordings"][str(plain)]
+    assert (part["right"], part["refused"]) == (0, 1)  # the rules cannot read it
+    with_llm = part["with_llm_reading"]
+    # read by the LLM, shown, not answered: still a refusal, counted as gone to the LLM
+    assert (with_llm["refused"], with_llm["read_by_llm"]) == (1, 1)
+    assert "with scripted reading what the rules cannot" in report["markdown"]
