@@ -215,3 +215,17 @@ def test_bench_stated_counts_the_llm_reading_apart_on_the_plain_sets(tmp_path):
     # read by the LLM, shown, not answered: still a refusal, counted as gone to the LLM
     assert (with_llm["refused"], with_llm["read_by_llm"]) == (1, 1)
     assert "with scripted reading what the rules cannot" in report["markdown"]
+
+
+def test_the_second_reading_asks_the_llm_no_sentence_twice():
+    # the first reading (rules first) fails at the links sentence; the second (the LLM's of
+    # every sentence) fails there too, with the answers the first already had
+    readings = dict(GOOD)
+    readings["Ovens running hot are behind most burnt loaves."] = {
+        "links": [{"cause": "overheated ovens", "effect": "burnt loaves"}]
+    }
+    llm = _llm(readings)
+    got = answer_story(BAKERY, "Is a burnt loaf more likely than not?", llm=llm)
+    assert got.answer is None and "overheat" in got.reason
+    asked = [c["messages"][-1]["content"].split("\nSentence:\n", 1)[1] for c in llm.calls]
+    assert len(asked) == len(set(asked)) == 2

@@ -106,18 +106,20 @@ def story_sentences(story: str) -> list[str]:
     return out
 
 
-def read_story_with_llm(story: str, llm, *, rules_first: bool = False) -> RawStory:
+def read_story_with_llm(
+    story: str, llm, *, rules_first: bool = False, asked: dict | None = None
+) -> RawStory:
     """The raw statements of `story` as the LLM reads them, sentence by sentence; a
     `StoryRefusal` naming the sentence when its reading fails a check. With
     `rules_first`, a sentence of numbers the rules can read keeps the rules' reading
-    (the LLM reads the links and the sentences the rules cannot)."""
+    (the LLM reads the links and the sentences the rules cannot). `asked` keeps the
+    LLM's answer per sentence, so a second reading of the story asks no sentence twice."""
+    asked = {} if asked is None else asked
     raw = RawStory()
     raw.closed_world = _CLOSED_WORLD_RE.search(story) is not None
     sentences = story_sentences(story)
     raw.sentences = sentences
-    story_stems = (
-        {stem(w) for w in words(story)} | set(phrase_words(story).content) | set(words(story))
-    )
+    story_stems = _vocabulary(story)
     for sentence in sentences:
         # a count ("over 65", "since 1950") is no probability; a percentage or a ratio over
         # 1 is a bad one, refused
@@ -147,7 +149,11 @@ def read_story_with_llm(story: str, llm, *, rules_first: bool = False) -> RawSto
             if why is None and read and all(isinstance(r, RawProbability) for r in read):
                 raw.probabilities.extend(read)
                 continue
-        data = _ask(llm, story, sentence, [n.text for _, _, n in numbers])
+        said = [n.text for _, _, n in numbers]
+        key = (sentence, tuple(said))
+        if key not in asked:
+            asked[key] = _ask(llm, story, sentence, said)
+        data = asked[key]
         denied = _denying_clauses(sentence) if no_link else []
         edges = []
         for link in data.get("links", []):
@@ -272,6 +278,12 @@ def _without_numbers(phrase: str) -> str:
 def _clean_group(group: str) -> str:
     g = _without_numbers(group)
     return "" if _EVERYONE.fullmatch(g) else g
+
+
+def _vocabulary(text: str) -> set[str]:
+    """The words of `text` as the grounding check compares them: as written, stemmed, and
+    as phrase content (where 'gets' is 'acquire')."""
+    return {stem(w) for w in words(text)} | set(phrase_words(text).content) | set(words(text))
 
 
 def _check_grounded(
@@ -417,10 +429,9 @@ def read_question_with_llm(question: str, story: str, llm) -> str:
                 f"the LLM read the question as '{data['kind']}' but found no {slot}", question
             )
     # the parts are the question's own words (the story's would let it ask another question)
-    known = {stem(w) for w in words(question)} | set(phrase_words(question).content)
     _check_grounded(
         [slots[s] for s in needed if s in _SLOTS],
-        known | set(words(question)),
+        _vocabulary(question),
         question,
         where="question",
     )

@@ -90,14 +90,16 @@ def read_readings(story: str, question_form, *, max_readings: int = 12, llm=None
         from causalqa.stated.llm_read import ROUTE, read_story_with_llm
 
         # the rules' reading of the number sentences they can read, the LLM's of the rest;
-        # then the LLM's of every sentence (the rules may have misread one)
+        # then the LLM's of every sentence (the rules may have misread one), asking it
+        # again only the sentences the first reading took from the rules
+        asked: dict = {}
         try:
-            raw = read_story_with_llm(text, llm, rules_first=True)
+            raw = read_story_with_llm(text, llm, rules_first=True, asked=asked)
             return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
         except StoryRefusal:
             pass
         try:
-            raw = read_story_with_llm(text, llm)
+            raw = read_story_with_llm(text, llm, asked=asked)
             return _readings(text, question_form, max_readings, segment=True, raw=raw, route=ROUTE)
         except StoryRefusal as again:
             # the rules' reason stands first (a cycle, a probability over 100% is said best

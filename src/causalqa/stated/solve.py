@@ -21,6 +21,7 @@ from causalqa.stated.compute import (
 from causalqa.stated.model import Query, StatedModel
 from causalqa.stated.question import QuestionForm, parse_question
 from causalqa.stated.reader import StoryRefusal, read_readings
+from causalqa.stated.resolve import named_variables
 from causalqa.stated.result import StatedAnswer
 from causalqa.stated.text import phrase_words, stems_match
 
@@ -340,8 +341,6 @@ def _zero_by_graph(calc: Calculator, q: Query) -> Result | None:
 def _mixed_part(mentions: dict, model: StatedModel) -> str | None:
     """A part of a question the LLM wrote that names a variable besides the one it is
     read as ('star played when opponent was at full strength' as one outcome)."""
-    from causalqa.stated.resolve import named_variables
-
     names = {k: v.name for k, v in model.variables.items()}
     for found in mentions.values():
         for var, _, text in found:
@@ -561,32 +560,22 @@ def answer(story: str, question: str, *, llm=None, precision: str = "as-stated")
         model, q, _, r, why = outcomes[0]
         if r is not None and q is not None:
             # computed, but the stated precision does not fix its sign: show the value
-            return _refusal(
-                why,
-                start,
-                route=route,
-                model=model.to_dict(),
-                value=r.value,
-                estimand=r.estimand,
-                query=q.to_dict(),
-                derivation=r.derivation,
-            )
+            return _shown_refusal(why, start, route, model, q, r, r.derivation)
         return _refusal(why, start, route=route, model=model.to_dict())
     model, q, ans, r, _ = answered[0]
     if any(str(step).startswith("llm") for step in route):
         # the LLM's reading is shown, never answered from: on held-out stories of new
         # writers the answers it led to were wrong as often as right (bench/README.md)
-        return _refusal(
+        return _shown_refusal(
             f"the rules could not read this {'question' if asked != question else 'story'}; "
             f"the LLM's reading (route, model and derivation) gives '{ans}', but an answer "
             "from an LLM's reading is not given: check its statements against the story",
             start,
-            route=route,
-            model=model.to_dict(),
-            value=r.value,
-            estimand=r.estimand,
-            query=q.to_dict(),
-            derivation=r.derivation + q.notes,
+            route,
+            model,
+            q,
+            r,
+            r.derivation + q.notes,
         )
     return StatedAnswer(
         answer=ans,
@@ -598,6 +587,21 @@ def answer(story: str, question: str, *, llm=None, precision: str = "as-stated")
         route=route,
         note=_close_call_note(close_calls.get(id(r))),
         seconds=time.perf_counter() - start,
+    )
+
+
+def _shown_refusal(why, start, route, model, q, r, derivation) -> StatedAnswer:
+    """A refusal that still shows what was computed: the value, its estimand and the
+    derivation, for the reader to check."""
+    return _refusal(
+        why,
+        start,
+        route=route,
+        model=model.to_dict(),
+        value=r.value,
+        estimand=r.estimand,
+        query=q.to_dict(),
+        derivation=derivation,
     )
 
 
