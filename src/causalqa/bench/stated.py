@@ -464,6 +464,8 @@ def run_stated_bench(
         cs = cold_seconds(items, cold, seed)
         report["cold_process_seconds"] = {"samples": cs, "median": round(statistics.median(cs), 3)}
     report["rewordings"] = {}
+    from causalqa.stated.plain_mechanisms import PLAIN_ROUTE
+
     for path in rewordings or []:
         path = Path(path)
         if not path.is_file():
@@ -490,6 +492,19 @@ def run_stated_bench(
                 if r["result"] != "right"
             ],
         }
+        shown = [r for r in rrows if r["answer"] is None and PLAIN_ROUTE in (r["route"] or [])]
+        shown = [r for r in shown if r.get("value") is not None]
+        if shown:
+            # a deterministic story read in everyday words is shown, not answered: what
+            # its reading would have answered (value 1: the asked outcome follows)
+            would = Counter(
+                "right" if ("yes" if r["value"] == 1.0 else "no") == r.get("expected") else "wrong"
+                for r in shown
+            )
+            report["rewordings"][str(path)]["shown_plain_mechanisms"] = {
+                "would_be_right": would["right"],
+                "would_be_wrong": would["wrong"],
+            }
         if reading_llm is not None and path.name.startswith("plain"):
             lrows = _score(ritems, llm=reading_llm)
             lc = Counter(r["result"] for r in lrows)
@@ -608,6 +623,12 @@ def markdown(report: dict[str, Any]) -> str:
                 f"- `{path}`: {rw['accuracy']}% right ({rw['right']} right, {rw['wrong']} wrong, "
                 f"{rw['refused']} refused of {rw['items']})"
             )
+            if rw.get("shown_plain_mechanisms"):
+                sp = rw["shown_plain_mechanisms"]
+                lines.append(
+                    f"  - read as everyday mechanisms and shown, not answered: would be "
+                    f"{sp['would_be_right']} right, {sp['would_be_wrong']} wrong"
+                )
             if rw.get("with_llm_reading"):
                 lw = rw["with_llm_reading"]
                 lines.append(

@@ -583,9 +583,11 @@ def counterfactual(model: StatedModel, query: Query) -> Result:
             elif v in mech:
                 m = mech[v]
                 lits = [vals.get(i) == iv for i, iv in m.inputs]
-                if any(vals.get(i) is None for i, _ in m.inputs):
+                if any(vals.get(i) is None for i, _ in m.inputs + m.requires):
                     raise NotIdentified(f"{v} depends on a variable with no value")
-                truth = all(lits) if m.op == "and" else any(lits)
+                truth = (not m.inputs or (all(lits) if m.op == "and" else any(lits))) and all(
+                    vals.get(i) == iv for i, iv in m.requires
+                )
                 vals[v] = m.effect_value if truth else 1 - m.effect_value
         return vals
 

@@ -73,13 +73,15 @@ class Correlation:
 class Mechanism:
     """A deterministic mechanism: `effect` takes `effect_value` exactly when the inputs
     (each a variable at a value) combine to true under `op` ("and" / "or"; one input
-    for a plain "A causes B"), and the other value otherwise."""
+    for a plain "A causes B") and every one of `requires` holds ("A or B, unless C"),
+    and the other value otherwise."""
 
     effect: str
     effect_value: int
     op: Literal["and", "or"]
     inputs: list[tuple[str, int]]
     sentence: str
+    requires: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass

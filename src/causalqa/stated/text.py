@@ -140,6 +140,13 @@ _IRREGULAR = {
     "seen": "see", "shot": "shoot", "swam": "swim", "swum": "swim", "wore": "wear",
     "worn": "wear", "felt": "feel", "found": "find", "heard": "hear", "led": "lead",
     "read": "read", "said": "say", "sat": "sit", "set": "set", "hit": "hit", "put": "put",
+    "drew": "draw", "drawn": "draw", "struck": "strike", "stricken": "strike", "rang": "ring",
+    "rung": "ring", "bit": "bite", "bitten": "bite", "broke": "break", "broken": "break",
+    "froze": "freeze", "frozen": "freeze", "hid": "hide", "hidden": "hide", "stuck": "stick",
+    "threw": "throw", "thrown": "throw", "sang": "sing", "sung": "sing", "sank": "sink",
+    "sunk": "sink", "shone": "shine", "stole": "steal", "stolen": "steal", "tore": "tear",
+    "torn": "tear", "hung": "hang", "fed": "feed", "built": "build", "dug": "dig",
+    "spun": "spin", "swung": "swing", "sprang": "spring", "sprung": "spring", "bound": "bind",
 }  # fmt: skip
 
 _DERIVATIONAL = (
