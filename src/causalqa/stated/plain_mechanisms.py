@@ -37,16 +37,14 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import networkx as nx
 
 from causalqa.stated.model import Mechanism, Observation, Query, StatedModel, Variable
 from causalqa.stated.refusal import StoryRefusal
-from causalqa.stated.resolve import _polar_content
+from causalqa.stated.resolve import polar_content
 from causalqa.stated.result import StatedAnswer
 from causalqa.stated.text import (
-    _IRREGULAR,
     find_numbers,
     opposite_words,
     phrase_words,
@@ -139,11 +137,8 @@ def clause(text: str, sentence: str = "") -> Clause:
 
 def _short_plural(m: re.Match) -> str:
     word = m.group(0)
-    return (
-        word
-        if word.lower() in _IRREGULAR or word.lower() in ("this", "has", "was", "is", "its")
-        else m.group(1)
-    )
+    irregular = stem(word) != word.lower()  # "goes" is "go" already
+    return word if irregular or word.lower() in ("this", "has", "was", "is", "its") else m.group(1)
 
 
 def _negate(text: str) -> str:
@@ -572,8 +567,8 @@ def _shared(a: frozenset[str], b: frozenset[str]) -> int:
 def _strongly_related(c: Clause, other: Clause) -> bool:
     """Whether two clauses speak of one variable: one's words inside the other's, two
     words shared, or one shared and an antonym between the rest."""
-    ca, _ = _polar_content(_as_words(c), other.content)  # "unbroken" against "broken"
-    cb, _ = _polar_content(_as_words(other), c.content)
+    ca, _ = polar_content(_as_words(c), other.content)  # "unbroken" against "broken"
+    cb, _ = polar_content(_as_words(other), c.content)
     shared = _shared(ca, cb)
     if not shared:
         return False
@@ -595,8 +590,8 @@ def _without_place(text: str) -> str:
 
 def _value_against(c: Clause, other: Clause, other_value: int) -> int | None:
     """The value `c` names, read against a clause of known value; None when not sure."""
-    ca, na = _polar_content(_as_words(c), other.content)
-    cb, nb = _polar_content(_as_words(other), c.content)
+    ca, na = polar_content(_as_words(c), other.content)
+    cb, nb = polar_content(_as_words(other), c.content)
     only_a = frozenset(x for x in ca if not any(stems_match(x, y) for y in cb))
     only_b = frozenset(y for y in cb if not any(stems_match(y, x) for x in ca))
     if opposite_words(only_a, only_b):
@@ -615,23 +610,6 @@ def _value_against(c: Clause, other: Clause, other_value: int) -> int | None:
 _OPPOSED_TO_GENERIC = frozenset(
     stem(w) for w in "outside out under below above over after before inside behind beneath".split()
 )
-
-
-@lru_cache(maxsize=4096)
-def _polar(word: str) -> bool:
-    """Whether the lexicon knows an opposite of `word`."""
-    from causalqa.stated.text import _lexicon
-
-    lex = _lexicon()
-    ids = lex.groups.get(word, frozenset()) | {f"w:{word}"}
-    return any(pair[0] in ids for pair in _opposite_pairs())
-
-
-@lru_cache(maxsize=1)
-def _opposite_pairs() -> frozenset:
-    from causalqa.stated.text import _lexicon
-
-    return _lexicon().opposites
 
 
 def _as_words(c: Clause):

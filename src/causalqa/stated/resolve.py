@@ -160,7 +160,7 @@ class Resolution:
 # -- relations between two phrases ----------------------------------------------------------
 
 
-def _polar_content(pw: PhraseWords, other: frozenset[str]) -> tuple[frozenset[str], bool]:
+def polar_content(pw: PhraseWords, other: frozenset[str]) -> tuple[frozenset[str], bool]:
     """Content and negation of a phrase, with a negating prefix read against `other`:
     'unattractive' reads as 'attractive', negated, when the other phrase says
     'attractive'."""
@@ -195,8 +195,8 @@ def value_relation(a: PhraseWords, b: PhraseWords, name: frozenset[str]) -> tupl
     sure the words make it (1 strong, 0.5 weak, 0 no evidence). The variable's own name
     words are left out: 'alarm set by husband' and 'husbands that set the alarm' are the
     same value of 'husband'."""
-    ca, na = _polar_content(a, b.content)
-    cb, nb = _polar_content(b, a.content)
+    ca, na = polar_content(a, b.content)
+    cb, nb = polar_content(b, a.content)
     if opposite_words(ca, cb):
         return ("opposite" if na == nb else "same"), 1.0
     ca, cb = _minus(ca, name), _minus(cb, name)
@@ -372,8 +372,8 @@ class Resolver:
 
     @staticmethod
     def _negation_pair(a: PhraseWords, b: PhraseWords) -> bool:
-        ca, na = _polar_content(a, b.content)
-        cb, nb = _polar_content(b, a.content)
+        ca, na = polar_content(a, b.content)
+        cb, nb = polar_content(b, a.content)
         return bool(ca) and na != nb and ca == cb
 
     # -- affinity to names --------------------------------------------------------------
@@ -745,8 +745,8 @@ class Resolver:
 
     def _similarity(self, x: int, y: int, name) -> float:
         a, b = self.mentions[x].words, self.mentions[y].words
-        ca, na = _polar_content(a, b.content)
-        cb, nb = _polar_content(b, a.content)
+        ca, na = polar_content(a, b.content)
+        cb, nb = polar_content(b, a.content)
         if opposite_words(ca, cb):
             return -1.0
         # words of the name say nothing about the value ('smoking' / 'non-smoking') unless
@@ -772,7 +772,7 @@ class Resolver:
 
         def negation(c: int) -> float:
             other = frozenset().union(*[self.mentions[m].words.content for m in classes[1 - c]])
-            flags = [_polar_content(self.mentions[m].words, other)[1] for m in classes[c]]
+            flags = [polar_content(self.mentions[m].words, other)[1] for m in classes[c]]
             return sum(flags) / len(flags)
 
         n1, n0 = negation(1), negation(0)
