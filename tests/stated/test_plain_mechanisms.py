@@ -186,3 +186,37 @@ def test_a_mechanism_with_requirements_besides_its_inputs():
     assert on.value == 0.0  # c switches it off whatever a and b are
     assert counterfactual(model, Query("counterfactual", "a", 0, "light", 1)).value == 0.0
     assert counterfactual(model, Query("counterfactual", "b", 1, "light", 1)).value == 1.0
+
+
+ALARM = "The alarm sounds exactly when the door is opened while the system is armed. "
+
+
+@pytest.mark.parametrize(
+    ("facts", "question", "expected"),
+    [
+        # "the back door was opened" says more than "the door is opened": left out, and
+        # the answer holds without it
+        (
+            "Last night the system was armed and the back door was opened.",
+            "Had the system not been armed, would the alarm have sounded?",
+            "no",
+        ),
+        # here the answer hangs on it: refused
+        (
+            "Last night the back door was opened and the system was not armed.",
+            "Had the system been armed, would the alarm have sounded?",
+            None,
+        ),
+        # said in no more words than the mechanism's: read
+        (
+            "Last night the door was opened and the system was not armed.",
+            "Had the system been armed, would the alarm have sounded?",
+            "yes",
+        ),
+    ],
+)
+def test_a_fact_that_says_more_than_its_variable_is_read_only_if_the_answer_holds_without_it(
+    facts, question, expected
+):
+    a = answer_plain(ALARM + facts, question)
+    assert a.answer == expected, a.reason

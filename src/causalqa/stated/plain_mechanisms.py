@@ -588,6 +588,16 @@ def _without_place(text: str) -> str:
     )
 
 
+def _no_more_than(c: Clause, other: Clause) -> bool:
+    """Whether `c` says nothing `other` does not, but for a negation or an antonym ("the
+    pump ran" of "the sump pump runs"; "the case stayed shut" of "the case is opened")."""
+    ca, _ = polar_content(_as_words(c), other.content)
+    cb, _ = polar_content(_as_words(other), c.content)
+    only_a = frozenset(x for x in ca if not any(stems_match(x, y) for y in cb))
+    only_b = frozenset(y for y in cb if not any(stems_match(y, x) for x in ca))
+    return not only_a or (len(only_a) == 1 and opposite_words(only_a, only_b))
+
+
 def _value_against(c: Clause, other: Clause, other_value: int) -> int | None:
     """The value `c` names, read against a clause of known value; None when not sure."""
     ca, na = polar_content(_as_words(c), other.content)
@@ -624,6 +634,8 @@ class Linker:
     def __init__(self) -> None:
         self.vars: list[_Var] = []
         self.unsure: list[tuple[str, str, list[str]]] = []
+        self.says_more = False
+        self.loose: list[Observation] = []
 
     def sharing(self, text: str, sentence: str) -> list[str]:
         """The variables `text` shares a word with."""
@@ -665,6 +677,10 @@ class Linker:
         if len(scored) > 1 and scored[1][:3] == scored[0][:3]:
             raise NotSure(f"'{text}' could name {scored[0][3].key} or {scored[1][3].key}")
         var = scored[0][3]
+        # a fact that says more than any clause of its variable ("the back door was
+        # opened" / "the door is opened") may speak of something else: it is read, and
+        # the answer must hold without it too
+        self.says_more = one_variable and not any(_no_more_than(c, o) for o, _ in var.clauses)
         if one_variable:
             rest = frozenset(
                 w
@@ -759,6 +775,7 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
             sentence,
         )
     unsure: list[tuple[str, str, list[str]]] = []
+    loose: list[Observation] = []
     for fact, sentence in plain.facts:
         try:
             var, value = linker.link(fact, sentence, create=False, one_variable=True)
@@ -767,6 +784,9 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
             unsure.append((fact, sentence, linker.sharing(fact, sentence)))
             continue
         model.observations.append(Observation(var, value, sentence))
+        if linker.says_more:
+            model.notes.append(f"a fact read that says more than its variable: “{fact}”")
+            loose.append(model.observations[-1])
     for v in linker.vars:  # clauses linked by facts are phrases too
         for c, val in v.clauses:
             if c.text not in model.variables[v.key].phrases[val]:
@@ -777,6 +797,7 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
             raise StoryRefusal(f"the facts give {o.variable} both values", o.sentence)
         seen[o.variable] = o
     linker.unsure = unsure
+    linker.loose = loose
     return model, linker
 
 
@@ -920,6 +941,24 @@ def _check_left_out_facts(model: StatedModel, linker: Linker, q: Query, value: f
 
     from causalqa.stated.compute import NotIdentified, counterfactual
 
+    # a fact read that says more than its variable: the answer must hold without it,
+    # all such left out together and each on its own
+    if linker.loose:
+        for dropped in [linker.loose] + (
+            [[o] for o in linker.loose] if len(linker.loose) > 1 else []
+        ):
+            trial = copy.copy(model)
+            trial.observations = [o for o in model.observations if o not in dropped]
+            try:
+                other = counterfactual(trial, q).value
+            except NotIdentified:
+                other = None
+            if other != value:
+                raise StoryRefusal(
+                    f"the answer hangs on the fact '{dropped[0].sentence}', which says more than "
+                    f"the mechanisms' words for {dropped[0].variable}",
+                    dropped[0].sentence,
+                )
     for fact, sentence, variables in linker.unsure:
         for var in variables:
             for val in (0, 1):
