@@ -488,6 +488,7 @@ def _stated_rewordings() -> list[Path]:
             "plain5-dev.jsonl",
             "det6-dev.jsonl",
             "det8-dev.jsonl",
+            "det10-dev.jsonl",
         )
     ]
     return sorted(folder.glob("dev-*.jsonl")) + [p for p in independent if p.is_file()]

@@ -77,7 +77,7 @@ _FILLER = re.compile(
     r"afternoon|evening|day|week|weekend|month|year|session|shift|time|game|trial|run|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|"
     r"august|september|october|november|december)|yesterday(?:'s)?|today(?:'s)?|tonight|"
-    r"tomorrow|overnight|(?:at\s+|around\s+|by\s+)?\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\d{1,2}:\d{2}|"
+    r"tomorrow|overnight|all\s+(?:day|night|morning|afternoon|evening|week)|(?:at\s+|around\s+|by\s+)?\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\d{1,2}:\d{2}|"
     r"still|also|actually|really|indeed|then|ever|already|just|even|anyway|"
     r"stay|stays|stayed|staying|remain|remains|remained|keep|keeps|kept|become|becomes|became|"
     r"happen|happens|happened|occur|occurs|occurred|would|will|have|has|had|been|being|be|"
@@ -180,7 +180,16 @@ _WITHOUT = re.compile(r"^(?:without|no)\s+(?P<x>.+?)\s*,\s*(?:there\s+is\s+)?no\
 _CLOSURE = re.compile(
     r"\bnothing\s+else\b|\bno\s+other\b|\bonly\s+then\b|\botherwise\b|\bin\s+(?:every|all|any)\s+"
     r"other\s+cases?\b|\bnever\s+otherwise\b|\bor\s+else\b|^(?:and\s+)?only\s+(?:by|then|that)\b|"
-    r"^(?:and\s+)?(?:nothing|no\s+one|none)\s+else\b",
+    r"^(?:and\s+)?(?:nothing|no\s+one|none)\s+else\b|\bat\s+no\s+other\s+time\b",
+    re.I,
+)
+# "if either is missing, nothing goes up", "with neither, it doesn't start": the other
+# value, which the mechanism already says
+_COMPLEMENT = re.compile(
+    r"^(?:and\s+)?(?:if|when|with|without)\s+(?:either|any|one|neither|none|both)\b(?:\s+\w+){0,4}?"
+    r"\s*(?:is\s+)?(?:missing|fails?|absent|lacking|off|not\b.*)?\s*,"
+    r"|^(?:and\s+)?(?:if|when|whenever)\s+(?:not|(?:it|they|that|this|he|she)\s+(?:doesn't|don't|isn't|"
+    r"aren't|does\s+not|is\s+not|won't|hasn't|didn't|can't))\s*,",
     re.I,
 )
 # remarks on a mechanism ("either one is enough", "both are needed"): not clauses
@@ -229,6 +238,8 @@ class Rule:
 class PlainStory:
     rules: list[Rule] = field(default_factory=list)
     facts: list[tuple[str, str]] = field(default_factory=list)  # (clause, sentence)
+    # what is neither a mechanism nor told as what happened ("the fan is off now")
+    unread: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _strip_parentheses(s: str) -> tuple[str, list[str]]:
@@ -372,6 +383,10 @@ _WITHOUT_FIRST = re.compile(r"^without\s+(?P<x>.+?)\s*,\s*(?P<e>.+)$", re.I)
 
 def _rules(part: str, sentence: str) -> list[Rule]:
     part = _FRAMING.sub("", part.strip()).strip()
+    # "Under the rule the judge applied, evidence is admitted unless …": a setting first
+    part = re.sub(
+        r"^(?:in|under|at|on|for|during|by|after|before)\s+[^,]{1,60},\s*", "", part, flags=re.I
+    )
     if _ANAPHORA.match(part) or _ALSO_ENOUGH.match(part):
         return []
     for pat, says in ((_REQUIRES, "only if"), (_TRIGGERED, "iff"), (_WITHOUT, "only if")):
@@ -420,7 +435,9 @@ def _rules_of(part: str, sentence: str) -> list[Rule] | None:
         read = []
         for piece in pieces:
             if (
-                _REMARK.match(piece.strip())
+                _OTHER_VALUE.search(piece.strip())  # "… and stay cold when it doesn't"
+                or _COMPLEMENT.match(piece.strip())
+                or _REMARK.match(piece.strip())
                 or _CLOSURE.search(piece)
                 or _ANAPHORA.match(piece.strip())
                 or _ALSO_ENOUGH.match(piece.strip())
@@ -444,11 +461,12 @@ def _rules_of(part: str, sentence: str) -> list[Rule] | None:
 _PAST = re.compile(
     r"\b(?:was|were|did|didn't|had|hadn't|wasn't|weren't|got)\b|(?<!\bis\s)(?<!\bare\s)(?<!\bbe\s)"
     r"(?<!\bam\s)(?<!\bgets\s)\b\w{3,}ed\b|\b(?:ran|rang|fell|went|came|drew|drove|won|lost|left|"
-    r"kept|made|took|gave|sold|bought|found|saw|broke|froze|flew|grew|held|hit|shut|lit|blew|"
+    r"kept|made|took|gave|sold|bought|found|saw|broke|froze|flew|grew|held|lit|blew|"
     r"bit|struck|sat|stood|threw|began|rose|sank|spun)\b|^\d{1,2}:\d{2}\b",
     re.I,
 )
-_GENERAL = re.compile(r"\b(?:always|never|every|any|whenever|ever)\b", re.I)
+# "bent coins are always rejected" is a rule, not what happened ("the fan never ran" is)
+_GENERAL = re.compile(r"\b(?:always|every|any|whenever)\b", re.I)
 
 
 def _symbols(sentence: str) -> str:
@@ -483,9 +501,14 @@ def read_plain_story(story: str) -> PlainStory:
             s,
             flags=re.I,
         )
+        heading, colon, _ = s.partition(": ")
         parts = [p for p in re.split(r"\s*;\s*|:\s+", s) if p]
-        for part in parts:
+        for n, part in enumerate(parts):
             p = part.strip()
+            if n == 0 and colon and len(heading.split()) <= 6 and not _PAST.search(heading):
+                continue  # "Lab 3 interlock:", "[ops] compressor C2:": a heading
+            if _CLOSURE.search(p) and not _rules_of(part, sentence) or _COMPLEMENT.match(p):
+                continue
             if _REMARK.match(p) or re.match(
                 r"^(?:and\s+)?(?:otherwise|else|only\s+then|(?:nothing|nobody|no\s+one|none)\s+else|"
                 r"no\s+other)\b",
@@ -505,6 +528,8 @@ def read_plain_story(story: str) -> PlainStory:
                     )
                     if f.strip()
                 )
+            else:
+                out.unread.append((p, sentence))
     return out
 
 
@@ -665,7 +690,10 @@ class Linker:
         if not scored and not create:
             cut = _without_place(text)
             if cut != text:
-                return self.link(cut, sentence, create=False, one_variable=one_variable)
+                try:
+                    return self.link(cut, sentence, create=False, one_variable=one_variable)
+                except NotSure:
+                    pass
         if not scored:
             if not create:
                 raise NotSure(f"'{text}' speaks of nothing the mechanisms name")
@@ -696,7 +724,10 @@ class Linker:
         if not create and len(values - {None}) != 1:
             cut = _without_place(text)
             if cut != text:
-                return self.link(cut, sentence, create=False, one_variable=one_variable)
+                try:
+                    return self.link(cut, sentence, create=False, one_variable=one_variable)
+                except NotSure:
+                    pass
         if not create:
             # a clause said in other words than one of the variable's (None) does not
             # count against the clauses it can be read against
@@ -796,6 +827,12 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
         if o.variable in seen and seen[o.variable].value != o.value:
             raise StoryRefusal(f"the facts give {o.variable} both values", o.sentence)
         seen[o.variable] = o
+    for text, sentence in plain.unread:
+        # a sentence not read may still say something of a variable (and contradict the
+        # story): the answer must hold under every reading of it
+        if sharing := linker.sharing(text, sentence):
+            model.notes.append(f"a sentence not read: “{sentence}”")
+            unsure.append((text, sentence, sharing))
     linker.unsure = unsure
     linker.loose = loose
     return model, linker

@@ -493,9 +493,9 @@ def answer(story: str, question: str, *, llm=None, precision: str = "as-stated")
     if plain is None:
         return ruled
     if plain.answer is not None:
-        # shown, not answered: on the stories of writers it was not widened on, the
-        # answers its readings give were 11 right and 3 wrong (bench/README.md); the
-        # reading is there to check
+        # shown, not answered: on two held-out writers' stories its readings still give
+        # wrong answers the checks do not catch (bench/README.md); the reading is there
+        # to check
         return plain.model_copy(
             update={
                 "answer": None,

@@ -147,6 +147,7 @@ _IRREGULAR = {
     "sunk": "sink", "shone": "shine", "stole": "steal", "stolen": "steal", "tore": "tear",
     "torn": "tear", "hung": "hang", "fed": "feed", "built": "build", "dug": "dig",
     "spun": "spin", "swung": "swing", "sprang": "spring", "sprung": "spring", "bound": "bind",
+    "shown": "show", "proven": "prove", "sworn": "swear",
 }  # fmt: skip
 
 _DERIVATIONAL = (
