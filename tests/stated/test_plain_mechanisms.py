@@ -220,3 +220,13 @@ def test_a_fact_that_says_more_than_its_variable_is_read_only_if_the_answer_hold
 ):
     a = answer_plain(ALARM + facts, question)
     assert a.answer == expected, a.reason
+
+
+def test_a_mechanism_that_starts_with_it_is_not_taken_for_a_remark():
+    # "it runs whenever the power is on" begins like "it needs both" but is a mechanism
+    a = answer_plain(
+        "The fan: it runs whenever the power is on, and nothing else starts it. Yesterday "
+        "the power was on and the fan ran.",
+        "Had the power been off, would the fan have run?",
+    )
+    assert a.answer == "no", a.reason

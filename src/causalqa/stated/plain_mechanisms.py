@@ -196,8 +196,8 @@ _COMPLEMENT = re.compile(
 _REMARK = re.compile(
     r"^(?:and\s+|but\s+)?(?:either(?:\s+one)?|any(?:\s+one)?|one|both(?:\s+conditions)?|"
     r"each|all|neither|nothing\s+else|no\s+other|only\s+then|otherwise|the\s+two|they|it)\b"
-    r".*\b(?:enough|suffices?|sufficient|needed|necessary|required|independent|"
-    r"it|them|then|needs?|takes?|off|on|does|do|don't|doesn't|not|grants?|sets?)\b",
+    r".*\b(?:enough|suffices?|sufficient|needed|necessary|required|independent|will\s+do|"
+    r"(?:needs?|takes?)\s+(?:both|all|them|it|either|each))\b",
     re.I,
 )
 # "and then it always runs", "with both it flowers", "together they always bring it on":
@@ -206,6 +206,10 @@ _ALSO_ENOUGH = re.compile(
     r"^(?:and\s+)?(?:then\b.*\balways\b|(?:with|if|when|once)\s+(?:both|all|either|they|those|"
     r"these|them|the\s+\w+\s+up)\b|together\b|(?:it|they)\s+always\b)",
     re.I,
+)
+# "when both hold it lifts", "with both it flowers": a condition that only points back
+_ANAPHORIC_CONDITION = re.compile(
+    r"^(?:and\s+)?(?:with|if|when|once)\s+(?:both|all|either|they|those|these|them)\b", re.I
 )
 # "… and falls silent the moment it doesn't": the other value, which the mechanism says
 _OTHER_VALUE = re.compile(
@@ -387,7 +391,7 @@ def _rules(part: str, sentence: str) -> list[Rule]:
     part = re.sub(
         r"^(?:in|under|at|on|for|during|by|after|before)\s+[^,]{1,60},\s*", "", part, flags=re.I
     )
-    if _ANAPHORA.match(part) or _ALSO_ENOUGH.match(part):
+    if _ANAPHORA.match(part) or _ANAPHORIC_CONDITION.match(part):
         return []
     for pat, says in ((_REQUIRES, "only if"), (_TRIGGERED, "iff"), (_WITHOUT, "only if")):
         m = pat.match(part)
@@ -507,7 +511,11 @@ def read_plain_story(story: str) -> PlainStory:
             p = part.strip()
             if n == 0 and colon and len(heading.split()) <= 6 and not _PAST.search(heading):
                 continue  # "Lab 3 interlock:", "[ops] compressor C2:": a heading
-            if _CLOSURE.search(p) and not _rules_of(part, sentence) or _COMPLEMENT.match(p):
+            rules = _rules_of(part, sentence)
+            if rules:
+                out.rules.extend(rules)
+                continue
+            if _CLOSURE.search(p) or _COMPLEMENT.match(p):
                 continue
             if _REMARK.match(p) or re.match(
                 r"^(?:and\s+)?(?:otherwise|else|only\s+then|(?:nothing|nobody|no\s+one|none)\s+else|"
@@ -516,10 +524,9 @@ def read_plain_story(story: str) -> PlainStory:
                 re.I,
             ):
                 continue
-            rules = _rules_of(part, sentence)
             if rules is not None:
-                out.rules.extend(rules)
-            elif _PAST.search(p) and not _GENERAL.search(p):
+                continue  # read as a rule that restates another ("when both hold, it lifts")
+            if _PAST.search(p) and not _GENERAL.search(p):
                 out.facts.extend(
                     (f.strip(), sentence)
                     for f in re.split(
