@@ -230,3 +230,31 @@ def test_a_mechanism_that_starts_with_it_is_not_taken_for_a_remark():
         "Had the power been off, would the fan have run?",
     )
     assert a.answer == "no", a.reason
+
+
+@pytest.mark.parametrize(
+    ("story", "question", "why"),
+    [
+        (
+            # two log entries the reader cannot read for sure contradict the story only
+            # together (tightened -> not loose -> no glow, yet glowing)
+            "The lamp glows whenever its bulb is loose, and only then. The bulb is loose "
+            "exactly when it hasn't been tightened this month. Log: bulb tightened two days "
+            "ago; lamp glowing.",
+            "If the bulb had not been tightened this month, would the lamp glow?",
+            "hangs on 2 sentences",
+        ),
+        (
+            # "the oven is started" beside "the oven is running": read apart, the cycle
+            # fan -> room -> oven -> fan would not be seen
+            "The fan spins exactly when the room is warm. The room is warm exactly when the "
+            "oven is running, and the oven is started whenever the fan spins. Last night the "
+            "fan spun.",
+            "If the oven had not been running, would the fan have spun?",
+            "said once",
+        ),
+    ],
+)
+def test_what_would_hide_a_contradiction_or_a_cycle_is_refused(story, question, why):
+    a = answer_plain(story, question)
+    assert a.answer is None and why in a.reason, a.reason

@@ -34,6 +34,8 @@ was not widened on its answers were not all right (bench/README.md).
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -846,23 +848,29 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
 
 
 def _check_lonely_roots(model: StatedModel, linker: Linker) -> None:
-    """A variable no mechanism explains, said once, in words it shares with another
-    variable ("the light curtain is unbroken" beside "the curtain is broken") is most
-    likely that variable in other words; read as a variable of its own, the facts would
-    fix it by abduction and answer for the wrong reason, so the story is refused."""
-    explained = {m.effect for m in model.mechanisms}
+    """A variable said once in the story (the question not counted) — a root, or an
+    effect nothing uses — in words it shares with another variable ("the light curtain
+    is unbroken" beside "the curtain is broken") is most likely that variable in other
+    words; read as a variable of its own, the facts would fix it by abduction and answer
+    for the wrong reason, so the story is refused."""
+    explained = {m.effect: m for m in model.mechanisms}
+    used = {i for m in model.mechanisms for i, _ in m.inputs + m.requires}
     for v in linker.vars:
-        if v.key in explained or len(v.clauses) > 1:
+        # said once: a root, or an effect nothing uses ("the backup job is started"
+        # beside "the backup job is running", which would hide a cycle)
+        if len(v.clauses) > 1 or (v.key in explained and v.key in used):
             continue
         for other in linker.vars:
             if other is not v and _shared(v.words, other.words):
                 raise StoryRefusal(
                     f"'{v.clauses[0][0].text}' is said once and shares words with "
                     f"'{other.clauses[0][0].text}': one variable in other words, or two?",
-                    next(
+                    explained[v.key].sentence
+                    if v.key in explained
+                    else next(
                         m.sentence
                         for m in model.mechanisms
-                        if any(i == v.key for i, _ in m.inputs + m.requires)
+                        if v.key in {i for i, _ in m.inputs + m.requires}
                     ),
                 )
 
@@ -959,8 +967,8 @@ def answer_plain(story: str, question: str) -> StatedAnswer | None:
     model = None
     try:
         model, linker = build_model(story, plain)
-        q = counterfactual_query(question, linker)
         _check_lonely_roots(model, linker)
+        q = counterfactual_query(question, linker)
         r = counterfactual(model, q)
         _check_left_out_facts(model, linker, q, r.value)
     except (StoryRefusal, NotIdentified) as e:
@@ -1003,21 +1011,36 @@ def _check_left_out_facts(model: StatedModel, linker: Linker, q: Query, value: f
                     f"the mechanisms' words for {dropped[0].variable}",
                     dropped[0].sentence,
                 )
-    for fact, sentence, variables in linker.unsure:
-        for var in variables:
-            for val in (0, 1):
-                trial = copy.copy(model)
-                trial.observations = [*model.observations, Observation(var, val, sentence)]
-                try:
-                    other = counterfactual(trial, q).value
-                except NotIdentified:
-                    other = None
-                if other != value:
-                    raise StoryRefusal(
-                        f"the answer hangs on the fact '{fact}', whose words do not tell what "
-                        "it says",
-                        sentence,
-                    )
+    # every reading of every fact left out at once: two of them may contradict the story
+    # only together ("battery changed 3 months ago" and "detector chirping")
+    readings = [
+        [(var, val) for var in variables for val in (0, 1)]
+        for _, _, variables in linker.unsure
+        if variables
+    ]
+    unsure = [u for u in linker.unsure if u[2]]
+    if math.prod(len(r) for r in readings) > 4096:
+        raise StoryRefusal("too many sentences whose words do not tell what they say")
+    for combo in itertools.product(*readings):
+        trial = copy.copy(model)
+        trial.observations = [
+            *model.observations,
+            *(Observation(var, val, u[1]) for (var, val), u in zip(combo, unsure)),
+        ]
+        try:
+            other = counterfactual(trial, q).value
+        except NotIdentified:
+            other = None
+        if other != value:
+            fact, sentence = unsure[0][0], unsure[0][1]
+            if len(unsure) == 1:
+                why = f"the answer hangs on the fact '{fact}', whose words do not tell what it says"
+            else:
+                why = (
+                    f"the answer hangs on {len(unsure)} sentences whose words do not tell what "
+                    f"they say ('{fact}', …)"
+                )
+            raise StoryRefusal(why, sentence)
 
 
 def _refused(why: str, start: float, model: StatedModel | None = None) -> StatedAnswer:
