@@ -53,6 +53,14 @@ PUMP = (
             "no",
         ),
         (
+            # two alarms that share words are two variables: each has its own mechanism
+            "The front alarm sounds when the front door opens, and only then. The back alarm "
+            "sounds when the back door opens, and only then. Last night the back door opened "
+            "and the back alarm sounded; the front door stayed shut.",
+            "Had the front door opened, would the back alarm have sounded?",
+            "yes",
+        ),
+        (
             # a log line's notation
             "[ops] compressor C2: runs iff thermostat_call && !lockout. lockout set iff "
             "pressure_high. 03:10 pressure_high=0, thermostat_call=1, C2 running.",

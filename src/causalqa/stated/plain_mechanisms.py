@@ -860,8 +860,20 @@ def _check_lonely_roots(model: StatedModel, linker: Linker) -> None:
         # beside "the backup job is running", which would hide a cycle)
         if len(v.clauses) > 1 or (v.key in explained and v.key in used):
             continue
+        root = v.key not in explained
         for other in linker.vars:
-            if other is not v and _shared(v.words, other.words):
+            if other is v:
+                continue
+            # a root that shares a word; an effect nothing uses that says what a root says
+            # (two words shared, or inside it): two mechanisms for one variable would not
+            # be written, so an explained one is another variable ("the back alarm sounds")
+            alike = (
+                _shared(v.words, other.words)
+                if root
+                else other.key not in explained
+                and any(_strongly_related(c, o) for c, _ in v.clauses for o, _ in other.clauses)
+            )
+            if alike:
                 raise StoryRefusal(
                     f"'{v.clauses[0][0].text}' is said once and shares words with "
                     f"'{other.clauses[0][0].text}': one variable in other words, or two?",
