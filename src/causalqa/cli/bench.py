@@ -489,6 +489,7 @@ def _stated_rewordings() -> list[Path]:
             "det6-dev.jsonl",
             "det8-dev.jsonl",
             "det10-dev.jsonl",
+            "det13-dev.jsonl",
         )
     ]
     return sorted(folder.glob("dev-*.jsonl")) + [p for p in independent if p.is_file()]
