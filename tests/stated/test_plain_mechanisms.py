@@ -103,6 +103,13 @@ def test_it_answers_what_the_mechanisms_and_facts_decide(story, question, expect
             "shares words",
         ),
         (
+            # the second sentence is not the first told from its other value
+            "The light is on when the switch is up. The light is off when the fuse is blown. "
+            "Yesterday the switch was up and the light was on.",
+            "Had the switch been down, would the light have been on?",
+            "do not say the same",
+        ),
+        (
             "The light is on if the switch is up and the timer is set or the sensor fires. "
             "The switch was up.",
             "Had the switch been down, would the light have been on?",

@@ -789,13 +789,20 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
         if effect not in by_effect:
             order.append(effect)
         by_effect.setdefault(effect, []).append((r, inputs, requires))
-    done: set[str] = set()
+    kept: dict[str, Mechanism] = {}
     for var, value in order:
-        if (var, 1 - value) in by_effect and var in done:
-            continue  # "otherwise it stays off" / "if not A then not B": the same mechanism
-        done.add(var)
-        stated = by_effect[(var, value)]
-        model.mechanisms.append(_mechanism(var, value, stated))
+        m = _mechanism(var, value, by_effect[(var, value)])
+        if var in kept:
+            # "without the cold, FLC stays on" after "FLC is off exactly when it was cold":
+            # the same mechanism told from its other value, or two that disagree
+            if not _complement(kept[var], m):
+                raise StoryRefusal(
+                    f"two mechanisms are stated for {var} that do not say the same",
+                    m.sentence,
+                )
+            continue
+        kept[var] = m
+        model.mechanisms.append(m)
     for key in (v.key for v in linker.vars):
         model.variables[key] = Variable(name=key)
     for v in linker.vars:
@@ -845,6 +852,17 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
     linker.unsure = unsure
     linker.loose = loose
     return model, linker
+
+
+def _complement(a: Mechanism, b: Mechanism) -> bool:
+    """Whether `b` says `a` from the other value: the other effect value exactly when
+    `a`'s condition fails (one input, or "and" against "or" of the opposites)."""
+    if a.effect_value == b.effect_value or a.requires or b.requires:
+        return False
+    flipped = sorted((v, 1 - x) for v, x in a.inputs)
+    if sorted(b.inputs) != flipped:
+        return False
+    return len(a.inputs) == 1 or a.op != b.op
 
 
 def _check_lonely_roots(model: StatedModel, linker: Linker) -> None:
