@@ -61,6 +61,13 @@ PUMP = (
             "yes",
         ),
         (
+            # the mechanism said twice in other words ("without …, no …")
+            "The engine starts exactly when the key is turned; without the key turned, no "
+            "engine start. Yesterday the key was turned and the engine started.",
+            "Had the key not been turned, would the engine have started?",
+            "no",
+        ),
+        (
             # a log line's notation
             "[ops] compressor C2: runs iff thermostat_call && !lockout. lockout set iff "
             "pressure_high. 03:10 pressure_high=0, thermostat_call=1, C2 running.",

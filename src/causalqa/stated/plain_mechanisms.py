@@ -912,6 +912,11 @@ def _mechanism(var: str, value: int, stated: list) -> Mechanism:
     enough = [s for s in stated if s[0].says == "if"]
     needed = [s for s in stated if s[0].says == "only if"]
     sentence = stated[0][0].sentence
+    if iff:
+        # "… exactly when the key is turned; without the key, no start": said again
+        same = [s for s in stated if (s[0].op, s[1], s[2]) == (iff[0][0].op, iff[0][1], iff[0][2])]
+        if len(same) == len(stated):
+            iff, enough, needed = iff[:1], [], []
     if len(iff) > 1 or (iff and (enough or needed)):
         raise StoryRefusal(f"two mechanisms are stated for {var}", stated[1][0].sentence)
     if iff:
