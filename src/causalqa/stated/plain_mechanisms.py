@@ -34,6 +34,7 @@ was not widened on its answers were not all right (bench/README.md).
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import re
@@ -42,11 +43,13 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from causalqa.stated.compute import NotIdentified, counterfactual
 from causalqa.stated.model import Mechanism, Observation, Query, StatedModel, Variable
 from causalqa.stated.refusal import StoryRefusal
 from causalqa.stated.resolve import polar_content
 from causalqa.stated.result import StatedAnswer
 from causalqa.stated.text import (
+    PhraseWords,
     find_numbers,
     opposite_words,
     phrase_words,
@@ -331,23 +334,28 @@ def _condition(text: str, sentence: str) -> tuple[str, list[str], list[str]]:
     return op, _split(t, op, sentence), requires
 
 
+def _restates(piece: str) -> bool:
+    """Whether a piece of a rule's sentence only says again what its mechanism says:
+    the other value ("… and stay cold when it doesn't", "if either is missing, …"), that
+    nothing else does it, that the condition is enough or needed, or it points back."""
+    p = piece.strip()
+    return bool(
+        _OTHER_VALUE.search(p)
+        or _COMPLEMENT.match(p)
+        or _REMARK.match(p)
+        or _CLOSURE.search(p)
+        or _ANAPHORA.match(p)
+        or _ALSO_ENOUGH.match(p)
+    )
+
+
 def _split(text: str, op: str, sentence: str) -> list[str]:
     """The clauses of a list; a remark in it ("and at no other time") is left out, a
     clause that leaves out its verb borrows it ("the NaOH was added and the acid was
     not"; "S2 and S3 are closed")."""
     parts = re.split(rf"\s*,\s*(?:{op}\s+)?|\s+{op}\s+", text, flags=re.I)
     parts = [p.strip() for p in parts if p and p.strip()]
-    parts = [
-        p
-        for p in parts
-        if not (
-            _CLOSURE.search(p)
-            or _REMARK.match(p)
-            or _ANAPHORA.match(p)
-            or _ALSO_ENOUGH.match(p)
-            or _OTHER_VALUE.search(p)
-        )
-    ]
+    parts = [p for p in parts if not _restates(p)]
     if not parts:
         raise StoryRefusal("a condition names nothing", sentence)
     # "when the detector trips or when the fuse melts": the connective said again
@@ -440,14 +448,7 @@ def _rules_of(part: str, sentence: str) -> list[Rule] | None:
     if len(pieces) > 1:
         read = []
         for piece in pieces:
-            if (
-                _OTHER_VALUE.search(piece.strip())  # "… and stay cold when it doesn't"
-                or _COMPLEMENT.match(piece.strip())
-                or _REMARK.match(piece.strip())
-                or _CLOSURE.search(piece)
-                or _ANAPHORA.match(piece.strip())
-                or _ALSO_ENOUGH.match(piece.strip())
-            ):
+            if _restates(piece):
                 continue
             rules = _rules(piece, sentence)
             if not rules:
@@ -598,21 +599,35 @@ def _shared(a: frozenset[str], b: frozenset[str]) -> int:
     return sum(1 for x in a if any(stems_match(x, y) for y in b))
 
 
+@dataclass(frozen=True)
+class _Difference:
+    """Two clauses read against each other: the words only each says, and whether each
+    negates ("unbroken" read against "broken" is "broken", negated)."""
+
+    only_a: frozenset[str]
+    only_b: frozenset[str]
+    shared: int
+    negated_a: bool
+    negated_b: bool
+
+
+def _difference(c: Clause, other: Clause) -> _Difference:
+    ca, na = polar_content(_as_words(c), other.content)
+    cb, nb = polar_content(_as_words(other), c.content)
+    only_a = frozenset(x for x in ca if not any(stems_match(x, y) for y in cb))
+    only_b = frozenset(y for y in cb if not any(stems_match(y, x) for x in ca))
+    return _Difference(only_a, only_b, len(ca) - len(only_a), na, nb)
+
+
 def _strongly_related(c: Clause, other: Clause) -> bool:
     """Whether two clauses speak of one variable: one's words inside the other's, two
     words shared, or one shared and an antonym between the rest."""
-    ca, _ = polar_content(_as_words(c), other.content)  # "unbroken" against "broken"
-    cb, _ = polar_content(_as_words(other), c.content)
-    shared = _shared(ca, cb)
-    if not shared:
+    d = _difference(c, other)
+    if not d.shared:
         return False
-    if shared == len(ca) or _shared(cb, ca) == len(cb):
+    if not d.only_a or not d.only_b or d.shared >= 2:
         return True
-    if shared >= 2:
-        return True
-    only_a = frozenset(x for x in ca if not any(stems_match(x, y) for y in cb))
-    only_b = frozenset(y for y in cb if not any(stems_match(y, x) for x in ca))
-    return opposite_words(only_a, only_b)
+    return opposite_words(d.only_a, d.only_b)
 
 
 def _without_place(text: str) -> str:
@@ -625,19 +640,14 @@ def _without_place(text: str) -> str:
 def _no_more_than(c: Clause, other: Clause) -> bool:
     """Whether `c` says nothing `other` does not, but for a negation or an antonym ("the
     pump ran" of "the sump pump runs"; "the case stayed shut" of "the case is opened")."""
-    ca, _ = polar_content(_as_words(c), other.content)
-    cb, _ = polar_content(_as_words(other), c.content)
-    only_a = frozenset(x for x in ca if not any(stems_match(x, y) for y in cb))
-    only_b = frozenset(y for y in cb if not any(stems_match(y, x) for x in ca))
-    return not only_a or (len(only_a) == 1 and opposite_words(only_a, only_b))
+    d = _difference(c, other)
+    return not d.only_a or (len(d.only_a) == 1 and opposite_words(d.only_a, d.only_b))
 
 
 def _value_against(c: Clause, other: Clause, other_value: int) -> int | None:
     """The value `c` names, read against a clause of known value; None when not sure."""
-    ca, na = polar_content(_as_words(c), other.content)
-    cb, nb = polar_content(_as_words(other), c.content)
-    only_a = frozenset(x for x in ca if not any(stems_match(x, y) for y in cb))
-    only_b = frozenset(y for y in cb if not any(stems_match(y, x) for x in ca))
+    d = _difference(c, other)
+    only_a, only_b, na, nb = d.only_a, d.only_b, d.negated_a, d.negated_b
     if opposite_words(only_a, only_b):
         return other_value if na != nb else 1 - other_value
     if only_a and only_b:
@@ -656,9 +666,7 @@ _OPPOSED_TO_GENERIC = frozenset(
 )
 
 
-def _as_words(c: Clause):
-    from causalqa.stated.text import PhraseWords
-
+def _as_words(c: Clause) -> PhraseWords:
     return PhraseWords(c.text, c.content, c.negated, (), c.written)
 
 
@@ -668,7 +676,6 @@ class Linker:
     def __init__(self) -> None:
         self.vars: list[_Var] = []
         self.unsure: list[tuple[str, str, list[str]]] = []
-        self.says_more = False
         self.loose: list[Observation] = []
 
     def sharing(self, text: str, sentence: str) -> list[str]:
@@ -676,9 +683,20 @@ class Linker:
         c = clause(text, sentence)
         return [v.key for v in self.vars if _shared(c.content, v.words)]
 
-    def link(
+    def link(self, text: str, sentence: str, *, create: bool) -> tuple[str, int]:
+        """The variable and value `text` names (see `_link`)."""
+        key, value, _ = self._link(text, sentence, create=create)
+        return key, value
+
+    def link_fact(self, text: str, sentence: str) -> tuple[str, int, bool]:
+        """The variable and value a fact names, and whether it says more than any clause
+        of its variable ("the back door was opened" / "the door is opened"): it may then
+        speak of something else, and the answer must hold without it too."""
+        return self._link(text, sentence, create=False, one_variable=True)
+
+    def _link(
         self, text: str, sentence: str, *, create: bool, one_variable: bool = False
-    ) -> tuple[str, int]:
+    ) -> tuple[str, int, bool]:
         """The variable and value `text` names. A clause of a mechanism (`create`) names
         a variable already read when it says what one of its clauses says, with words
         added or an antonym ("the pump runs" / "it runs"; "the drawbridge is raised" /
@@ -696,28 +714,21 @@ class Linker:
             if strong or (not create and shared and 2 * shared >= len(c.content)):
                 union = len(c.content) + len(v.words) - shared
                 scored.append((strong, shared, shared / union, v))
-        if not scored and not create:
-            cut = _without_place(text)
-            if cut != text:
-                try:
-                    return self.link(cut, sentence, create=False, one_variable=one_variable)
-                except NotSure:
-                    pass
+        if (
+            not scored
+            and not create
+            and (read := self._without_place(text, sentence, one_variable))
+        ):
+            return read
         if not scored:
             if not create:
                 raise NotSure(f"'{text}' speaks of nothing the mechanisms name")
-            var = _Var(self._key(c))
-            var.clauses.append((c, 0 if c.negated else 1))
-            self.vars.append(var)
-            return var.key, 0 if c.negated else 1
+            return self._new_variable(c)
         scored.sort(key=lambda t: t[:3], reverse=True)
         if len(scored) > 1 and scored[1][:3] == scored[0][:3]:
             raise NotSure(f"'{text}' could name {scored[0][3].key} or {scored[1][3].key}")
         var = scored[0][3]
-        # a fact that says more than any clause of its variable ("the back door was
-        # opened" / "the door is opened") may speak of something else: it is read, and
-        # the answer must hold without it too
-        self.says_more = one_variable and not any(_no_more_than(c, o) for o, _ in var.clauses)
+        says_more = one_variable and not any(_no_more_than(c, o) for o, _ in var.clauses)
         if one_variable:
             rest = frozenset(
                 w
@@ -730,13 +741,12 @@ class Linker:
                 # "the vent stayed shut though the lock was off": words of two variables
                 raise NotSure(f"'{text}' speaks of {var.key} and of {other.key}")
         values = {_value_against(c, o, ov) for o, ov in var.clauses}
-        if not create and len(values - {None}) != 1:
-            cut = _without_place(text)
-            if cut != text:
-                try:
-                    return self.link(cut, sentence, create=False, one_variable=one_variable)
-                except NotSure:
-                    pass
+        if (
+            not create
+            and len(values - {None}) != 1
+            and (read := self._without_place(text, sentence, one_variable))
+        ):
+            return read
         if not create:
             # a clause said in other words than one of the variable's (None) does not
             # count against the clauses it can be read against
@@ -744,15 +754,30 @@ class Linker:
         if (None in values or len(values) != 1) and create and len(scored) == 1:
             # "the last domino falls" beside "the first domino falls": words on both
             # sides that are not opposites name another variable
-            var = _Var(self._key(c))
-            var.clauses.append((c, 0 if c.negated else 1))
-            self.vars.append(var)
-            return var.key, 0 if c.negated else 1
+            return self._new_variable(c)
         if None in values or len(values) != 1:
             raise NotSure(f"the words do not tell which value of {var.key} '{text}' names")
         (value,) = values
         var.clauses.append((c, value))
-        return var.key, value
+        return var.key, value, says_more
+
+    def _new_variable(self, c: Clause) -> tuple[str, int, bool]:
+        var = _Var(self._key(c))
+        var.clauses.append((c, 0 if c.negated else 1))
+        self.vars.append(var)
+        return var.key, 0 if c.negated else 1, False
+
+    def _without_place(
+        self, text: str, sentence: str, one_variable: bool
+    ) -> tuple[str, int, bool] | None:
+        """The reading of `text` without its last 'in/at/on …' phrase, if that one reads."""
+        cut = _without_place(text)
+        if cut == text:
+            return None
+        try:
+            return self._link(cut, sentence, create=False, one_variable=one_variable)
+        except NotSure:
+            return None
 
     def _key(self, c: Clause) -> str:
         words = [w for _, w in c.written if w.lower() not in ("not", "no")]
@@ -805,10 +830,6 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
         model.mechanisms.append(m)
     for key in (v.key for v in linker.vars):
         model.variables[key] = Variable(name=key)
-    for v in linker.vars:
-        for c, val in v.clauses:
-            if c.text not in model.variables[v.key].phrases[val]:
-                model.variables[v.key].phrases[val].append(c.text)
     for m in model.mechanisms:
         for i, _ in m.inputs + m.requires:
             if (i, m.effect) not in model.edges:
@@ -825,16 +846,16 @@ def build_model(story: str, plain: PlainStory) -> tuple[StatedModel, Linker]:
     loose: list[Observation] = []
     for fact, sentence in plain.facts:
         try:
-            var, value = linker.link(fact, sentence, create=False, one_variable=True)
+            var, value, says_more = linker.link_fact(fact, sentence)
         except NotSure as e:
             model.notes.append(f"a fact left out ({e}): “{sentence}”")
             unsure.append((fact, sentence, linker.sharing(fact, sentence)))
             continue
         model.observations.append(Observation(var, value, sentence))
-        if linker.says_more:
+        if says_more:
             model.notes.append(f"a fact read that says more than its variable: “{fact}”")
             loose.append(model.observations[-1])
-    for v in linker.vars:  # clauses linked by facts are phrases too
+    for v in linker.vars:  # the phrases of each value, the facts' too
         for c, val in v.clauses:
             if c.text not in model.variables[v.key].phrases[val]:
                 model.variables[v.key].phrases[val].append(c.text)
@@ -988,8 +1009,6 @@ def answer_plain(story: str, question: str) -> StatedAnswer | None:
     """The answer to a counterfactual question about a deterministic story told in
     everyday English, or a refusal naming the sentence; None when the story states a
     probability or no mechanism this reader knows (it is not this reader's kind)."""
-    from causalqa.stated.compute import NotIdentified, counterfactual
-
     start = time.perf_counter()
     if not looks_deterministic(story) or read_counterfactual(question) is None:
         return None
@@ -1024,23 +1043,14 @@ def _check_left_out_facts(model: StatedModel, linker: Linker, q: Query, value: f
     """The answer must not hang on a fact that was left out: read as any variable it
     shares words with, at either value, it must leave the story consistent and the
     answer the same."""
-    import copy
-
-    from causalqa.stated.compute import NotIdentified, counterfactual
-
     # a fact read that says more than its variable: the answer must hold without it,
     # all such left out together and each on its own
     if linker.loose:
         for dropped in [linker.loose] + (
             [[o] for o in linker.loose] if len(linker.loose) > 1 else []
         ):
-            trial = copy.copy(model)
-            trial.observations = [o for o in model.observations if o not in dropped]
-            try:
-                other = counterfactual(trial, q).value
-            except NotIdentified:
-                other = None
-            if other != value:
+            kept = [o for o in model.observations if o not in dropped]
+            if _value_with(model, kept, q) != value:
                 raise StoryRefusal(
                     f"the answer hangs on the fact '{dropped[0].sentence}', which says more than "
                     f"the mechanisms' words for {dropped[0].variable}",
@@ -1057,16 +1067,8 @@ def _check_left_out_facts(model: StatedModel, linker: Linker, q: Query, value: f
     if math.prod(len(r) for r in readings) > 4096:
         raise StoryRefusal("too many sentences whose words do not tell what they say")
     for combo in itertools.product(*readings):
-        trial = copy.copy(model)
-        trial.observations = [
-            *model.observations,
-            *(Observation(var, val, u[1]) for (var, val), u in zip(combo, unsure)),
-        ]
-        try:
-            other = counterfactual(trial, q).value
-        except NotIdentified:
-            other = None
-        if other != value:
+        read = [Observation(var, val, u[1]) for (var, val), u in zip(combo, unsure)]
+        if _value_with(model, [*model.observations, *read], q) != value:
             fact, sentence = unsure[0][0], unsure[0][1]
             if len(unsure) == 1:
                 why = f"the answer hangs on the fact '{fact}', whose words do not tell what it says"
@@ -1076,6 +1078,17 @@ def _check_left_out_facts(model: StatedModel, linker: Linker, q: Query, value: f
                     f"they say ('{fact}', …)"
                 )
             raise StoryRefusal(why, sentence)
+
+
+def _value_with(model: StatedModel, observations: list[Observation], q: Query) -> float | None:
+    """The counterfactual's value had the story told these facts; None when they fix no
+    answer (contradiction, or worlds that disagree)."""
+    trial = copy.copy(model)
+    trial.observations = observations
+    try:
+        return counterfactual(trial, q).value
+    except NotIdentified:
+        return None
 
 
 def _refused(why: str, start: float, model: StatedModel | None = None) -> StatedAnswer:
