@@ -434,3 +434,68 @@ def test_chat_prefix_state_is_saved_and_loaded_by_the_next_process(small, tmp_pa
         assert fourth.complete(ask, max_tokens=6).text == plain
     assert fourth.prefix_state_events == ["saved"]
     fourth.close()
+
+
+def test_a_warmed_prefix_is_loaded_by_the_next_process_and_a_chat_goes_on_from_it(small, tmp_path):
+    prefix = [
+        {
+            "role": "system",
+            "content": "Reference list: "
+            + " ".join(f"Item {i} is colour {i % 7}." for i in range(80)),
+        },
+        {"role": "user", "content": "What colour is item 9?"},
+        {"role": "assistant", "content": "Colour 2."},
+    ]
+    warmer = get_llm("local:small", cache=False, quiet=True, timeout=120)
+    warmer.prefix_state_dir = tmp_path
+    assert warmer.warm_prefix(prefix) == "saved"
+    assert warmer.warm_prefix(prefix) == "loaded"  # again: idempotent, nothing new written
+    warmer.close()
+    (saved,) = tmp_path.glob("*.npz")
+
+    ask = [*prefix, {"role": "user", "content": "And item 15? Reply with the colour only."}]
+    plain = small.complete(ask, max_tokens=6).text
+    # A chat whose history goes on after the warmed prefix starts from its state.
+    chat = [
+        *prefix,
+        {"role": "user", "content": "And item 4?"},
+        {"role": "assistant", "content": "Colour 4."},
+        {"role": "user", "content": "And item 15? Reply with the colour only."},
+    ]
+    plain_chat = small.complete(chat, max_tokens=6).text
+    later = get_llm("local:small", cache=False, quiet=True, timeout=120)  # a new process
+    later.prefix_state_dir = tmp_path
+    assert later.complete(chat, max_tokens=6).text == plain_chat
+    assert later.prefix_state_events == ["loaded and extended"]
+    assert list(tmp_path.glob("*.npz")) == [saved]  # a chat's own history is not saved
+    assert later.complete(ask, max_tokens=6).text == plain
+    later.close()
+    # Too short to be worth saving: said so, nothing written.
+    short = get_llm("local:small", cache=False, quiet=True, timeout=120)
+    short.prefix_state_dir = tmp_path
+    assert short.warm_prefix([{"role": "system", "content": "Be brief."}]) == "not kept"
+    assert list(tmp_path.glob("*.npz")) == [saved]
+    short.close()
+
+
+def test_after_idle_time_the_threads_follow_the_idle_cores(small, monkeypatch):
+    from causalqa.llm import local
+    from causalqa.llm.threads import ThreadChoice
+
+    llm = get_llm("local:small", cache=False, quiet=True, timeout=120)
+    monkeypatch.setattr(llm, "_thread_choice", ThreadChoice(2, 2, 0.0, "idle cores"))
+    baseline = llm.complete("Say OK.", max_tokens=3).text
+    monkeypatch.setattr(local, "choose_threads", lambda: ThreadChoice(1, 2, 1.0, "idle cores"))
+    llm.complete("Say OK.", max_tokens=3)  # just used: not measured again
+    assert llm.n_threads == 2 and llm.llama.n_threads == 2
+    llm._last_request -= local.IDLE_RECHECK_SECONDS  # as if idle since
+    assert llm.complete("Say OK.", max_tokens=3).text == baseline
+    assert llm.n_threads == 1 and llm.llama.n_threads == 1
+    # A count fixed by the caller (or CAUSALQA_THREADS) is never changed.
+    fixed = local.LocalLLM(small.model_path, n_threads=2)
+    fixed.complete("Say OK.", max_tokens=3)
+    fixed._last_request -= local.IDLE_RECHECK_SECONDS
+    fixed.complete("Say OK.", max_tokens=3)
+    assert fixed.n_threads == 2 and fixed.llama.n_threads == 2
+    llm.close()
+    fixed.close()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from causalqa.bench.report import environment, table_markdown, write_report
+from causalqa.llm.threads import usable_cores
 
 _PREFIX = (
     "You are an assistant that answers questions about a causal graph over business "
@@ -38,6 +39,18 @@ def _timed(fn):
     return value, time.perf_counter() - start
 
 
+def _generation_speed(llama, prompt: list[int], n_gen: int) -> tuple[int, float]:
+    """(tokens, tokens/s) of greedy generation from an empty KV cache, timed from the
+    first token."""
+    llama.reset()
+    stamps = []
+    for i, _tok in enumerate(llama.generate(prompt, temp=0.0, reset=True)):
+        stamps.append(time.perf_counter())
+        if i + 1 >= n_gen:
+            break
+    return len(stamps), round((len(stamps) - 1) / (stamps[-1] - stamps[0]), 1)
+
+
 def measure(spec: str, *, quick: bool) -> dict[str, Any]:
     """Measure one local model in this process (call it in a fresh process)."""
     from causalqa.llm import get_llm, parse_spec
@@ -57,6 +70,7 @@ def measure(spec: str, *, quick: bool) -> dict[str, Any]:
 
     kernels = kernel_info()
     result["threads"] = llm.n_threads
+    result["threads_why"] = llm.thread_choice.describe()
     result["kernels"] = (kernels.variant or kernels.build) if kernels else None
     result["system_info"] = kernels.system_info if kernels else None
 
@@ -69,19 +83,25 @@ def measure(spec: str, *, quick: bool) -> dict[str, Any]:
     result["prompt_tokens"] = len(tokens)
     result["prompt_tok_per_s"] = round(len(tokens) / secs, 1)
 
-    # Generation: a fixed number of tokens, timed from the first one.
+    # Generation: a fixed number of tokens, timed from the first one; then the same with
+    # every usable core, so that the automatic thread choice is judged in the same run.
     n_gen = 32 if quick else 128
-    llama.reset()
     prompt = llm.tokenize(
         llm.render([{"role": "user", "content": "Write a long story about a cat."}])
     )
-    stamps = []
-    for i, _tok in enumerate(llama.generate(prompt, temp=0.0, reset=True)):
-        stamps.append(time.perf_counter())
-        if i + 1 >= n_gen:
-            break
-    result["gen_tokens"] = len(stamps)
-    result["gen_tok_per_s"] = round((len(stamps) - 1) / (stamps[-1] - stamps[0]), 1)
+    n, result["gen_tok_per_s"] = _generation_speed(llama, prompt, n_gen)
+    result["gen_tokens"] = n
+    cores = len(usable_cores())
+    result["all_cores"] = cores
+    if cores != llm.n_threads:
+        llama._ctx.set_n_threads(cores, cores)
+        _, result["gen_tok_per_s_all_cores"] = _generation_speed(llama, prompt, n_gen)
+        llama._ctx.set_n_threads(llm.n_threads, llm.n_threads)
+    else:
+        result["gen_tok_per_s_all_cores"] = result["gen_tok_per_s"]
+    result["auto_vs_all_cores"] = round(
+        result["gen_tok_per_s"] / result["gen_tok_per_s_all_cores"], 3
+    )
 
     # A long shared prefix: the first question pays for it, the next reuses the KV cache.
     llama.reset()
@@ -178,6 +198,8 @@ def run_llm_bench(specs: list[str], *, quick: bool, out_dir: Path, console=None)
         ("peak_rss_mb", "peak RSS MB"),
         ("kernels", "kernels"),
         ("threads", "threads"),
+        ("gen_tok_per_s_all_cores", "gen tok/s, all cores"),
+        ("auto_vs_all_cores", "auto ÷ all cores"),
     ]
     report = {
         "benchmark": "llm",
@@ -187,6 +209,9 @@ def run_llm_bench(specs: list[str], *, quick: bool, out_dir: Path, console=None)
     }
     systems = sorted({r["system_info"] for r in rows if r.get("system_info")})
     extra = "".join(f"llama.cpp system info: `{x}`\n" for x in systems)
+    extra += "".join(
+        f"Threads for {r['spec']}: {r['threads_why']}.\n" for r in rows if r.get("threads_why")
+    )
     markdown = table_markdown("llm", report, columns, extra=extra)
     write_report(out_dir, "llm", report, markdown)
     report["markdown"] = markdown

@@ -215,6 +215,13 @@ class LLM(ABC):
     def close(self) -> None:
         """Release the model (memory, connections)."""
 
+    def warm_prefix(self, prefix: list[Message]) -> str:
+        """Prepare the state a prompt that starts with the conversation `prefix` needs, so
+        that the first such prompt in any later process is quick. Returns what happened:
+        "saved", "loaded" (it was saved already) or "not kept" (the backend keeps no state
+        across processes, or the prefix is too short to be worth it)."""
+        return "not kept"
+
     # -- the public interface ----------------------------------------------------------
     def complete(
         self,

@@ -38,6 +38,7 @@ from causalqa.llm.base import LLM, Generation, LabelScores, Message, Usage
 from causalqa.llm.grammar import schema_to_gbnf
 from causalqa.llm.kernels import ensure_cpu_backend
 from causalqa.llm.models import check_gguf, ensure_model
+from causalqa.llm.threads import ThreadChoice, choose_threads
 
 DEFAULT_N_CTX = int(os.environ.get("CAUSALQA_N_CTX", "8192"))
 
@@ -49,6 +50,8 @@ PREFIX_STATE_MIN_TOKENS = 384
 """Chat prefixes shorter than this are cheap to evaluate and not saved."""
 PREFIX_STATES_KEPT = 8
 """Saved prefix states kept on disk (the most recently used)."""
+IDLE_RECHECK_SECONDS = 10.0
+"""A process idle this long (chat, serve) measures the idle cores again before a request."""
 
 _CHATML = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
@@ -72,22 +75,9 @@ def _import_llama_cpp():
 
 
 def default_threads() -> int:
-    """Threads for llama.cpp: ``$CAUSALQA_THREADS``, else the cores not already busy.
-
-    llama.cpp's worker threads spin at barriers, so one thread more than there are idle
-    cores makes every token wait for a descheduled thread: measured on 2 cores at load
-    average 12, a first answer took 58 s with 2 threads and 5 s with 1. The 1-minute
-    load average taken at start-up stands for the busy cores.
-    """
-    env = os.environ.get("CAUSALQA_THREADS", "").strip()
-    if env.isdigit() and int(env) > 0:
-        return int(env)
-    cores = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):  # not available on this platform
-        busy = 0.0
-    return max(1, min(cores, round(cores - busy)))
+    """Threads for llama.cpp: ``$CAUSALQA_THREADS``, else the cores idle now
+    (`causalqa.llm.threads`)."""
+    return choose_threads().threads
 
 
 @lru_cache(maxsize=64)
@@ -184,7 +174,10 @@ class LocalLLM(LLM):
         self.model = name or self.model_path.stem
         self._sha256 = sha256
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or default_threads()
+        self._thread_choice: ThreadChoice | None = (
+            ThreadChoice(n_threads, n_threads, None, "argument") if n_threads else None
+        )
+        self._last_request: float | None = None
         self._llama = None
         self._formatter = None
         self._prefix_formatter = None
@@ -195,6 +188,42 @@ class LocalLLM(LLM):
         )
         self.prefix_state_events: list[str] = []
         """What happened to each chat prefix: "kept", "loaded" or "saved" (diagnostics)."""
+
+    # -- threads -----------------------------------------------------------------------
+    @property
+    def thread_choice(self) -> ThreadChoice:
+        """How many threads llama.cpp runs and why (measured on first use)."""
+        if self._thread_choice is None:
+            self._thread_choice = choose_threads()
+        return self._thread_choice
+
+    @property
+    def n_threads(self) -> int:
+        return self.thread_choice.threads
+
+    def _fit_threads(self) -> None:
+        """After the process was idle, measure the idle cores again: work that was running
+        when the model loaded may have ended, or other work started."""
+        last, self._last_request = self._last_request, None
+        if last is None or time.monotonic() - last < IDLE_RECHECK_SECONDS:
+            return
+        if self.thread_choice.source not in ("idle cores", "load average"):
+            return  # fixed by the caller or by CAUSALQA_THREADS
+        choice = choose_threads()
+        if choice.threads != self.thread_choice.threads and self._llama is not None:
+            self._llama._ctx.set_n_threads(choice.threads, choice.threads)
+            self._llama.n_threads = self._llama.n_threads_batch = choice.threads
+        self._thread_choice = choice
+
+    @contextlib.contextmanager
+    def _request(self):
+        """One request to the model: under the lock, with threads fitted to the idle cores."""
+        with self._lock:
+            self._fit_threads()
+            try:
+                yield
+            finally:
+                self._last_request = time.monotonic()
 
     # -- loading -----------------------------------------------------------------------
     def cache_identity(self) -> str:
@@ -286,7 +315,7 @@ class LocalLLM(LLM):
         import json
 
         llama_cpp = _import_llama_cpp()
-        with self._lock:
+        with self._request():
             prompt = self.render(messages)
             tokens = self.tokenize(prompt)
             self._check_fits(len(tokens), max_tokens)
@@ -337,7 +366,7 @@ class LocalLLM(LLM):
         )
 
     def _score_labels(self, prompt: str | list[Message], labels: list[str]) -> LabelScores:
-        with self._lock:
+        with self._request():
             text = prompt if isinstance(prompt, str) else self.render(prompt)
             prompt_tokens = self.tokenize(text)
             if not prompt_tokens:
@@ -376,6 +405,16 @@ class LocalLLM(LLM):
         )
 
     # -- chat prefixes saved across processes ------------------------------------------
+    def warm_prefix(self, prefix: list[Message]) -> str:
+        with self._request():
+            probe = [*prefix, {"role": "user", "content": "?"}]
+            prompt = self.render(probe)
+            before = len(self.prefix_state_events)
+            self.llama.reset()  # from an empty cache: the state is loaded or saved whole
+            self._restore_prefix(probe, prompt, self.tokenize(prompt))
+            events = self.prefix_state_events[before:]
+        return events[-1] if events else "not kept"
+
     def _restore_prefix(self, messages: list[Message], prompt: str, tokens: list[int]) -> None:
         """Make the KV cache hold the chat's prefix (all messages but the last).
 
@@ -409,9 +448,31 @@ class LocalLLM(LLM):
         if path.exists() and self._load_prefix_state(path, prefix):
             self.prefix_state_events.append("loaded")
             return
+        if self._load_shorter_prefix(messages[:-1], prefix):
+            # A conversation that goes on from a saved one (a chat's history after the
+            # planner's prompt): the rest is evaluated, not saved — no other process
+            # will send this history, and saving it would push out the shared states.
+            self._eval_reusing_prefix(prefix)
+            self.prefix_state_events.append("loaded and extended")
+            return
         self._eval_reusing_prefix(prefix)
         self._save_prefix_state(path, prefix)
         self.prefix_state_events.append("saved")
+
+    def _load_shorter_prefix(self, conversation: list[Message], prefix: list[int]) -> bool:
+        """Load the saved state of the longest shorter conversation `conversation` starts
+        with (whole messages), if one is saved."""
+        for k in range(len(conversation) - 1, 0, -1):
+            text = self._prefix_formatter(messages=conversation[:k]).prompt  # type: ignore[misc]
+            shorter = self.tokenize(text)
+            if len(shorter) < PREFIX_STATE_MIN_TOKENS:
+                return False
+            if prefix[: len(shorter)] != shorter:
+                continue
+            path = self.prefix_state_dir / f"{self._prefix_key(shorter)}.npz"  # type: ignore[operator]
+            if path.exists() and self._load_prefix_state(path, shorter):
+                return True
+        return False
 
     def _state_meta(self) -> str:
         """What a saved state is only valid for: the weights, llama.cpp's version, n_ctx."""
