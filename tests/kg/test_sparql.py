@@ -630,6 +630,14 @@ def oxigraph_wikidata(wikidata, tmp_path_factory):
         yield url
 
 
+@pytest.fixture(scope="module")
+def oxigraph_quick(hetionet, tmp_path_factory):
+    """The same server, stopping any query after 1 s (``--timeout-s 1``)."""
+    folder = tmp_path_factory.mktemp("oxigraph-quick")
+    with oxigraph_server(hetionet, folder, "--timeout-s", "1") as url:
+        yield url
+
+
 def test_http_client_against_a_real_sparql_server(oxigraph, kg, hetionet):
     remote = KnowledgeGraph.connect(f"sparql:{oxigraph}")
     assert isinstance(remote, SparqlKnowledgeGraph) and remote.vocabulary is GENERIC
@@ -694,13 +702,32 @@ def test_a_real_server_refusing_a_query_or_a_path(oxigraph):
     assert "check the URL" in caught.value.hint
 
 
+def test_a_query_the_real_server_stops_at_its_time_limit(oxigraph_quick, hetionet):
+    """Oxigraph has sent 200 and the start of the JSON when its timeout stops a query; the
+    answer then ends in "has been cancelled". That is its time limit, not a server that
+    does not speak SPARQL JSON. (A COUNT over three joined triple patterns: seconds of
+    work, which this server is seen to give up after its 1 s.)"""
+    assert len(hetionet.store()) > 500  # so the query cannot finish in 1 s
+    slow = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(?a != ?c) }"
+    started = time.perf_counter()
+    with pytest.raises(KGBackendError, match="at its own time limit; .*cancelled") as caught:
+        HttpEndpoint(oxigraph_quick, timeout=30).select(slow)
+    assert "fewer hops" in caught.value.hint
+    assert time.perf_counter() - started < 25
+    assert HttpEndpoint(oxigraph_quick).select("SELECT ?x WHERE { BIND(1 AS ?x) }")
+
+
 # -- HTTP: what a real server cannot show ------------------------------------------------------
+CANCELLED = b"The SPARQL operation has been cancelled"
+
+
 class StandIn(BaseHTTPRequestHandler):
     """What no well-behaved server does on demand, on loopback: /record passes the request
     on to the real server (`upstream`) and records what the client sent (the real server
     answers but cannot show the request); /garbage answers HTML, /notresults JSON of
-    another shape, /timeout a store's own time limit (a Java stack's), /busy 429 with
-    Retry-After, /slow answers after 1.5 s."""
+    another shape, /timeout a store's own time limit (a Java stack's), /cancelled the same
+    in Oxigraph's words at the end of a 200 answer already begun (as the real server does
+    only after a second's work), /busy 429 with Retry-After, /slow answers after 1.5 s."""
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -720,6 +747,9 @@ class StandIn(BaseHTTPRequestHandler):
             self._send(200, b'{"hello": "world"}', "application/json")
         elif self.path == "/timeout":
             self._send(500, b"java.util.concurrent.TimeoutException", "text/plain")
+        elif self.path == "/cancelled":
+            begun = b'{"head":{"vars":["n"]},"results":{"bindings":['
+            self._send(200, begun + CANCELLED, "application/sparql-results+json")
         elif self.path == "/busy":
             self._send(429, b"slow down", "text/plain", {"Retry-After": "7"})
         else:
@@ -777,6 +807,7 @@ def test_the_requests_a_real_server_answered(stand_in, oxigraph, kg, hetionet):
         ("/garbage", "not JSON: '<html><body>Welcome to nginx!"),
         ("/notresults", "not SPARQL SELECT results"),
         ("/timeout", "its own time limit"),
+        ("/cancelled", "its own time limit; its answer broke off with .*cancelled"),
         ("/busy", r"limiting requests \(429\); it asks to wait 7 s"),
         ("/elsewhere", r"no SPARQL endpoint at .* \(404\)"),
     ],
