@@ -4,20 +4,30 @@ An embedded pyoxigraph store holds an RDF sample built here from the path-to-cau
 test subgraphs: the Hetionet-shaped records (ADE, COMAGC, GENE) as plain RDF (rdfs:label,
 rdf:type, one predicate per relation), the Wikidata-shaped SemEval records as Wikidata's
 RDF (wd:Q…, wdt:P…, property labels through wikibase:directClaim). Paths are held to
-networkx's over the same triples; the real HTTP client talks to a SPARQL endpoint on
-loopback that answers from the store; bad input must give one clear error.
+networkx's over the same triples; the real HTTP client talks to a real SPARQL server, an
+Oxigraph process on loopback holding the same sample (``pip install oxigraph``; those tests
+skip without it), and to a stand-in for what no real server does on demand (broken or slow
+answers); bad input must give one clear error.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import re
+import shlex
+import shutil
 import socket
+import subprocess
+import sysconfig
 import threading
 import time
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import quote
 
 import pandas as pd
@@ -41,6 +51,7 @@ from causalqa.kg.sparql import (
     WIKIBASE,
     WIKIDATA,
     WIKIDATA_URL,
+    HttpEndpoint,
     SparqlKnowledgeGraph,
     StoreEndpoint,
     parse_results,
@@ -520,23 +531,213 @@ def test_an_rdf_file(tmp_path, hetionet):
         KnowledgeGraph.connect(f"sparql:{tmp_path / 'missing.ttl'}")
 
 
-# -- HTTP ----------------------------------------------------------------------------------
-class Endpoint(BaseHTTPRequestHandler):
-    """A SPARQL endpoint on loopback answering from a pyoxigraph store, and a few broken
-    ones: /garbage (HTML), /notresults (JSON of another shape), /timeout (the server's own
-    limit), /busy (429), /slow (answers after 1.5 s), anything else 404."""
+# -- HTTP: a real SPARQL server --------------------------------------------------------------
+OXIGRAPH = "oxigraph==0.5.13"
+"""The PyPI package that ships Oxigraph's SPARQL server binary (in causalqa's dev extra)."""
+
+
+def oxigraph_binary() -> str | None:
+    """The ``oxigraph`` server that ``pip install oxigraph`` puts beside this Python's own
+    scripts (a venv's bin/, on PATH or not), else one on PATH; None if there is none."""
+    return shutil.which("oxigraph", path=sysconfig.get_path("scripts")) or shutil.which("oxigraph")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _log(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace").strip() if path.exists() else ""
+    return text[-4000:] or "(nothing)"
+
+
+def _answers(url: str) -> bool:
+    """Whether the SPARQL endpoint at `url` answers ``ASK {}`` (a GET, as a probe)."""
+    probe = url + "?" + urllib.parse.urlencode({"query": "ASK {}"})
+    try:
+        with urllib.request.urlopen(probe, timeout=1) as response:
+            return response.status == 200 and b"true" in response.read()
+    except (OSError, http.client.HTTPException):  # URLError and timeouts are OSErrors
+        return False
+
+
+@contextlib.contextmanager
+def oxigraph_server(sample: Sample, folder: Path, *options: str, startup: float = 30.0):
+    """A real Oxigraph SPARQL server process on loopback holding `sample`; yields its query
+    URL and stops the process on leaving, whatever happened.
+
+    The sample is written as N-Triples, loaded into a store folder with ``oxigraph load``
+    and served read-only with ``oxigraph serve-read-only`` on a free port; a server that
+    does not answer within `startup` seconds fails the test with its output; `options` go
+    to the server (``--timeout-s 1``). Skips when the binary is not installed.
+    """
+    binary = oxigraph_binary()
+    if binary is None:
+        pytest.skip(f"the Oxigraph SPARQL server is not installed: pip install {OXIGRAPH}")
+    rdf, db = folder / "sample.nt", folder / "db"
+    sample.store().dump(str(rdf), ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
+    load = [binary, "load", "--location", str(db), "--file", str(rdf)]
+    done = subprocess.run(load, capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"{shlex.join(load)} failed ({done.returncode}):\n{done.stderr}")
+    for attempt in range(3):  # the free port may be taken before the server binds it
+        port, log = _free_port(), folder / f"server-{attempt}.log"
+        serve = [binary, "serve-read-only", "--location", str(db), "--bind", f"127.0.0.1:{port}"]
+        serve += options
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                serve, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+            )
+        try:
+            url = f"http://127.0.0.1:{port}/query"
+            deadline = time.monotonic() + startup
+            while process.poll() is None and time.monotonic() < deadline:
+                if _answers(url):
+                    yield url
+                    return
+                time.sleep(0.05)
+            if process.poll() is not None and "in use" in _log(log) and attempt < 2:
+                continue
+            why = (
+                f"exited with {process.returncode}"
+                if process.poll() is not None
+                else f"did not answer within {startup:g} s"
+            )
+            pytest.fail(f"{shlex.join(serve)} {why}; its output:\n{_log(log)}")
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+@pytest.fixture(scope="module")
+def oxigraph(hetionet, tmp_path_factory):
+    """The query URL of a real Oxigraph server holding the Hetionet-shaped sample."""
+    with oxigraph_server(hetionet, tmp_path_factory.mktemp("oxigraph")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def oxigraph_wikidata(wikidata, tmp_path_factory):
+    """The query URL of a real Oxigraph server holding the Wikidata-shaped sample."""
+    with oxigraph_server(wikidata, tmp_path_factory.mktemp("oxigraph-wikidata")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def oxigraph_quick(hetionet, tmp_path_factory):
+    """The same server, stopping any query after 1 s (``--timeout-s 1``)."""
+    folder = tmp_path_factory.mktemp("oxigraph-quick")
+    with oxigraph_server(hetionet, folder, "--timeout-s", "1") as url:
+        yield url
+
+
+def test_http_client_against_a_real_sparql_server(oxigraph, kg, hetionet):
+    remote = KnowledgeGraph.connect(f"sparql:{oxigraph}")
+    assert isinstance(remote, SparqlKnowledgeGraph) and remote.vocabulary is GENERIC
+    for a, b in _pairs(hetionet, 8)[:4]:
+        assert remote.paths(a, b, k=3, limit=None) == kg.paths(a, b, k=3, limit=None)
+    a, b = _pairs(hetionet, 8)[0]
+    assert remote.paths(a, b, k=4, limit=None) == kg.paths(a, b, k=4, limit=None)
+    assert remote.resolve("isotretinoin") == kg.resolve("isotretinoin")
+    assert remote.resolve("ACCUTANE") == kg.resolve("ACCUTANE")  # an alias
+    iso = f"{EX}entity/Compound/Isotretinoin"
+    assert remote.neighbours(iso, limit=1000) == kg.neighbours(iso, limit=1000)
+    assert remote.stats() == {**kg.stats(), "store": oxigraph}
+    with pytest.raises(EntityNotFoundError, match="closest names: Isotretinoin"):
+        remote.resolve("isotretinoine")
+
+
+def test_wikidata_vocabulary_against_a_real_sparql_server(oxigraph_wikidata, wkg, wikidata):
+    """LANGMATCHES, STRSTARTS and property labels through wikibase:directClaim, on a real
+    server. Only ids are resolved: a name not found by label would ask Wikidata's
+    EntitySearch SERVICE, which only Wikidata's own service runs."""
+    remote = SparqlKnowledgeGraph.connect(f"sparql:{oxigraph_wikidata}", vocabulary=WIKIDATA)
+    for a, b in _pairs(wikidata, 6):
+        assert remote.paths(a, b, k=3, limit=None) == wkg.paths(a, b, k=3, limit=None)
+    qid = next(iter(sorted(wikidata.nodes)))
+    assert remote.resolve(qid.removeprefix("wd:")) == wkg.resolve(qid)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_literals_round_trip_through_a_real_server(oxigraph, text):
+    """Escaped, form-encoded, parsed by the server and sent back as JSON: the same text."""
+    query = f"SELECT ?x WHERE {{ BIND({sparql_literal(text)} AS ?x) }}"
+    assert HttpEndpoint(oxigraph).select(query)[0]["x"].value == text
+
+
+def test_cli_kg_paths_and_stats_over_sparql(oxigraph, hetionet):
+    url = f"sparql:{oxigraph}"
+    a, b = _pairs(hetionet, 8)[0]
+    result = runner.invoke(app, ["paths", a, b, "--kg", url, "--k", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    expected = nx_paths(hetionet.data(), a, b, 3)
+    assert out["count"] == len(expected) > 0
+    assert [p["text"] for p in out["paths"]] == [p.verbalise() for p in expected[:100]]
+    result = runner.invoke(app, ["paths", "isotretinoin", "unobtainium", "--kg", url])
+    assert isinstance(result.exception, EntityNotFoundError)
+    result = runner.invoke(app, ["stats", "--kg", url, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["edges"] == len(hetionet.edges)
+    result = runner.invoke(app, ["stats", "--kg", url])
+    assert result.exit_code == 0 and "sparql" in result.stdout
+    result = runner.invoke(app, ["load", "triples", "x.tsv", "--store", url])
+    assert isinstance(result.exception, KGStoreError)
+
+
+def test_a_real_server_refusing_a_query_or_a_path(oxigraph):
+    with pytest.raises(KGBackendError, match=r"rejected the query \(400\): error at 1:") as caught:
+        HttpEndpoint(oxigraph).select("SELECT ?x WHERE { ?x ")
+    assert "SPARQL 1.1" in caught.value.hint
+    elsewhere = oxigraph.replace("/query", "/elsewhere")
+    with pytest.raises(KGBackendError, match=r"no SPARQL endpoint at .* \(404\)") as caught:
+        SparqlKnowledgeGraph.connect(f"sparql:{elsewhere}").resolve("isotretinoin")
+    assert "check the URL" in caught.value.hint
+
+
+def test_a_query_the_real_server_stops_at_its_time_limit(oxigraph_quick, hetionet):
+    """Oxigraph has sent 200 and the start of the JSON when its timeout stops a query; the
+    answer then ends in "has been cancelled". That is its time limit, not a server that
+    does not speak SPARQL JSON. (A COUNT over three joined triple patterns: seconds of
+    work, which this server is seen to give up after its 1 s.)"""
+    assert len(hetionet.store()) > 500  # so the query cannot finish in 1 s
+    slow = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(?a != ?c) }"
+    started = time.perf_counter()
+    with pytest.raises(KGBackendError, match="at its own time limit; .*cancelled") as caught:
+        HttpEndpoint(oxigraph_quick, timeout=30).select(slow)
+    assert "fewer hops" in caught.value.hint
+    assert time.perf_counter() - started < 25
+    assert HttpEndpoint(oxigraph_quick).select("SELECT ?x WHERE { BIND(1 AS ?x) }")
+
+
+# -- HTTP: what a real server cannot show ------------------------------------------------------
+CANCELLED = b"The SPARQL operation has been cancelled"
+
+
+class StandIn(BaseHTTPRequestHandler):
+    """What no well-behaved server does on demand, on loopback: /record passes the request
+    on to the real server (`upstream`) and records what the client sent (the real server
+    answers but cannot show the request); /garbage answers HTML, /notresults JSON of
+    another shape, /timeout a store's own time limit (a Java stack's), /cancelled the same
+    in Oxigraph's words at the end of a 200 answer already begun (as the real server does
+    only after a second's work), /busy 429 with Retry-After, /slow answers after 1.5 s."""
 
     def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
-        query = urllib.parse.parse_qs(body)["query"][0]
-        self.server.seen.append((self.path, dict(self.headers), query))
-        if self.path == "/sparql":
-            result = self.server.store.query(query)
-            self._send(
-                200,
-                result.serialize(format=ox.QueryResultsFormat.JSON),
-                "application/sparql-results+json",
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.seen.append((self.command, self.path, dict(self.headers), body))
+        if self.path == "/record":
+            forward = urllib.request.Request(
+                self.server.upstream, data=body, method="POST", headers=dict(self.headers)
             )
+            with urllib.request.urlopen(forward, timeout=30) as response:
+                self._send(response.status, response.read(), response.headers["Content-Type"])
         elif self.path == "/slow":
             time.sleep(1.5)
             self._send(200, b'{"head": {}, "results": {"bindings": []}}', "application/json")
@@ -546,6 +747,9 @@ class Endpoint(BaseHTTPRequestHandler):
             self._send(200, b'{"hello": "world"}', "application/json")
         elif self.path == "/timeout":
             self._send(500, b"java.util.concurrent.TimeoutException", "text/plain")
+        elif self.path == "/cancelled":
+            begun = b'{"head":{"vars":["n"]},"results":{"bindings":['
+            self._send(200, begun + CANCELLED, "application/sparql-results+json")
         elif self.path == "/busy":
             self._send(429, b"slow down", "text/plain", {"Retry-After": "7"})
         else:
@@ -568,10 +772,10 @@ class Endpoint(BaseHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def server(hetionet):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Endpoint)
+def stand_in():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
     httpd.daemon_threads = True
-    httpd.store, httpd.seen = hetionet.store(), []
+    httpd.seen, httpd.upstream = [], None
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -579,46 +783,22 @@ def server(hetionet):
     httpd.server_close()
 
 
-def test_http_client_against_a_loopback_endpoint(server, kg, hetionet):
-    httpd, base = server
-    remote = KnowledgeGraph.connect(f"sparql:{base}/sparql")
+def test_the_requests_a_real_server_answered(stand_in, oxigraph, kg, hetionet):
+    """The SPARQL 1.1 protocol's POST of a form, JSON results asked for, causalqa's
+    User-Agent: recorded on the way to the real server, which answered them."""
+    httpd, base = stand_in
+    httpd.upstream, httpd.seen[:] = oxigraph, []
+    remote = KnowledgeGraph.connect(f"sparql:{base}/record")
     a, b = _pairs(hetionet, 8)[0]
     assert remote.paths(a, b, k=3, limit=None) == kg.paths(a, b, k=3, limit=None)
-    assert remote.resolve("isotretinoin") == kg.resolve("isotretinoin")
-    path, headers, query = httpd.seen[-1]
-    assert headers["User-Agent"] == USER_AGENT and USER_AGENT.startswith("causalqa/")
-    assert "application/sparql-results+json" in headers["Accept"]
-    assert "LIMIT" in query
-
-
-def test_cli_kg_paths_and_stats_over_sparql(server, hetionet):
-    _, base = server
-    a, b = _pairs(hetionet, 8)[0]
-    result = runner.invoke(
-        app, ["paths", a, b, "--kg", f"sparql:{base}/sparql", "--k", "3", "--json"]
-    )
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
-    expected = nx_paths(hetionet.data(), a, b, 3)
-    assert out["count"] == len(expected) > 0
-    assert [p["text"] for p in out["paths"]] == [p.verbalise() for p in expected[:100]]
-    result = runner.invoke(
-        app, ["paths", "isotretinoin", "unobtainium", "--kg", f"sparql:{base}/sparql"]
-    )
-    assert isinstance(result.exception, EntityNotFoundError)
-    result = runner.invoke(app, ["stats", "--kg", f"sparql:{base}/sparql", "--json"])
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["edges"] == len(hetionet.edges)
-    result = runner.invoke(app, ["stats", "--kg", f"sparql:{base}/sparql"])
-    assert result.exit_code == 0 and "sparql" in result.stdout
-    result = runner.invoke(app, ["load", "triples", "x.tsv", "--store", f"sparql:{base}/sparql"])
-    assert isinstance(result.exception, KGStoreError)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    assert httpd.seen
+    for method, path, headers, body in httpd.seen:
+        assert (method, path) == ("POST", "/record")
+        assert headers["User-Agent"] == USER_AGENT and USER_AGENT.startswith("causalqa/")
+        assert headers["Accept"] == "application/sparql-results+json"
+        assert headers["Content-Type"] == "application/x-www-form-urlencoded"
+        (query,) = urllib.parse.parse_qs(body.decode("utf-8"), strict_parsing=True)["query"]
+        assert "LIMIT" in query
 
 
 @pytest.mark.parametrize(
@@ -627,20 +807,21 @@ def _free_port() -> int:
         ("/garbage", "not JSON: '<html><body>Welcome to nginx!"),
         ("/notresults", "not SPARQL SELECT results"),
         ("/timeout", "its own time limit"),
+        ("/cancelled", "its own time limit; its answer broke off with .*cancelled"),
         ("/busy", r"limiting requests \(429\); it asks to wait 7 s"),
         ("/elsewhere", r"no SPARQL endpoint at .* \(404\)"),
     ],
 )
-def test_broken_endpoints_give_one_clear_error(server, where, message):
-    _, base = server
+def test_broken_endpoints_give_one_clear_error(stand_in, where, message):
+    _, base = stand_in
     kg = SparqlKnowledgeGraph.connect(f"sparql:{base}{where}")
     with pytest.raises(KGBackendError, match=message) as caught:
         kg.resolve("isotretinoin")
     assert caught.value.hint
 
 
-def test_endpoint_down_and_too_slow(server):
-    _, base = server
+def test_endpoint_down_and_too_slow(stand_in):
+    _, base = stand_in
     down = SparqlKnowledgeGraph.connect(f"sparql:http://127.0.0.1:{_free_port()}/sparql")
     with pytest.raises(KGBackendError, match="cannot reach the SPARQL endpoint") as caught:
         down.stats()

@@ -73,6 +73,10 @@ _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _LANG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 _PREFIX = re.compile(r"[A-Za-z][\w\-]*")
+# How a server that stopped a query midway ends its answer: Oxigraph (``--timeout-s``)
+# has already sent "200 OK" and the start of the JSON, then "The SPARQL operation has been
+# cancelled"; others write a timeout exception into the body.
+_STOPPED = re.compile(rb"(?i)cancell?ed|time ?out|timed out")
 _ECHAR = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
@@ -363,7 +367,17 @@ class HttpEndpoint:
                 f"{self.url} answered more than {MAX_RESPONSE_BYTES // 2**20} MB",
                 hint="ask for fewer hops (--k) or a smaller row limit",
             )
-        return parse_results(body, source=self.url)
+        try:
+            return parse_results(body, source=self.url)
+        except KGBackendError:
+            # not an answer: one the server broke off itself says so at its end
+            if _STOPPED.search(body[-200:]):
+                raise KGBackendError(
+                    f"{self.url} stopped the query at its own time limit; its answer broke off "
+                    f"with {_preview(body[-80:])!r}",
+                    hint="ask for fewer hops (--k); hub entities make long paths slow to enumerate",
+                ) from None
+            raise
 
     def _timeout_error(self) -> KGBackendError:
         return KGBackendError(
