@@ -218,6 +218,12 @@ def test_chat_session_with_a_follow_up():
     assert objs[0]["plan"]["steps"][0]["args"].get("subject") == "P007"
     assert objs[1]["plan"]["steps"][0]["args"].get("subject") == "P042"
     assert objs[0]["plan"]["steps"][0]["tool"] == objs[1]["plan"]["steps"][0]["tool"]
+    # each answer names the partner's own best treatment in the table
+    table = effects_table().select_dtypes("float")
+    for obj, partner in zip(objs, ("P007", "P042"), strict=True):
+        best = table.loc[partner].idxmax()
+        assert obj["result"]["arg"] == best, obj
+        assert obj["result"]["value"] == pytest.approx(table.loc[partner, best])
 
 
 def _unloadable_model(tmp_path):
@@ -235,6 +241,7 @@ def test_ask_answered_by_the_frames_never_loads_the_llm(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["plan"]["steps"][0]["args"]["stat"] == "median"
+    assert out["result"] == pytest.approx(float(effects_table()["Tech Support"].median()))
     assert out["usage"].get("prompt_tokens", 0) == 0
 
 
