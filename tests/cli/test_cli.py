@@ -134,10 +134,21 @@ def test_fit_writes_a_model_and_never_overwrites(tmp_path):
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["subjects"] == 1000 and summary["treatments"] == ["Tech Support", "Discount"]
-    assert (tmp_path / "m" / "graph.graphml").exists()
+    # the summary describes the files written: their graph and their table's averages
+    import networkx as nx
+    import pandas as pd
+
+    graph = nx.read_graphml(tmp_path / "m" / "graph.graphml")
+    assert (summary["variables"], summary["edges"]) == (len(graph.nodes), len(graph.edges))
+    table = pd.read_csv(tmp_path / "m" / "effects.csv")
+    assert len(table) == 1000
+    assert list(table.columns) == ["Partner ID", "Tech Support", "Discount", "Already Engaged"]
+    assert summary["ate"] == {t: round(float(table[t].mean()), 4) for t in summary["treatments"]}
+    written = {f.name: f.read_bytes() for f in (tmp_path / "m").iterdir()}
     again = run(*args)
     assert again.returncode == 1 and "Traceback" not in again.stderr
     assert "overwrite" in again.stderr
+    assert {f.name: f.read_bytes() for f in (tmp_path / "m").iterdir()} == written  # untouched
 
 
 def test_fit_bad_column_is_a_clear_error(tmp_path):
