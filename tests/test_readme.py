@@ -92,7 +92,8 @@ def check_fit_ask_chat(proc, tmp_path):
     ates = _fitted_ates(proc.stdout)
     assert ates == {t: round(v, 4) for t, v in means.items()}
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    assert len(lines) == 1, proc.stdout  # one JSON answer; chat answered nothing
+    # one JSON answer, printed last: chat, reading nothing, answered nothing
+    assert len(lines) == 1 and proc.stdout.splitlines()[-1] == lines[0], proc.stdout
     out = json.loads(lines[0])
     assert {"answer", "result", "plan", "mode", "usage", "seconds"} <= set(out)
     table = pd.read_csv(effects)
