@@ -206,6 +206,12 @@ def test_chat_json_prints_one_line_per_answer(backend):
     assert_clean_exit(run, codes=(0,))
     answers = run.json_lines()
     assert len(answers) == 2 and all("answer" in a for a in answers)
+    # one line per question, in the order asked; the first is the table's average
+    assert [a["question"] for a in answers] == questions.splitlines()
+    import pandas as pd
+
+    ate = float(pd.read_csv(EFFECTS)["Tech Support"].mean())
+    assert answers[0]["result"] == pytest.approx(ate)
 
 
 def test_emit_json_is_standard_json_on_one_line(capsys):

@@ -4,11 +4,13 @@ rule and the pair benchmark — all with scripted LLMs."""
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from tests.conftest import requires_small_model
 
 from causalqa.bench.discovery_pairs import PAPER_TABLES, benchmark_pairs, plot_pairs
 from causalqa.bench.discovery_rankers import trained_ranker
@@ -595,22 +597,33 @@ def test_prf_and_paper_tables():
 
 
 @pytest.mark.model
-@pytest.mark.skipif(
-    __import__("importlib").util.find_spec("llama_cpp") is None,
-    reason="llama-cpp-python not installed",
-)
+@requires_small_model
 def test_classify_one_pair_with_the_small_model():
+    """A sentence that states the cause, decided as `discover pair` decides one pair: its
+    log-odds against the 0.5B model's shipped reference mean for this prompt shape (with a
+    context, one path). "causal" is the right label; the probability is the logistic of the
+    log-odds above the reference, computed here from the label log-probabilities."""
+    from causalqa.discovery.reference import reference_for
     from causalqa.llm import get_llm
 
     llm = get_llm("local:small", cache=False, quiet=True, timeout=300)
+    ref = reference_for(llm.model)
+    assert ref is not None, f"no reference thresholds shipped for {llm.model}"
+    threshold = ref.threshold(context=True, n_paths=1)
+    path = "smoking - tobacco smoke - carcinogen - lung cancer"
     v = classify_pair(
         "smoking",
         "lung cancer",
         llm,
-        paths=["smoking - tobacco smoke - carcinogen - lung cancer"],
+        paths=[path],
         context="Smoking causes lung cancer.",
+        threshold=threshold,
     )
-    assert v.verdict in LABELS and 0.0 <= v.probability <= 1.0 and v.exact
+    assert v.verdict == "causal" and v.decision == "reference" and v.exact
+    assert set(v.logprobs) == set(LABELS) and all(x < 0 for x in v.logprobs.values())
+    log_odds = v.logprobs["causal"] - v.logprobs["non-causal"]
+    assert v.probability == pytest.approx(1 / (1 + math.exp(threshold - log_odds)))
+    assert v.paths == [path] and "Smoking causes lung cancer." in v.prompt
 
 
 def test_sachs_run_of_ours_beside_the_baselines(tmp_path):

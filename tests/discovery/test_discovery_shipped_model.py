@@ -5,6 +5,7 @@ MiniLM and its lexical readers."""
 from __future__ import annotations
 
 import pytest
+from tests.conftest import requires_minilm
 
 from causalqa.discovery.evidence import EvidenceJudge, default_artefacts
 from causalqa.discovery.pair import judge_pair
@@ -31,7 +32,12 @@ def test_the_shipped_model_is_small_and_says_how_it_was_made(shipped):
     assert "text_causal" in names and any(n.startswith("text_lexical_") for n in names)
 
 
+@pytest.mark.embed
+@requires_minilm
 def test_it_reads_real_sentences(shipped):
+    """A sentence saying aspirin caused the bleeding reads as A→B (B→A with the names
+    swapped) and far more probable than one that only lists both — through the real
+    all-MiniLM-L6-v2 under the shipped text head, so it needs the embed extra."""
     said = judge_pair(
         "aspirin",
         "gastric bleeding",

@@ -7,6 +7,7 @@ import json
 import math
 import time
 
+import jsonschema
 import pytest
 from tests.conftest import requires_llama
 
@@ -212,8 +213,10 @@ def small():
 )
 def test_constrained_output_parses_and_validates(small, prompt, schema):
     r = small.complete(prompt, schema=schema, max_tokens=200)
-    # Valid JSON by json.loads (no raw control characters), valid under the schema.
+    # Valid JSON by json.loads (no raw control characters), valid under the schema by
+    # jsonschema itself, not only by the backend's own check.
     assert json.loads(r.text) == r.data
+    jsonschema.Draft202012Validator(schema).validate(r.data)
     assert r.usage.prompt_tokens > 0 and r.usage.completion_tokens > 0
     assert r.seconds > 0
 
@@ -237,10 +240,6 @@ def test_greedy_first_grammar_gives_the_tokens_of_the_full_grammar(small, case, 
     full = run(False)
     assert run(True) == full
     json.loads(full)
-
-
-def test_at_least_twenty_cases():
-    assert len(CASES) >= 20
 
 
 def test_enum_answers_are_sensible(small):

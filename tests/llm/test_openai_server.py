@@ -27,7 +27,7 @@ NAME = "qwen-small"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def served(tmp_path_factory):
     path = ensure_model(EMBEDDED["local:small"], quiet=True)
     log = tmp_path_factory.mktemp("server") / "server.log"
     # llama_cpp.server through causalqa.llm.serve (causalqa's CPU-kernel choice)
@@ -39,7 +39,12 @@ def server(tmp_path_factory):
         threads=os.cpu_count() or 1,
         timeout=120,
     ) as srv:
-        yield srv.url
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def server(served):
+    return served.url
 
 
 @pytest.fixture
@@ -87,7 +92,16 @@ def test_label_logprobs_via_the_server(remote):
     assert sum(s.probabilities.values()) <= 1 + 1e-6
 
 
-def test_cli_against_the_server(server, tmp_path):
+def completions_served(log) -> int:
+    """How many chat completions the server's access log shows it answered."""
+    return len(re.findall(r'"POST /v1/chat/completions HTTP/[\d.]+" 200', log.read_text()))
+
+
+def test_cli_against_the_server(served, tmp_path):
+    """`causalqa llm --json --schema` through the server: the request reaches it (its
+    access log shows one more completion, its token counts come back), and the reply is
+    the schema's object with the known answer."""
+    before = completions_served(served.log)
     schema = tmp_path / "s.json"
     schema.write_text(
         json.dumps(
@@ -108,7 +122,7 @@ def test_cli_against_the_server(server, tmp_path):
             "--schema",
             str(schema),
             "--llm",
-            f"openai:{server}#{NAME}",
+            f"openai:{served.url}#{NAME}",
             "Is the sun a star?",
         ],
         capture_output=True,
@@ -117,8 +131,11 @@ def test_cli_against_the_server(server, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert isinstance(out["data"]["answer"], bool)
-    assert out["backend"] == "openai" and out["seconds"] > 0
+    assert out["data"] == {"answer": True}  # the sun is a star; the schema's one key only
+    assert out["backend"] == "openai" and out["model"] == NAME and out["seconds"] > 0
+    assert out["usage"]["prompt_tokens"] > 0 and out["usage"]["completion_tokens"] > 0
+    assert not out["cached"]
+    assert completions_served(served.log) >= before + 1
 
 
 def test_concurrent_calls_keep_input_order(server):

@@ -26,6 +26,14 @@ REPORT = (
 )
 STATEMENT = "The pilot's failure to remove frost from the wings before takeoff."
 
+
+def average_effect(treatment: str) -> float:
+    """`treatment`'s average effect in the bundled partners table, computed with pandas."""
+    import pandas as pd
+
+    return float(pd.read_csv(PARTNERS / "effects.csv")[treatment].mean())
+
+
 requires_chromium = pytest.mark.skipif(
     not Path("/usr/bin/chromium").exists() or not have("playwright"),
     reason="browser tests need Debian's chromium (bash scripts/setup.sh --dev installs it) "

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from tests.conftest import have, requires_llama
-from tests.server.conftest import PARTNERS, REPORT, ROOT, STATEMENT
+from tests.server.conftest import PARTNERS, REPORT, ROOT, STATEMENT, average_effect
 
 pytestmark = [
     pytest.mark.model,
@@ -75,10 +75,12 @@ def test_mcp_server_over_stdio(tmp_path):
     ask = got["ask"].structured_content
     assert not got["ask"].is_error
     assert ask["plan"]["steps"] == [{"tool": "ate", "args": {"treatment": "Tech Support"}}]
-    assert ask["result"] == pytest.approx(16.4172, abs=1e-3)
+    assert ask["result"] == pytest.approx(average_effect("Tech Support"))
     assert [m["id"] for m in got["models"].structured_content["models"]] == ["partners"]
     d = got["deduce"].structured_content
-    assert d["label"] in ("True", "False") and 0 <= d["probability"] <= 1
+    # the statement is the cause the report itself states: the verifier must say so
+    assert d["label"] == "True" and d["verdict"] is True and d["method"] == "verifier"
+    assert d["threshold"] <= d["probability"] <= 1
     assert got["unknown"].is_error and "[not_found]" in got["unknown"].content[0].text
     assert got["invalid"].is_error
 
