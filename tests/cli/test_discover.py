@@ -284,3 +284,87 @@ def test_empty_names_are_refused_before_any_work(store, scripted, method):
         assert isinstance(result.exception, CausalQAError), result.output
         assert "empty" in result.exception.message and result.exception.hint
     assert not scripted.calls
+
+
+# -- abstention: no sentence, no path, no LLM feature ------------------------------------------
+
+
+def _shipped() -> list[str]:
+    from causalqa.discovery.evidence import default_artefacts
+
+    return ["--evidence-model", str(default_artefacts())]
+
+
+def test_evidence_pair_without_evidence_is_unknown(store, no_store):
+    """lonely (a gene with no edge) and melanoma (a Disease, also a Side Effect): linked,
+    no path, no sentence, and the shipped model has no LLM feature."""
+    args = ["pair", "lonely", "melanoma", "--kg", str(store), *_shipped()]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert d["verdict"] == "unknown" and d["causal"] is None and d["direction"] is None
+    assert d["probability"] is None and d["probabilities"] is None
+    assert d["evidence"]["used"] == "none" and d["abstention"]["lacking"] == [
+        "sentence", "path", "llm",
+    ]  # fmt: skip
+    assert (
+        "no path joins lonely (Gene) and melanoma (Disease) within 4 hops"
+        in (d["abstention"]["reason"])
+    )
+    hint = d["abstention"]["hint"]  # this command's own options
+    assert hint.startswith("take the Side Effect node for 'melanoma' (--kind-b 'Side Effect')")
+    assert "give a sentence that names both (--context TEXT)" in hint
+    assert "(--kg DIR)" in hint and "then --evidence-model DIR" in hint
+    text = CliRunner().invoke(app, args)
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    assert lines[0].startswith("unknown lonely ? melanoma  no evidence either way")
+    assert "non-causal" not in text.stdout and "P(" not in text.stdout
+    assert "lacks: no sentence names both" in text.stdout and "--context TEXT" in text.stdout
+    # taking the other node the name may mean is asked as the hint says; still no path
+    again = CliRunner().invoke(app, [*args, "--kind-b", "Side Effect", "--json"])
+    assert json.loads(again.stdout)["linked"]["b"]["node"]["kind"] == "Side Effect"
+
+
+def test_evidence_pair_decides_on_a_path_or_a_sentence_alone(store, no_store, evidence_model):
+    path = CliRunner().invoke(
+        app, ["pair", "TXNRD1", "ERBB2", "--kg", str(store), *_shipped(), "--json"]
+    )
+    assert path.exit_code == 0, path.output
+    d = json.loads(path.stdout)
+    assert d["verdict"] in ("causal", "non-causal") and d["abstention"] is None
+    assert d["evidence"]["used"] == "kg" and d["evidence"]["paths"]
+    # a sentence with a text-only model, where the graph has no path between the two
+    args = ["pair", "Raloxifene", "lonely", "--kg", str(store)]
+    args += ["--context", "Raloxifene causes lonely in patients .", "--json"]
+    sentence = CliRunner().invoke(app, [*args, "--evidence-model", str(evidence_model[2])])
+    assert sentence.exit_code == 0, sentence.output
+    d = json.loads(sentence.stdout)
+    assert d["verdict"] in ("causal", "non-causal") and d["evidence"]["used"] == "text"
+
+
+def test_a_batch_line_without_evidence_is_unknown_and_a_guessed_name_an_error(
+    store, no_store, tmp_path, monkeypatch
+):
+    from causalqa.errors import EntityNotFoundError
+    from causalqa.kg.linking import Linker
+
+    # "qqzzx" reaches a node only by a loose guess of meaning: not in the graph
+    monkeypatch.setattr(Linker, "_embedding", lambda self, q, allowed, limit: [(0, 64.0)])
+    pairs = tmp_path / "pairs.jsonl"
+    lines = [{"a": "lonely", "b": "melanoma"}, {"a": "Raloxifene", "b": "qqzzx"}]
+    pairs.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    result = CliRunner().invoke(app, ["pair", "--batch", str(pairs), "--kg", str(store),
+                                      *_shipped()])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    unknown, failed = (json.loads(x) for x in result.stdout.splitlines())
+    assert unknown["verdict"] == "unknown" and unknown["causal"] is None
+    assert (
+        'a sentence that names both (a "context" field on the line)'
+        in (unknown["abstention"]["hint"])
+    )
+    assert failed["line"] == 2 and "'qqzzx' matches no node" in failed["error"]
+    one = CliRunner().invoke(app, ["pair", "Raloxifene", "qqzzx", "--kg", str(store),
+                                   *_shipped()])  # fmt: skip
+    assert isinstance(one.exception, EntityNotFoundError)
+    assert "only a guess" in one.exception.message and "--context TEXT" in one.exception.hint

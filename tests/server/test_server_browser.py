@@ -162,6 +162,24 @@ def test_discovery_shows_the_evidence_answer_by_default(page):
     assert page.problems == []
 
 
+def test_discovery_shows_unknown_with_the_reason(page, shots):
+    """lonely and melanoma are both in the graph with no path between them; no sentence,
+    and the evidence model has no LLM feature: the page says unknown and why."""
+    page.click("button[data-tab=discover]")
+    page.fill("#pair-a", "lonely")
+    page.fill("#pair-b", "melanoma")
+    page.click("#pair-form button[type=submit]")
+    page.wait_for_selector("#pair-result #pair-unknown", timeout=300_000)
+    text = page.inner_text("#pair-result")
+    assert page.inner_text("#pair-unknown") == "unknown: no evidence either way"
+    assert "Lacks: no sentence names both; no path joins lonely (Gene)" in text
+    assert "give a sentence that names both (the Context box)" in text
+    assert "take the Side Effect node for “melanoma”" in text
+    assert "non-causal" not in text and "P(causal)" not in text
+    page.screenshot(path=str(shots / "page-discover-unknown.png"))
+    assert page.problems == []
+
+
 def test_discovery_draws_the_paths(page, shots):
     page.click("button[data-tab=discover]")
     page.fill("#pair-a", "Raloxifene")

@@ -19,7 +19,7 @@ pytestmark = [
 ]
 
 
-def test_mcp_server_over_stdio(tmp_path):
+def test_mcp_server_over_stdio(tmp_path, tiny_kg):
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(
@@ -34,6 +34,8 @@ def test_mcp_server_over_stdio(tmp_path):
             f"partners={PARTNERS}",
             "--data-dir",
             str(tmp_path),
+            "--kg",
+            str(tiny_kg),
         ],  # fmt: skip
         env={
             "PYTHONPATH": str(ROOT / "src"),
@@ -52,9 +54,12 @@ def test_mcp_server_over_stdio(tmp_path):
             deduce = await client.call_tool("deduce", {"context": REPORT, "statement": STATEMENT})
             unknown = await client.call_tool("ask", {"model": "nope", "question": "Is A a cause?"})
             invalid = await client.call_tool("ask", {"model": "partners"})
+            # linked, no path, no sentence, no LLM feature (the shipped evidence model)
+            no_evidence = await client.call_tool("discover_pair", {"a": "lonely", "b": "melanoma"})
             return dict(
-                tools=tools, ask=ask, models=models, deduce=deduce, unknown=unknown, invalid=invalid
-            )
+                tools=tools, ask=ask, models=models, deduce=deduce, unknown=unknown,
+                invalid=invalid, no_evidence=no_evidence,
+            )  # fmt: skip
 
     got = asyncio.run(asyncio.wait_for(session(), 600))
     tools = got["tools"]
@@ -83,6 +88,10 @@ def test_mcp_server_over_stdio(tmp_path):
     assert d["threshold"] <= d["probability"] <= 1
     assert got["unknown"].is_error and "[not_found]" in got["unknown"].content[0].text
     assert got["invalid"].is_error
+    pair = got["no_evidence"].structured_content
+    assert not got["no_evidence"].is_error and pair["verdict"] == "unknown"
+    assert pair["causal"] is None and pair["direction"] is None and pair["probability"] is None
+    assert "(the context argument)" in pair["abstention"]["hint"]
 
 
 def test_mcp_server_over_http_needs_its_token(tmp_path):

@@ -10,7 +10,8 @@ import time
 import networkx as nx
 import pandas as pd
 import pytest
-from tests.server.conftest import PARTNERS, REPORT, STATEMENT
+from tests.conftest import have
+from tests.server.conftest import PARTNERS, REPORT, STATEMENT, settings
 from typer.testing import CliRunner
 
 from causalqa.causal_model import CausalModel
@@ -460,6 +461,87 @@ def test_discover_pair_defaults_to_the_clis_evidence_method(
         assert r.status_code == 503 and r.json()["error"]["code"] == "kg_unavailable"
         r = client.post("/v1/discover/pair", json={**body, "a": " "})
         assert r.status_code == 400 and "empty" in r.json()["error"]["message"]
+
+
+@pytest.fixture(scope="module")
+def shipped_judge():
+    from causalqa.discovery.evidence import EvidenceJudge, default_artefacts
+
+    return EvidenceJudge.load(default_artefacts())
+
+
+def test_discover_pair_without_evidence_is_unknown_as_in_the_cli(
+    scripted, shipped_judge, tiny_kg, monkeypatch
+):
+    """No sentence, no path between the linked nodes, no LLM feature: the same unknown
+    verdict as ``discover pair --json``, its hint in the API's own field names."""
+    import json
+
+    from causalqa.cli.discover import app as discover_cli
+    from causalqa.discovery.evidence import default_artefacts
+    from causalqa.kg.linking import Linker
+
+    client, service, llm = scripted(kg=tiny_kg)
+    service._evidence_judge = shipped_judge
+    with client:
+        r = client.post("/v1/discover/pair", json={"a": "lonely", "b": "melanoma"})
+        assert r.status_code == 200, r.text
+        api = r.json()
+        assert api["verdict"] == "unknown" and api["causal"] is None
+        assert api["direction"] is None and api["probability"] is None
+        hint = api["abstention"]["hint"]
+        assert '"kinds_b": ["Side Effect"]' in hint
+        assert 'give a sentence that names both ("context")' in hint
+        assert "a server started with --kg DIR" in hint and "--context" not in hint
+        args = ["pair", "lonely", "melanoma", "--kg", str(tiny_kg), "--json"]
+        args += ["--evidence-model", str(default_artefacts())]
+        cli = json.loads(CliRunner().invoke(discover_cli, args).stdout)
+        for d in (api, cli):
+            d.pop("seconds")
+            d["abstention"].pop("hint")  # each in its own surface's words
+        assert api == cli
+        # a path alone decides
+        r = client.post("/v1/discover/pair", json={"a": "TXNRD1", "b": "ERBB2"})
+        assert r.status_code == 200 and r.json()["verdict"] in ("causal", "non-causal")
+        assert r.json()["abstention"] is None
+        # a name only guessed by meaning is not in the graph: the CLI's error, as a 422
+        monkeypatch.setattr(Linker, "_embedding", lambda self, q, allowed, limit: [(0, 64.0)])
+        r = client.post("/v1/discover/pair", json={"a": "Raloxifene", "b": "qqzzx"})
+        assert r.status_code == 422 and r.json()["error"]["code"] == "unknown_entity"
+        assert "only a guess" in r.json()["error"]["message"]
+        assert '("context")' in r.json()["error"]["hint"]
+    assert not llm.calls
+
+
+@pytest.mark.skipif(not have("mcp"), reason="the mcp package is not installed")
+def test_the_mcp_tool_answers_unknown_in_its_own_words(tmp_path, shipped_judge, tiny_kg):
+    """The MCP server's discover_pair, called in process by the MCP SDK's client."""
+    import asyncio
+
+    from mcp import Client
+
+    from causalqa.llm.testing import ScriptedLLM
+    from causalqa.server.mcp_server import build_mcp
+    from causalqa.server.service import Service
+
+    service = Service(settings(tmp_path, llm="scripted", kg=tiny_kg), llm=ScriptedLLM()).start()
+    service._evidence_judge = shipped_judge
+
+    async def call(args):
+        async with Client(build_mcp(service)) as client:
+            return await client.call_tool("discover_pair", args)
+
+    try:
+        got = asyncio.run(call({"a": "lonely", "b": "melanoma"})).structured_content
+        path = asyncio.run(call({"a": "TXNRD1", "b": "ERBB2"})).structured_content
+    finally:
+        service.stop()
+    assert got["verdict"] == "unknown" and got["causal"] is None and got["probability"] is None
+    hint = got["abstention"]["hint"]
+    assert "give a sentence that names both (the context argument)" in hint
+    assert "an MCP server started with --kg DIR" in hint
+    assert "kind" not in hint  # the tool cannot choose node kinds
+    assert path["verdict"] in ("causal", "non-causal") and path["abstention"] is None
 
 
 def test_discover_graph_defaults_to_the_clis_decision_rule(scripted):

@@ -93,6 +93,19 @@ BatchOption = Annotated[
 ]
 
 
+def _spelling(batch: bool):
+    """The command's option names, for the hint of an unknown pair and of errors."""
+    from causalqa.discovery.evidence import Spelling
+
+    return Spelling(
+        sentence='a "context" field on the line' if batch else "--context TEXT",
+        kg="--kg DIR",
+        llm="drop --no-llm",
+        llm_model="causalqa discover train --with-llm, then --evidence-model DIR",
+        kind="--kind-{which} {kind_sh}",
+    )
+
+
 def _check_ranker(name: str) -> None:
     from causalqa.discovery.rankers import RANKERS
 
@@ -143,7 +156,9 @@ def pair_command(
     json_: JSONOption = False,
 ) -> None:
     """Does A cause B? The evidence method answers A→B, B→A or none with calibrated
-    probabilities and says why; --method llm is the paper's prompt alone."""
+    probabilities and says why — or unknown, saying what would decide it, when there is no
+    sentence, no path between the two in the graph and no LLM feature; --method llm is the
+    paper's prompt alone."""
     from causalqa.discovery import pair
 
     method = method or pair.DEFAULT_METHOD
@@ -175,6 +190,7 @@ def pair_command(
             items, method=method, kg=kg, llm=model, judge=judge, no_llm=no_llm, ranker=ranker,
             top_k=top_k, hops=hops, kinds_a=_kinds(kind_a), kinds_b=_kinds(kind_b),
             decision=decision, capture_errors=batch is not None,
+            spelling=_spelling(batch is not None),
         )  # fmt: skip
         for result in with_status(results, [f"{x.a} – {x.b} …" for x in items]):
             if batch is not None:  # a JSON line per pair as soon as it is judged
@@ -189,10 +205,12 @@ def pair_command(
 
 
 def _print_verdict(v) -> None:
-    """`to_text()` of either method's verdict, its first word in the verdict's colour."""
+    """`to_text()` of either method's verdict, its first word in the verdict's colour
+    (green causal, yellow not, magenta unknown)."""
     head, *rest = v.to_text()
     line = Text(head)
-    line.stylize(f"bold {'green' if v.causal else 'yellow'}", 0, head.index(" "))
+    colour = "magenta" if v.causal is None else "green" if v.causal else "yellow"
+    line.stylize(f"bold {colour}", 0, head.index(" "))
     out.print(line, highlight=False)
     for text in rest:
         out.print(text, markup=False, highlight=False)

@@ -7,7 +7,15 @@ log-odds) instead of by the LLM alone.
   `causalqa.evidence.EvidenceModel` per set of available evidence ("variant": with or
   without a sentence, a KG, the LLM) — loaded once, asked many times.
 - `EvidenceVerdict`: three-way answer (A→B, B→A, none) with calibrated probabilities, the
-  features that moved it, the strongest paths and the sentence's cue.
+  features that moved it, the strongest paths and the sentence's cue — or ``unknown``
+  (`Abstention`) when nothing decisive was at hand.
+
+What counts as evidence: a sentence that names both (read by the text classifier), a path
+between the two linked nodes of the knowledge graph, or the LLM's log-odds actually
+computed — each only when the combiner that decides reads it. Node kinds, degrees and
+linking scores are context for those, never evidence by themselves: a pair with no
+sentence, no path and no LLM feature is ``unknown`` (no probability, no direction), with
+what it lacks and what would decide it, spelled for the surface that asked (`Spelling`).
 
 P(causal) comes from the variant's calibrated combiner, which reads only order-free
 features; the direction splits it: the text classifier's P(A→B) : P(B→A) when there is a
@@ -19,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,15 +49,22 @@ from causalqa.errors import EvidenceArtefactError, PairDiscoveryError
 
 __all__ = [
     "DIRECTIONS",
+    "PYTHON",
+    "UNKNOWN",
+    "Abstention",
     "EvidenceJudge",
     "EvidenceVerdict",
     "PairEvidence",
+    "Spelling",
     "default_artefacts",
     "text_features",
     "variant_of",
 ]
 
 DIRECTIONS = ("A→B", "B→A", "none")
+UNKNOWN = "unknown"
+"""The verdict of a pair with no evidence either way (direction, causal and probabilities
+are then None)."""
 GROUPS = ("text", "kg", "llm")
 VARIANTS = ("text+kg+llm", "text+kg", "text+llm", "text", "kg+llm", "kg")
 
@@ -97,6 +113,8 @@ class PairEvidence:
     linked: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    hops: int | None = None
+    """The longest path looked for, when the graph was searched."""
 
     @property
     def has_text(self) -> bool:
@@ -114,16 +132,97 @@ class PairEvidence:
         return variant_of(self.has_text, self.has_kg, self.has_llm)
 
 
+@dataclass(frozen=True)
+class Spelling:
+    """How one surface names the inputs that would decide an unknown pair: a phrase per
+    remedy, or None where the surface has no way to give it (MCP's tool cannot choose node
+    kinds). `kind` is formatted with ``which`` (a or b), ``kind`` and ``kind_sh`` (the kind
+    quoted for a shell)."""
+
+    sentence: str | None
+    kg: str | None
+    llm: str | None
+    llm_model: str | None
+    kind: str | None = None
+
+
+PYTHON = Spelling(
+    sentence="context=TEXT",
+    kg="kg=KnowledgeGraph.open(DIR)",
+    llm="pass llm= and leave no_llm off",
+    llm_model="causalqa discover train --with-llm, then judge=EvidenceJudge.load(DIR)",
+    kind="kinds_{which}=[{kind!r}]",
+)
+"""The Python API's names (`judge_pair`, `discover_pairs`): the default spelling."""
+
+LACKS = ("sentence", "path", "llm")
+"""The evidence an unknown pair lacks, in the order they are told."""
+REMEDIES = ("kind", "sentence", "kg", "llm", "llm_model")
+"""What would decide an unknown pair: pick the other node a name may mean (``kind``),
+a sentence naming both, a knowledge graph with a path between them, the LLM's judgement
+(left out), an evidence model that has the LLM feature (this one has none)."""
+
+
+@dataclass
+class Abstention:
+    """Why a pair is unknown: `lacking` (each of `LACKS` → why it is missing) and the
+    `remedies` that would decide it (dicts with ``remedy``, one of `REMEDIES`; ``kind``
+    remedies also name ``which`` end, its ``name`` and the ``kind`` to pick)."""
+
+    lacking: dict[str, str]
+    remedies: list[dict[str, str]]
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.lacking.values())
+
+    def hint(self, spelling: Spelling = PYTHON) -> str:
+        """What would decide the pair, in `spelling`'s words: "give a sentence that names
+        both (--context TEXT), … or …"."""
+        said = []
+        for r in self.remedies:
+            how = getattr(spelling, r["remedy"])
+            if how is None:
+                continue
+            if r["remedy"] == "kind":
+                how = how.format(which=r["which"], kind=r["kind"], kind_sh=shlex.quote(r["kind"]))
+                said.append(f"take the {r['kind']} node for {r['name']!r} ({how})")
+            else:
+                said.append(REMEDY_WORDS[r["remedy"]].format(how))
+        if len(said) > 1:
+            return ", ".join(said[:-1]) + " or " + said[-1]
+        return said[0] if said else ""
+
+    def to_dict(self, spelling: Spelling = PYTHON) -> dict[str, Any]:
+        return {
+            "lacking": list(self.lacking),
+            "reason": self.reason,
+            "remedies": self.remedies,
+            "hint": self.hint(spelling),
+        }
+
+
+REMEDY_WORDS = {
+    "sentence": "give a sentence that names both ({})",
+    "kg": "use a knowledge graph in which a path joins the two ({})",
+    "llm": "let the LLM judge ({})",
+    "llm_model": "use an evidence model with the LLM feature ({})",
+}
+
+
 @dataclass
 class EvidenceVerdict:
-    """A three-way answer with calibrated probabilities and why."""
+    """A three-way answer with calibrated probabilities and why — or, with `abstention`,
+    ``unknown``: `direction`, `probability`, `probabilities` and `threshold` are then None
+    and `variant` is ``none`` (nothing decided). `spelling` names the inputs in the
+    unknown answer's hint (the surface's options; the Python API's by default)."""
 
     a: str
     b: str
-    direction: str
-    probability: float
-    probabilities: dict[str, float]
-    threshold: float
+    direction: str | None
+    probability: float | None
+    probabilities: dict[str, float] | None
+    threshold: float | None
     variant: str
     contributions: list[dict[str, Any]]
     paths: list[dict[str, Any]] = field(default_factory=list)
@@ -135,16 +234,29 @@ class EvidenceVerdict:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     context: str | None = None
+    abstention: Abstention | None = None
+    spelling: Spelling = PYTHON
 
     @property
-    def causal(self) -> bool:
-        return self.direction != "none"
+    def unknown(self) -> bool:
+        return self.abstention is not None
+
+    @property
+    def causal(self) -> bool | None:
+        """True (A→B or B→A), False (none), None when unknown — never read None as False."""
+        return None if self.unknown else self.direction != "none"
 
     @property
     def verdict(self) -> str:
+        if self.unknown:
+            return UNKNOWN
         return "causal" if self.causal else "non-causal"
 
     def to_dict(self) -> dict[str, Any]:
+        def rounded(x):
+            return None if x is None else round(x, 4)
+
+        probabilities = self.probabilities
         return {
             "a": self.a,
             "b": self.b,
@@ -152,9 +264,14 @@ class EvidenceVerdict:
             "verdict": self.verdict,
             "causal": self.causal,
             "direction": self.direction,
-            "probability": round(self.probability, 4),
-            "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()},
-            "threshold": round(self.threshold, 4),
+            "probability": rounded(self.probability),
+            "probabilities": None
+            if probabilities is None
+            else {k: round(v, 4) for k, v in probabilities.items()},
+            "threshold": rounded(self.threshold),
+            "abstention": None
+            if self.abstention is None
+            else self.abstention.to_dict(self.spelling),
             "evidence": {
                 "used": self.variant,
                 "contributions": self.contributions,
@@ -176,6 +293,15 @@ class EvidenceVerdict:
         cue and words, the paths, the LLM's log-odds and the notes."""
         from causalqa.discovery.lexical import FAMILY_NAMES
 
+        if self.abstention is not None:
+            return [
+                f"{UNKNOWN} {self.a} ? {self.b}  no evidence either way (node kinds and "
+                "degrees alone do not decide)",
+                f"  lacks: {self.abstention.reason}",
+                f"  to decide it: {self.abstention.hint(self.spelling)}",
+                f"  evidence: none; {self.seconds:.2f} s",
+                *(f"  note: {n}" for n in self.notes),
+            ]
         arrow = {"A→B": f"{self.a} → {self.b}", "B→A": f"{self.b} → {self.a}",
                  "none": f"{self.a} ⊥ {self.b}"}  # fmt: skip
         probs = "  ".join(f"P({k}) = {p:.3f}" for k, p in self.probabilities.items())
@@ -290,6 +416,24 @@ class EvidenceJudge:
                 f"(not used: {', '.join(sorted(dropped))})"
             )
             variant = fallback
+        abstention = self.abstention(ev, variant)
+        if abstention is not None:
+            return EvidenceVerdict(
+                a=ev.a,
+                b=ev.b,
+                direction=None,
+                probability=None,
+                probabilities=None,
+                threshold=None,
+                variant="none",
+                contributions=[],
+                linked=ev.linked,
+                llm=ev.llm,
+                notes=notes,
+                seconds=time.perf_counter() - started if started else 0.0,
+                context=ev.mention.text if ev.mention else None,
+                abstention=abstention,
+            )
         model = self.combiners[variant]
         x = vectorize([ev.features], model.feature_names_)
         p_causal = float(model.predict_proba(x)[0, 1])
@@ -340,6 +484,56 @@ class EvidenceJudge:
             seconds=time.perf_counter() - started if started else 0.0,
             context=ev.mention.text if ev.mention else None,
         )
+
+    def abstention(self, ev: PairEvidence, variant: str) -> Abstention | None:
+        """None when the evidence `variant` decides with holds something decisive — the
+        sentence, a KG path between the linked nodes, or the LLM's log-odds; else what
+        the pair lacks and what would decide it. KG features without a path (linking
+        scores, node kinds, degrees) say what kind of pair it is, not whether it is causal,
+        so they never decide alone."""
+        used = set(variant.split("+")) if variant else set()
+        has_path = ev.kg is not None and bool(ev.kg.paths)
+        if "text" in used or "llm" in used or ("kg" in used and has_path):
+            return None
+        lacking = {}
+        if ev.has_text:
+            lacking["sentence"] = f"the sentence was not used (no evidence model for {variant})"
+        else:
+            lacking["sentence"] = "no sentence names both"
+        if ev.kg is not None and "kg" in used:
+            ends = [_node_words(ev.linked.get(k), n) for k, n in (("a", ev.a), ("b", ev.b))]
+            within = f" within {ev.hops} hops" if ev.hops else ""
+            lacking["path"] = (
+                f"no path joins {ends[0]} and {ends[1]}{within} of the knowledge graph"
+            )
+        elif ev.kg is not None:
+            lacking["path"] = f"the knowledge graph's paths were not used (no model for {variant})"
+        else:
+            lacking["path"] = "no knowledge graph places both names"
+        has_llm_model = any("llm" in v.split("+") for v in self.combiners)
+        if ev.has_llm:
+            lacking["llm"] = f"the LLM's judgement was not used (no model for {variant})"
+        elif not has_llm_model:
+            lacking["llm"] = "no LLM judgement (this evidence model has no LLM feature)"
+        else:
+            lacking["llm"] = "no LLM judgement (the LLM was left out)"
+        remedies: list[dict[str, str]] = []
+        for which, name in (("a", ev.a), ("b", ev.b)):
+            info = ev.linked.get(which) or {}
+            chosen = (info.get("node") or {}).get("kind")
+            if not info.get("ambiguous"):
+                continue
+            for alt in info.get("alternatives") or []:
+                if alt.get("kind") and alt["kind"] != chosen:
+                    remedies.append({"remedy": "kind", "which": which, "name": name,
+                                     "kind": alt["kind"]})  # fmt: skip
+                    break
+        remedies += [{"remedy": "sentence"}, {"remedy": "kg"}]
+        if has_llm_model and not ev.has_llm:
+            remedies.append({"remedy": "llm"})
+        elif not has_llm_model:
+            remedies.append({"remedy": "llm_model"})
+        return Abstention(lacking, remedies)
 
     # -- files -----------------------------------------------------------------------------
     def save(self, folder: str | Path, *, info: Mapping[str, Any] | None = None) -> Path:
@@ -419,6 +613,12 @@ class EvidenceJudge:
         judge = cls(text, combiners, manifest.get("thresholds", {}), manifest, lexical=lexical)
         judge.folder = path
         return judge
+
+
+def _node_words(info: Mapping[str, Any] | None, name: str) -> str:
+    """A linked node as words: "Metformin (Compound)"; the name asked when unlinked."""
+    node = (info or {}).get("node") or {}
+    return f"{node['name']} ({node['kind']})" if node.get("name") and node.get("kind") else name
 
 
 def _stored(stem: Path) -> Path:

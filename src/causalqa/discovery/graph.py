@@ -467,9 +467,13 @@ def pair_verdicts(
 ) -> dict[tuple[str, str], dict[str, Any] | None]:
     """The evidence model's verdict on every unordered pair (asked as (a, b) in the order of
     `variables`): P(causal), P(a→b), P(b→a) and the evidence used; None for a pair with no
-    evidence (no sentence, and a variable the graph does not hold). ``kg_names[v]``: the
-    names to look the variable up by in the graph (first that links; empty: not in it)."""
-    from causalqa.discovery.pair import judge_pair
+    evidence (no sentence, and a variable the graph does not place); ``{"verdict":
+    "unknown", "evidence": "none", "lacking": [...]}`` for a pair both of whose names the
+    graph places but with no path, sentence or LLM feature to decide it — counted apart,
+    never as non-causal (it has no ``p_causal``, so it forbids and requires nothing).
+    ``kg_names[v]``: the names to look the variable up by in the graph (first that links;
+    empty: not in it)."""
+    from causalqa.discovery.pair import judge_pair, places
 
     def query(v: str) -> str | None:
         raw = (kg_names or {}).get(v, (v,))
@@ -481,7 +485,7 @@ def pair_verdicts(
                 linking = kg.link(name, kinds=list(kinds) if kinds else None)
             except CausalQAError:
                 continue
-            if linking.candidates:
+            if places(linking):
                 return name
         return None
 
@@ -508,6 +512,10 @@ def pair_verdicts(
             )
         except CausalQAError as e:
             out[(a, b)] = {"error": e.message}
+            continue
+        if v.abstention is not None:
+            out[(a, b)] = {"verdict": v.verdict, "evidence": "none",
+                           "lacking": list(v.abstention.lacking)}  # fmt: skip
             continue
         out[(a, b)] = {
             "p_causal": round(v.probability, 4),
@@ -690,7 +698,10 @@ class GraphFinding:
                     f"| {r['p_ba']:.3f} | {r['evidence']} |"
                 )
             else:
-                lines.append(f"| {r['a']} | {r['b']} | – | – | – | {r.get('error') or 'none'} |")
+                why = r.get("error") or (
+                    f"unknown (lacks {', '.join(r['lacking'])})" if r.get("lacking") else "none"
+                )
+                lines.append(f"| {r['a']} | {r['b']} | – | – | – | {why} |")
         if self.guided is not None:
             g = self.guided
             lines += [

@@ -29,11 +29,14 @@ the same shape.
 - `discover_pair(a, b, kg=..., llm=...)`: link both names in a `KnowledgeGraph`, extract
   the paths between them, rank them (random, similarity, llm, or a saved trained ranker),
   and classify with the top-k. An unknown or ambiguous name, or no path within k hops,
-  gives a verdict from the pair alone with a note saying so — never an exception;
+  gives the LLM's verdict from the pair alone with a note saying so — never an exception
+  (the LLM's judgement is this method's evidence);
 - `discover_pairs(items, method=...)`: what every surface calls (``causalqa discover
   pair``, the API's and MCP's ``discover_pair``): many pairs in input order, by the
-  evidence model (`judge_pair`, the default) or the paper's prompt (`discover_pair`), a
-  failing pair of a batch reported as a `PairFailure` instead of ending the run.
+  evidence model (`judge_pair`, the default; ``unknown`` when there is no sentence, no
+  path between the linked nodes and no LLM feature) or the paper's prompt
+  (`discover_pair`), a failing pair of a batch reported as a `PairFailure` instead of
+  ending the run.
 """
 
 from __future__ import annotations
@@ -647,9 +650,11 @@ def evidence_llm(judge, llm, *, no_llm: bool = False):
     return llm, None
 
 
-def link_for_evidence(kg, name: str, kinds: Sequence[str] | None = None):
+def link_for_evidence(kg, name: str, kinds: Sequence[str] | None = None, *, guesses: bool = True):
     """(node or None, what linking said, a note or None). An ambiguous name takes its
-    best-scoring candidate, marked ``ambiguous`` (the features carry the doubt)."""
+    best-scoring candidate, marked ``ambiguous`` (the features carry the doubt). Without
+    `guesses` (how `discover pair` links), a name that only an unaccepted embedding match
+    reaches is not placed (`places`); training links as the shipped model was trained."""
     options = {"kinds": list(kinds)} if kinds else {}
     try:
         linking = kg.link(name, **options)
@@ -658,6 +663,13 @@ def link_for_evidence(kg, name: str, kinds: Sequence[str] | None = None):
     if not linking.candidates:
         return None, {"query": name, "score": 0.0, "method": "none"}, None
     best = linking.candidates[0]
+    if guesses is False and not places(linking):
+        info = {"query": name, "score": 0.0, "method": "none", "guess": best.to_dict()}
+        note = (
+            f"{name!r} matches no node by name; the nearest in meaning, {best.node.name} "
+            f"({best.node.kind}, {best.score:.0f}/100), is only a guess: not used"
+        )
+        return None, info, note
     info = {
         "query": name,
         "node": best.node.to_dict(),
@@ -674,6 +686,18 @@ def link_for_evidence(kg, name: str, kinds: Sequence[str] | None = None):
             f"also close: {others}"
         )
     return best.node, info, note
+
+
+def places(linking) -> bool:
+    """Whether a `causalqa.kg.Linking` places the name in the graph for the evidence
+    method: some candidate was found by name (exact, alias, normalised, fuzzy — an
+    ambiguous one is taken, the features carry the doubt), or the embedding match the
+    linker itself accepted. Candidates that are only near in meaning and that the linker
+    did not accept ("qqzzx" ≈ the gene AQP3 at 64/100) are a guess, not a link: the name
+    is then not in the graph."""
+    if not linking.candidates:
+        return False
+    return not (linking.method == "embedding" and linking.ambiguous)
 
 
 def closest_names(kg, name: str, kinds: Sequence[str] | None = None, n: int = 5) -> list[str]:
@@ -699,6 +723,7 @@ def gather_evidence(
     text_probs: Sequence[float] | None = None,
     llm_log_odds: float | None = None,
     k: int = 4,
+    spelling=None,
 ):
     """Collect a pair's evidence (`causalqa.discovery.evidence.PairEvidence`): the sentence
     read by the text classifier and the lexical readers, and its cues (when `context`), the
@@ -706,14 +731,16 @@ def gather_evidence(
     with the strongest path (when `llm`). `text_probs` / `llm_log_odds` given are used
     instead of computing them (training reuses cross-fitted ones). Errors: empty names, an
     empty sentence or one without A or B (`MentionError`); without a sentence, a name the
-    graph does not know (`EntityNotFoundError`, with the closest names) or a graph with none
-    of the node kinds the model was trained on."""
-    from causalqa.discovery.evidence import PairEvidence, llm_features, text_features
+    graph does not place (`EntityNotFoundError`, with the closest names; see `places`) or a
+    graph with none of the node kinds the model was trained on. `spelling`
+    (`causalqa.discovery.evidence.Spelling`) names the options in those hints."""
+    from causalqa.discovery.evidence import PYTHON, PairEvidence, llm_features, text_features
     from causalqa.discovery.features import cue_features, kg_features, missing_kg
     from causalqa.discovery.relation import mentions_in
     from causalqa.errors import EntityNotFoundError
 
     check_names(a, b)
+    spelling = spelling or PYTHON
     ev = PairEvidence(a.strip(), b.strip())
     if context is not None:
         ev.mention = mentions_in(context, a, b)
@@ -745,24 +772,34 @@ def gather_evidence(
                         f"the knowledge graph has no node kind {', '.join(bad)}",
                         hint="kinds in this graph: " + ", ".join(sorted(known)),
                     )
-            node, info, note = link_for_evidence(kg, name, kinds)
+            node, info, note = link_for_evidence(kg, name, kinds, guesses=False)
             ev.linked[key] = info
             nodes.append(node)
-            if note:
+            if note and not (node is None and context is None):
                 ev.notes.append(note)
             if node is None and context is None:
                 close = closest_names(kg, name, kinds)
+                sentence = f" ({spelling.sentence})" if spelling.sentence else ""
+                guess = info.get("guess")
                 raise EntityNotFoundError(
-                    f"{name!r} matches no node of the knowledge graph",
-                    hint=("closest names: " + "; ".join(close))
+                    f"{name!r} matches no node of the knowledge graph"
+                    + (
+                        f" (the nearest in meaning, {guess['name']} ({guess['kind']}), is "
+                        "only a guess)"
+                        if guess
+                        else ""
+                    ),
+                    hint=("closest names: " + "; ".join(close) + "; or give a sentence "
+                          f"that names both{sentence}")
                     if close
-                    else "check the spelling, or give a sentence with --context",
-                )
+                    else f"check the spelling, or give a sentence that names both{sentence}",
+                )  # fmt: skip
         if None in nodes:
             missing = [n for n, node in zip((a, b), nodes) if node is None]
             ev.notes.append(f"not in the graph: {', '.join(map(repr, missing))}; no KG evidence")
             ev.features.update(missing_kg(ev.linked.get("a"), ev.linked.get("b")))
         else:
+            ev.hops = k
             ev.kg = kg_features(
                 kg, nodes[0], nodes[1], link_a=ev.linked["a"], link_b=ev.linked["b"], k=k
             )
@@ -772,7 +809,8 @@ def gather_evidence(
     elif context is None:
         raise PairDiscoveryError(
             "no evidence to judge by: no knowledge graph and no sentence",
-            hint="load a graph (causalqa kg load hetionet DIR) or give --context",
+            hint=f"give a knowledge graph ({spelling.kg}) or a sentence that names both "
+            f"({spelling.sentence})",
         )
     if llm is not None or llm_log_odds is not None:
         path = []
@@ -806,11 +844,15 @@ def judge_pair(
     kinds_a: Sequence[str] | None = None,
     kinds_b: Sequence[str] | None = None,
     k: int = 4,
+    spelling=None,
 ):
     """`discover pair`'s default: gather the evidence (`gather_evidence`) and let the
     trained evidence model (`judge`, default `EvidenceJudge.load()`) decide A→B, B→A or
-    none, with calibrated probabilities and the evidence that moved the verdict. `llm` is
-    optional (None: the LLM feature is left out)."""
+    none, with calibrated probabilities and the evidence that moved the verdict — or
+    ``unknown`` when there is no sentence, no path between the linked nodes and no LLM
+    feature (`EvidenceJudge.abstention`). `llm` is optional (None: the LLM feature is left
+    out). `spelling` (`causalqa.discovery.evidence.Spelling`, default the Python API's)
+    names the options in hints: what would decide an unknown pair, how to fix an error."""
     import time
 
     from causalqa.discovery.evidence import EvidenceJudge
@@ -818,11 +860,15 @@ def judge_pair(
     started = time.perf_counter()
     judge = judge or EvidenceJudge.load()
     ev = gather_evidence(
-        a, b, judge=judge, kg=kg, llm=llm, context=context, kinds_a=kinds_a, kinds_b=kinds_b, k=k
-    )
+        a, b, judge=judge, kg=kg, llm=llm, context=context, kinds_a=kinds_a, kinds_b=kinds_b,
+        k=k, spelling=spelling,
+    )  # fmt: skip
     if context is not None and kg is None:
         ev.notes.append("no knowledge graph loaded: text evidence only")
-    return judge.judge(ev, started=started)
+    verdict = judge.judge(ev, started=started)
+    if spelling is not None:
+        verdict.spelling = spelling
+    return verdict
 
 
 # -- many pairs, as every surface asks them ----------------------------------------------------
@@ -935,6 +981,7 @@ def discover_pairs(
     kinds_b: Sequence[str] | None = None,
     decision: str = "reference",
     capture_errors: bool = False,
+    spelling=None,
 ) -> Iterator[Any]:
     """Judge every pair of `items`, yielding one result per item in input order (as each
     is judged, so a long batch can be written as it goes): an
@@ -948,6 +995,13 @@ def discover_pairs(
     `no_llm` or when the evidence model has no LLM feature. `hops`: the longest path.
     With `capture_errors` a pair that raises a `CausalQAError` yields a `PairFailure`
     naming it and the rest go on (a batch); without, the error propagates.
+
+    An evidence verdict is ``unknown`` (``causal`` None, never to be read as False) when
+    the pair has no sentence, no path between its linked nodes and no LLM feature; its
+    hint says what would decide it in `spelling`'s words (each surface passes its own
+    option names; default the Python API's). A name the graph does not place, with no
+    sentence, is an `EntityNotFoundError` naming the closest nodes (a `PairFailure` in a
+    batch).
     """
     if method not in METHODS:
         raise PairDiscoveryError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
@@ -963,7 +1017,8 @@ def discover_pairs(
         try:
             if method == "evidence":
                 verdict = judge_pair(item.a, item.b, judge=judge, kg=kg, llm=llm,
-                                     context=item.context, k=hops, **kinds)  # fmt: skip
+                                     context=item.context, k=hops, spelling=spelling,
+                                     **kinds)  # fmt: skip
                 if note:
                     verdict.notes.append(note)
             else:

@@ -448,8 +448,12 @@ def create_app(
     async def discover_pair(request: PairRequest) -> dict:
         """Is there a causal relation between a and b? The CLI's `discover pair --json`: by
         default the evidence method (direction A→B, B→A or none with calibrated
-        probabilities, top contributions, strongest paths, the sentence cue); method "llm"
-        is the paper's prompt (verdict, probability, the paths shown)."""
+        probabilities, top contributions, strongest paths, the sentence cue — or
+        `"verdict": "unknown"`, with `causal`, `direction` and `probability` null and an
+        `abstention` saying what it lacks and what would decide it, when there is no
+        sentence, no path between the linked nodes and no LLM feature); method "llm" is
+        the paper's prompt (verdict, probability, the paths shown). A name the graph does
+        not place, with no sentence, is a 422 `unknown_entity` naming the closest nodes."""
         return await svc.discover_pair(
             request.a,
             request.b,

@@ -23,7 +23,7 @@ from causalqa.server.schemas import (
     StatedStory,
     StatedUseLLM,
 )
-from causalqa.server.service import Service
+from causalqa.server.service import MCP_SPELLING, Service
 from causalqa.server.store import MODEL_ID
 
 INSTRUCTIONS = (
@@ -100,12 +100,14 @@ def build_mcp(service: Service, *, name: str = "causalqa") -> Any:
     ) -> dict[str, Any]:
         """Is there a causal relation between a and b? By default a trained evidence model
         over knowledge-graph paths and the text answers A→B, B→A or none with calibrated
-        probabilities and why; method "llm" asks the language model with the paths
-        (ranker, top_k and decision apply to it)."""
+        probabilities and why — or verdict "unknown" (causal, direction and probability
+        null) with the reason and what would decide it when there is no sentence, no path
+        between the two in the graph and no LLM feature; method "llm" asks the language
+        model with the paths (ranker, top_k and decision apply to it)."""
         try:
             return await service.discover_pair(
                 a, b, context=context, ranker=ranker, top_k=top_k, decision=decision,
-                method=method,
+                method=method, spelling=MCP_SPELLING,
             )  # fmt: skip
         except CausalQAError as e:
             raise failed(e) from None

@@ -41,6 +41,24 @@ from causalqa.server.worker import ModelWorker, QueuedLLM
 MAX_TURNS = 50
 """Turns a session's record keeps (the assistant itself looks back two)."""
 
+HTTP_SPELLING = {
+    "sentence": '"context"',
+    "kg": "a server started with --kg DIR",
+    "llm": '"no_llm": false',
+    "llm_model": "a server whose evidence model has it: causalqa discover train --with-llm",
+    "kind": '"kinds_{which}": ["{kind}"]',
+}
+"""How the HTTP API names what would decide an unknown pair (`discovery.evidence.Spelling`):
+the request's fields, and the operator's options for what a request cannot change."""
+MCP_SPELLING = {
+    "sentence": "the context argument",
+    "kg": "an MCP server started with --kg DIR",
+    "llm": None,  # the tool always lets the LLM judge when the evidence model can
+    "llm_model": "a server whose evidence model has it: causalqa discover train --with-llm",
+    "kind": None,  # the tool takes no node kinds
+}
+"""How the MCP tool ``discover_pair`` names them."""
+
 
 def _given(**options: Any) -> dict[str, Any]:
     """The options a client set: the rest are left to the engine's defaults."""
@@ -291,11 +309,15 @@ class Service:
         decision: str | None = None,
         method: str | None = None,
         no_llm: bool | None = None,
+        spelling: dict[str, str | None] | None = None,
     ) -> dict[str, Any]:
         """Is there a causal relation between a and b? `discover_pairs` on one pair, as the
         CLI's ``discover pair --json``: by default the evidence method
-        (`EvidenceVerdict.to_dict()`, the evidence model loaded once); method "llm" is the
-        paper's prompt (`PairVerdict.to_dict()`)."""
+        (`EvidenceVerdict.to_dict()`, the evidence model loaded once; ``"verdict":
+        "unknown"`` when there is no sentence, path or LLM feature); method "llm" is the
+        paper's prompt (`PairVerdict.to_dict()`). `spelling` names the request's fields in
+        the hints (default: the HTTP API's, `HTTP_SPELLING`)."""
+        from causalqa.discovery.evidence import Spelling
         from causalqa.discovery.pair import (
             DEFAULT_METHOD,
             PairItem,
@@ -324,7 +346,8 @@ class Service:
             kg = pair_kg(self._discovery_kg, need=needs_kg(method, items))
             (verdict,) = discover_pairs(
                 items, method=method, kg=kg, llm=llm, judge=judge, no_llm=bool(no_llm),
-                kinds_a=kinds_a, kinds_b=kinds_b, **options,
+                kinds_a=kinds_a, kinds_b=kinds_b, spelling=Spelling(**(spelling or HTTP_SPELLING)),
+                **options,
             )  # fmt: skip
             return verdict.to_dict()
 

@@ -483,8 +483,30 @@
       .then(function () { busy(ev.target, false); });
   });
 
+  // What would decide an unknown pair, in this page's words (the API's hint names its fields).
+  var REMEDIES = {
+    sentence: function () { return "give a sentence that names both (the Context box)"; },
+    kg: function () { return "use a knowledge graph in which a path joins the two (a server started with --kg DIR)"; },
+    llm: function () { return "let the LLM judge (the API's \"no_llm\": false)"; },
+    llm_model: function () { return "use an evidence model with the LLM feature (a server whose model has it)"; },
+    kind: function (r) { return "take the " + r.kind + " node for “" + r.name + "” (the API's \"kinds_" + r.which + "\")"; }
+  };
+  function showUnknown(box, v) {
+    var ab = v.abstention || {};
+    box.appendChild(el("div", { class: "verdict refused", id: "pair-unknown", text: "unknown: no evidence either way" }));
+    box.appendChild(el("p", { text: "Lacks: " + (ab.reason || "evidence") + "." }));
+    var ways = (ab.remedies || []).map(function (r) { return REMEDIES[r.remedy] ? REMEDIES[r.remedy](r) : null; })
+      .filter(Boolean);
+    if (!ways.length && ab.hint) ways = [ab.hint];
+    box.appendChild(el("div", { text: "What would decide it:" }));
+    box.appendChild(el("ul", { class: "remedies" }, ways.map(function (w) { return el("li", { text: w }); })));
+    box.appendChild(el("p", { class: "muted", text: "Node kinds and degrees alone do not decide, so no probability is given." }));
+    (v.notes || []).forEach(function (n) { box.appendChild(el("p", { class: "muted", text: "Note: " + n })); });
+  }
+
   function showEvidence(box, v) {
     var p = v.probabilities || {}, ev = v.evidence || {};
+    if (v.verdict === "unknown") { showUnknown(box, v); return; }
     box.appendChild(el("div", { class: "verdict " + (v.causal ? "yes" : "no"),
                                 text: v.verdict + " (" + v.direction + ")" }));
     box.appendChild(el("div", { text: "P(causal) = " + v.probability }));
