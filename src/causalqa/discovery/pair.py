@@ -806,23 +806,35 @@ def judge_pair(
     kinds_a: Sequence[str] | None = None,
     kinds_b: Sequence[str] | None = None,
     k: int = 4,
+    general: Sequence[Any] = (),
 ):
     """`discover pair`'s default: gather the evidence (`gather_evidence`) and let the
     trained evidence model (`judge`, default `EvidenceJudge.load()`) decide A→B, B→A or
     none, with calibrated probabilities and the evidence that moved the verdict. `llm` is
-    optional (None: the LLM feature is left out)."""
+    optional (None: the LLM feature is left out). `general`: stores of general causal
+    claims (CauseNet), consulted beside `kg` (`causalqa.discovery.general.with_general`)."""
     import time
 
     from causalqa.discovery.evidence import EvidenceJudge
 
     started = time.perf_counter()
     judge = judge or EvidenceJudge.load()
-    ev = gather_evidence(
-        a, b, judge=judge, kg=kg, llm=llm, context=context, kinds_a=kinds_a, kinds_b=kinds_b, k=k
-    )
-    if context is not None and kg is None:
-        ev.notes.append("no knowledge graph loaded: text evidence only")
-    return judge.judge(ev, started=started)
+
+    def trained():
+        ev = gather_evidence(a, b, judge=judge, kg=kg, llm=llm, context=context,
+                             kinds_a=kinds_a, kinds_b=kinds_b, k=k)  # fmt: skip
+        if context is not None and kg is None:
+            ev.notes.append("no knowledge graph loaded: text evidence only" if not general
+                            else "no graph the trained model reads is loaded: text evidence "
+                            "only")  # fmt: skip
+        return judge.judge(ev, started=started)
+
+    if general:
+        from causalqa.discovery.general import with_general
+
+        return with_general(a, b, general, trained, context=context, has_kg=kg is not None,
+                            started=started)  # fmt: skip
+    return trained()
 
 
 # -- many pairs, as every surface asks them ----------------------------------------------------
@@ -935,6 +947,7 @@ def discover_pairs(
     kinds_b: Sequence[str] | None = None,
     decision: str = "reference",
     capture_errors: bool = False,
+    general: Sequence[Any] = (),
 ) -> Iterator[Any]:
     """Judge every pair of `items`, yielding one result per item in input order (as each
     is judged, so a long batch can be written as it goes): an
@@ -947,7 +960,9 @@ def discover_pairs(
     evidence method. `llm` is left out of the evidence (with a note saying why) when
     `no_llm` or when the evidence model has no LLM feature. `hops`: the longest path.
     With `capture_errors` a pair that raises a `CausalQAError` yields a `PairFailure`
-    naming it and the rest go on (a batch); without, the error propagates.
+    naming it and the rest go on (a batch); without, the error propagates. `general`:
+    stores of general causal claims (CauseNet) the evidence method consults beside `kg`;
+    the paper's prompt takes its paths from the first of them when there is no `kg`.
     """
     if method not in METHODS:
         raise PairDiscoveryError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
@@ -963,11 +978,13 @@ def discover_pairs(
         try:
             if method == "evidence":
                 verdict = judge_pair(item.a, item.b, judge=judge, kg=kg, llm=llm,
-                                     context=item.context, k=hops, **kinds)  # fmt: skip
+                                     context=item.context, k=hops, general=general,
+                                     **kinds)  # fmt: skip
                 if note:
                     verdict.notes.append(note)
             else:
-                verdict = discover_pair(item.a, item.b, kg=kg, llm=llm, ranker=ranker,
+                paths_kg = kg if kg is not None else next(iter(general), None)
+                verdict = discover_pair(item.a, item.b, kg=paths_kg, llm=llm, ranker=ranker,
                                         top_k=top_k, context=item.context, k=hops,
                                         decision=decision, **kinds)  # fmt: skip
         except CausalQAError as e:
