@@ -25,13 +25,14 @@ of its own (`causalqa.kg.loaders.read_causenet`); this module reads such a store
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from causalqa.errors import CausalQAError, PairDiscoveryError
+from causalqa.errors import CausalQAError, KGStoreError, PairDiscoveryError
 
 __all__ = [
     "GENERAL_FORMATS",
@@ -69,8 +70,10 @@ def split_stores(stores: Sequence[Any]) -> tuple[Any, list[Any], list[Any]]:
     return (typed[0] if typed else None), general, typed[1:]
 
 
+@functools.lru_cache(maxsize=1)
 def load_rules() -> dict[str, Any]:
-    """The rule's measured figures (``general_rules.json`` beside this module)."""
+    """The rule's measured figures (``general_rules.json`` beside this module; read once,
+    not to be changed)."""
     text = resources.files("causalqa.discovery").joinpath(RULES_FILE).read_text("utf-8")
     return json.loads(text)
 
@@ -126,12 +129,15 @@ class SupportIndex:
         self.names = dict(zip(names["id"].astype(str), names["name"].astype(str)))
         self.out: dict[str, dict[str, int]] = {}
         self.into: dict[str, dict[str, int]] = {}
+        if frame["w"].isna().any():
+            raise KGStoreError(
+                f"{getattr(kg, 'path', 'the store')}: CauseNet edges without their support",
+                hint="load it again: causalqa kg load causenet DIR --replace",
+            )
         for s, t, w in zip(frame["s"].astype(str), frame["t"].astype(str), frame["w"]):
-            if s == t:
-                continue
-            w = int(w) if w == w and w is not None else 1  # a missing support counts once
-            self.out.setdefault(s, {})[t] = max(w, self.out.get(s, {}).get(t, 0))
-            self.into.setdefault(t, {})[s] = self.out[s][t]
+            if s != t:
+                self.out.setdefault(s, {})[t] = int(w)
+                self.into.setdefault(t, {})[s] = int(w)
 
     @classmethod
     def of(cls, kg: Any) -> SupportIndex:
