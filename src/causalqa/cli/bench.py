@@ -1186,6 +1186,118 @@ def bench_latency_command(
     write_and_emit(out_dir, "latency", report, "\n".join(lines), json_)
 
 
+@discovery_app.command("causenet")
+def bench_causenet_command(
+    kg_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            "--kg",
+            help="A store (folder) to measure with (default: every loaded store: the CauseNet "
+            "one for coverage, all of them for latency).",
+        ),
+    ] = None,
+    data: SharedDataOption = None,
+    latency_pairs: Annotated[
+        int, typer.Option("--latency-pairs", min=0, help="Pairs timed (0: no latency).")
+    ] = 40,
+    evidence_model: EvidenceModelOption = None,
+    seed: SeedOption = 0,
+    out_dir: ResultsOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """CauseNet's coverage of SemEval-2010 train pairs, the general-knowledge rule's
+    measured table, and discover pair's latency with every loaded store (no LLM)."""
+    from causalqa.bench.general import (
+        SEMEVAL_TRAIN,
+        measure_coverage,
+        measure_latency,
+        rules_from,
+        sample_placed,
+        semeval_pairs,
+        tuebingen_files,
+    )
+    from causalqa.cli.options import open_stores
+    from causalqa.discovery.evidence import EvidenceJudge
+    from causalqa.discovery.general import split_stores
+    from causalqa.errors import KGStoreError
+
+    root = data or config.data_dir()
+    pairs = semeval_pairs(root / SEMEVAL_TRAIN)
+    stores = open_stores(kg_path)
+    try:
+        kg, general, _ = split_stores(stores)
+        if not general:
+            raise KGStoreError(
+                "no CauseNet store among the stores consulted",
+                hint="load it: causalqa kg load causenet ../shared/data/causenet-core",
+            )
+        with err.status("coverage …"):
+            coverage = measure_coverage(general[0], pairs)
+        latency = None
+        if latency_pairs:
+            judge = EvidenceJudge.load(evidence_model)
+            chosen = sample_placed(general[0], pairs, latency_pairs, seed)
+            with err.status("latency …") as status:
+                latency = measure_latency(
+                    chosen, judge=judge, kg=kg, general=general, on_step=status.update
+                )
+        names = [str(s.path) for s in stores]
+    finally:
+        for s in stores:
+            s.close()
+    command = "causalqa " + " ".join(sys.argv[1:])
+    report = {
+        "benchmark": "discovery causenet",
+        "data": str(SEMEVAL_TRAIN),
+        "stores": names,
+        "seed": seed,
+        **coverage,
+        "rules": rules_from(coverage, data=f"SemEval-2010 Task 8 {SEMEVAL_TRAIN.name}",
+                            command=command),
+        "tuebingen": tuebingen_files(Path(root)) or None,
+        "latency": latency,
+    }  # fmt: skip
+    ce, other = coverage["coverage"]["cause-effect"], coverage["coverage"]["other"]
+    keys = ["pairs", "a or b linked", "both linked", "direct claim",
+            "path (≤ 2 hops, directed)", "chains only"]  # fmt: skip
+    lines = [
+        f"SemEval-2010 Task 8 `{SEMEVAL_TRAIN.name}` (train only), stores: "
+        + ", ".join(f"`{n}`" for n in names) + ".",
+        "",
+        "| pairs | " + " | ".join(keys[1:]) + " |",
+        "|---|" + "---|" * (len(keys) - 1),
+        *(f"| {label} ({c.get('pairs', 0)}) | " + " | ".join(str(c.get(k, 0)) for k in keys[1:])
+          + " |" for label, c in (("Cause-Effect", ce), ("other relations", other))),
+        "",
+        "Pairs placed in CauseNet, by evidence: how many are Cause-Effect "
+        f"(base rate {coverage['base_rate_placed']['share']}).",
+        "",
+        "| evidence | Cause-Effect | pairs | share | (k+1)/(n+2) |",
+        "|---|---|---|---|---|",
+        *(f"| {r['evidence']} | {r['k']} | {r['n']} | {r['share']} | {r['p_smoothed']} |"
+          for r in coverage["rule_table"]),
+        "",
+        f"Direction of Cause-Effect pairs with a direct claim, by the larger support: "
+        f"{coverage['direction'].get('right', 0)} right, "
+        f"{coverage['direction'].get('wrong', 0)} wrong, "
+        f"{coverage['direction'].get('tie', 0)} ties.",
+        "",
+        "Tübingen pairs: " + (", ".join(report["tuebingen"]) if report["tuebingen"]
+                              else f"no such file in {root}") + ".",
+    ]  # fmt: skip
+    if latency:
+        lines += [
+            "",
+            f"Latency, `judge_pair` without a sentence or the LLM, {latency['pairs']} pairs "
+            f"CauseNet places (seed {seed}), one process: first {latency['first']} s, warm "
+            f"median {latency['warm_median']} s, p90 {latency['warm_p90']} s, max "
+            f"{latency['warm_max']} s; {latency['refused']} refused (no evidence decides); "
+            f"decided by: {latency['decided_by']}.",
+        ]
+    write_and_emit(out_dir, "causenet", report, "\n".join(lines), json_)
+
+
 @discovery_app.command("reference")
 def bench_reference_command(
     datasets: DatasetsOption = "comagc,gene,ade,semeval",

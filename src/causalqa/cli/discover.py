@@ -26,6 +26,7 @@ from causalqa.cli.options import (
     err,
     open_kg,
     open_llm,
+    open_stores,
     out,
     progress,
     warn_deprecated,
@@ -81,6 +82,15 @@ MethodOption = Annotated[
         help="evidence (default: a trained, calibrated model over KG paths, the sentence and "
         "the LLM's log-odds; three-way answer with the reasons) or llm (the paper's "
         "zero-shot prompt alone).",
+    ),
+]
+PairStoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--kg",
+        "--store",
+        help="The one store to consult: a folder or bolt://HOST:7687 (default: every store "
+        "loaded under $CAUSALQA_HOME/kg, e.g. Hetionet's default and causenet).",
     ),
 ]
 BatchOption = Annotated[
@@ -140,7 +150,7 @@ def pair_command(
     no_llm: NoLLMOption = False,
     evidence_model: EvidenceModelOption = None,
     batch: BatchOption = None,
-    kg_path: KGStoreOption = None,
+    kg_path: PairStoreOption = None,
     ranker: RankerOption = "similarity",
     top_k: TopKOption = 1,
     hops: HopsOption = 4,
@@ -158,8 +168,11 @@ def pair_command(
     """Does A cause B? The evidence method answers A→B, B→A or none with calibrated
     probabilities and says why — or unknown, saying what would decide it, when there is no
     sentence, no path between the two in the graph and no LLM feature; --method llm is the
-    paper's prompt alone."""
+    paper's prompt alone. Every loaded store is consulted (--store picks one): Hetionet by
+    the trained model, CauseNet's cause → effect claims by a documented rule when there is
+    no sentence."""
     from causalqa.discovery import pair
+    from causalqa.discovery.general import split_stores
 
     method = method or pair.DEFAULT_METHOD
     if method not in pair.METHODS:
@@ -183,14 +196,17 @@ def pair_command(
         from causalqa.discovery.evidence import EvidenceJudge
 
         judge = EvidenceJudge.load(evidence_model)
-    kg = pair.pair_kg(lambda: open_kg(kg_path), need=pair.needs_kg(method, items))
+    stores = pair.pair_kg(lambda: open_stores(kg_path), need=pair.needs_kg(method, items))
+    kg, general, unused = split_stores(stores or [])
+    for other in unused:
+        err.print(f"[dim]not consulted (the evidence model reads one graph): {other.path}[/]")
     try:
         model = open_llm(llm) if pair.needs_llm(method, judge, no_llm=no_llm) else None
         results = pair.discover_pairs(
             items, method=method, kg=kg, llm=model, judge=judge, no_llm=no_llm, ranker=ranker,
             top_k=top_k, hops=hops, kinds_a=_kinds(kind_a), kinds_b=_kinds(kind_b),
             decision=decision, capture_errors=batch is not None,
-            spelling=_spelling(batch is not None),
+            spelling=_spelling(batch is not None), general=general,
         )  # fmt: skip
         for result in with_status(results, [f"{x.a} – {x.b} …" for x in items]):
             if batch is not None:  # a JSON line per pair as soon as it is judged
@@ -200,8 +216,8 @@ def pair_command(
             elif not emit_json_if(json_, result.to_dict()):
                 _print_verdict(result)
     finally:
-        if kg is not None:
-            kg.close()
+        for store in stores or []:
+            store.close()
 
 
 def _print_verdict(v) -> None:

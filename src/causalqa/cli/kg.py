@@ -30,7 +30,8 @@ from causalqa.cli.options import (
 from causalqa.kg.model import DEFAULT_K, DEFAULT_LIMIT
 
 app = typer.Typer(
-    help="Knowledge graphs: load Hetionet or triples into a store, show stats, find paths.",
+    help="Knowledge graphs: load Hetionet, CauseNet or triples into a store, show stats, "
+    "find paths.",
     no_args_is_help=True,
 )
 
@@ -38,6 +39,7 @@ app = typer.Typer(
 class Format(StrEnum):
     hetionet = "hetionet"
     triples = "triples"
+    causenet = "causenet"
 
 
 StoreOption = Annotated[
@@ -52,14 +54,31 @@ StoreOption = Annotated[
 ]
 
 
+LoadStoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        "--kg",
+        help="Store folder (default: $CAUSALQA_HOME/kg/default; causenet: "
+        "$CAUSALQA_HOME/kg/causenet, a store of its own beside Hetionet) or a Neo4j server: "
+        "bolt://HOST:7687 (credentials from $NEO4J_USER, $NEO4J_PASSWORD).",
+    ),
+]
+
+
 @app.command("load")
 def load_command(
-    fmt: Annotated[Format, typer.Argument(help="hetionet or triples.")],
+    fmt: Annotated[Format, typer.Argument(help="hetionet, causenet or triples.")],
     path: Annotated[
         Path,
-        typer.Argument(help="Hetionet folder (or its edges .sif[.gz]); or a triples TSV/CSV."),
+        typer.Argument(
+            help="Hetionet folder (or its edges .sif[.gz]); the CauseNet core folder (its "
+            "core-raw.tsv: every cause → effect edge with its support, the number of "
+            "extractions behind it; and lem_mapping-precision.tsv: surface forms as "
+            "aliases); or a triples TSV/CSV."
+        ),
     ],
-    store: StoreOption = None,
+    store: LoadStoreOption = None,
     replace: Annotated[
         bool, typer.Option("--replace", help="Overwrite an existing store at --store.")
     ] = False,
@@ -69,11 +88,14 @@ def load_command(
     json_: JSONOption = False,
 ) -> None:
     """Load a graph into a new store (bulk import) or a Neo4j server (--store bolt://…).
-    An existing store, or a server that holds a graph, needs --replace."""
+    An existing store, or a server that holds a graph, needs --replace. CauseNet
+    (Heindorf et al. 2020, CC BY 4.0) goes into a store of its own, which discover pair
+    consults beside Hetionet."""
+    from causalqa.cli.options import progress
     from causalqa.errors import KGStoreError
-    from causalqa.kg.loaders import read_hetionet, read_triples
+    from causalqa.kg.loaders import read_causenet, read_hetionet, read_triples
     from causalqa.kg.sparql import sparql_location
-    from causalqa.kg.store import KnowledgeGraph, neo4j_uri
+    from causalqa.kg.store import KnowledgeGraph, default_store, neo4j_uri
 
     if sparql_location(store) is not None:
         raise KGStoreError(
@@ -81,22 +103,36 @@ def load_command(
             hint="load into a store folder or a Neo4j server (--store DIR|bolt://HOST:7687); "
             "a folder named wikidata: give its full path",
         )
-    started = time.perf_counter()
-    with err.status(f"reading {escape(str(path))}"):
-        data = read_hetionet(path) if fmt is Format.hetionet else read_triples(path, sep=sep)
-    read_seconds = time.perf_counter() - started
     uri = neo4j_uri(store)
-    with err.status(f"importing {len(data.nodes):,} nodes and {len(data.edges):,} edges"):
+    if uri is None:
+        store = store or default_store(fmt.value)
+        _refuse_existing(store, replace)  # before reading: a refusal costs nothing
+    started = time.perf_counter()
+    readers = {Format.hetionet: lambda: read_hetionet(path),
+               Format.causenet: lambda: read_causenet(path),
+               Format.triples: lambda: read_triples(path, sep=sep)}  # fmt: skip
+    with progress() as bar:
+        task = bar.add_task(f"reading {escape(str(path))}", total=None)
+        data = readers[fmt]()
+        read_seconds = time.perf_counter() - started
+        bar.update(task, total=1, completed=1, description=f"read {escape(str(path))}")
+        what = f"{len(data.nodes):,} nodes, {len(data.edges):,} edges"
+        task = bar.add_task(f"importing {what}", total=None)
+
+        def step(name: str, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, description=f"importing {name}")
+
         if uri is not None:  # a Neo4j server: batched UNWIND into the same schema
             kg = KnowledgeGraph.connect(uri)
             try:
-                kg.import_data(data, replace=replace)
+                kg.import_data(data, replace=replace, on_step=step)
             except BaseException:
                 kg.close()
                 raise
             kg.meta["import_seconds"] = round(time.perf_counter() - started - read_seconds, 3)
         else:
-            kg = KnowledgeGraph.build(data, store, replace=replace)
+            kg = KnowledgeGraph.build(data, store, replace=replace, on_step=step)
+        bar.update(task, description=f"imported {what}")
     with kg:
         report = {
             "store": uri or str(kg.path),
@@ -107,11 +143,35 @@ def load_command(
             "import_seconds": kg.meta.get("import_seconds"),
             "total_seconds": round(time.perf_counter() - started, 3),
         }
+        if data.aliases is not None:
+            report["aliases"] = int(len(data.aliases))
+        if data.edge_properties:
+            report["edge_properties"] = data.edge_properties
+        if data.source.get("attribution"):
+            report["attribution"] = data.source["attribution"]
     if emit_json_if(json_, report):
         return
+    aliases = f", {report['aliases']:,} aliases" if "aliases" in report else ""
     out.print(
-        f"loaded {report['nodes']:,} nodes and {report['edges']:,} edges into "
+        f"loaded {report['nodes']:,} nodes and {report['edges']:,} edges{aliases} into "
         f"{escape(report['store'])} in {report['total_seconds']:.1f} s"
+    )
+    if "attribution" in report:
+        out.print(f"data: {escape(report['attribution'])}", highlight=False)
+
+
+def _refuse_existing(store: Path, replace: bool) -> None:
+    """The store build's own refusal, said before the (slower) read of the files."""
+    from causalqa.errors import KGStoreError
+
+    folder = Path(store).expanduser()
+    if replace or not folder.exists():
+        return
+    if folder.is_dir() and not any(folder.iterdir()):
+        return
+    raise KGStoreError(
+        f"a knowledge graph store already exists at {folder}",
+        hint="pass --replace to overwrite it, or choose another --store",
     )
 
 

@@ -845,6 +845,7 @@ def judge_pair(
     kinds_b: Sequence[str] | None = None,
     k: int = 4,
     spelling=None,
+    general: Sequence[Any] = (),
 ):
     """`discover pair`'s default: gather the evidence (`gather_evidence`) and let the
     trained evidence model (`judge`, default `EvidenceJudge.load()`) decide A→B, B→A or
@@ -852,21 +853,35 @@ def judge_pair(
     ``unknown`` when there is no sentence, no path between the linked nodes and no LLM
     feature (`EvidenceJudge.abstention`). `llm` is optional (None: the LLM feature is left
     out). `spelling` (`causalqa.discovery.evidence.Spelling`, default the Python API's)
-    names the options in hints: what would decide an unknown pair, how to fix an error."""
+    names the options in hints: what would decide an unknown pair, how to fix an error.
+    `general`: stores of general causal claims (CauseNet), consulted beside `kg`
+    (`causalqa.discovery.general.with_general`)."""
     import time
 
     from causalqa.discovery.evidence import EvidenceJudge
 
     started = time.perf_counter()
     judge = judge or EvidenceJudge.load()
-    ev = gather_evidence(
-        a, b, judge=judge, kg=kg, llm=llm, context=context, kinds_a=kinds_a, kinds_b=kinds_b,
-        k=k, spelling=spelling,
-    )  # fmt: skip
-    if context is not None and kg is None:
-        ev.notes.append("no knowledge graph loaded: text evidence only")
-    verdict = judge.judge(ev, started=started)
-    if spelling is not None:
+
+    def trained():
+        ev = gather_evidence(
+            a, b, judge=judge, kg=kg, llm=llm, context=context, kinds_a=kinds_a,
+            kinds_b=kinds_b, k=k, spelling=spelling,
+        )  # fmt: skip
+        if context is not None and kg is None:
+            ev.notes.append("no knowledge graph loaded: text evidence only" if not general
+                            else "no graph the trained model reads is loaded: text evidence "
+                            "only")  # fmt: skip
+        return judge.judge(ev, started=started)
+
+    if general:
+        from causalqa.discovery.general import with_general
+
+        verdict = with_general(a, b, general, trained, context=context, has_kg=kg is not None,
+                               started=started)  # fmt: skip
+    else:
+        verdict = trained()
+    if spelling is not None and hasattr(verdict, "spelling"):
         verdict.spelling = spelling
     return verdict
 
@@ -982,6 +997,7 @@ def discover_pairs(
     decision: str = "reference",
     capture_errors: bool = False,
     spelling=None,
+    general: Sequence[Any] = (),
 ) -> Iterator[Any]:
     """Judge every pair of `items`, yielding one result per item in input order (as each
     is judged, so a long batch can be written as it goes): an
@@ -1002,6 +1018,9 @@ def discover_pairs(
     option names; default the Python API's). A name the graph does not place, with no
     sentence, is an `EntityNotFoundError` naming the closest nodes (a `PairFailure` in a
     batch).
+    `general`: stores of general causal claims (CauseNet) the evidence method consults
+    beside `kg`; the paper's prompt takes its paths from the first of them when there is no
+    `kg`.
     """
     if method not in METHODS:
         raise PairDiscoveryError(f"unknown method {method!r}", hint=f"use {', '.join(METHODS)}")
@@ -1018,11 +1037,13 @@ def discover_pairs(
             if method == "evidence":
                 verdict = judge_pair(item.a, item.b, judge=judge, kg=kg, llm=llm,
                                      context=item.context, k=hops, spelling=spelling,
+                                     general=general,
                                      **kinds)  # fmt: skip
                 if note:
                     verdict.notes.append(note)
             else:
-                verdict = discover_pair(item.a, item.b, kg=kg, llm=llm, ranker=ranker,
+                paths_kg = kg if kg is not None else next(iter(general), None)
+                verdict = discover_pair(item.a, item.b, kg=paths_kg, llm=llm, ranker=ranker,
                                         top_k=top_k, context=item.context, k=hops,
                                         decision=decision, **kinds)  # fmt: skip
         except CausalQAError as e:

@@ -3,7 +3,8 @@
 Cheapest method first, stopping at the first that finds anything:
 
 1. ``exact``: the name equals a node's name (or id).
-2. ``alias``: the caller's alias table maps it to a node.
+2. ``alias``: the graph's aliases (CauseNet's surface forms, given to the `Linker`) or the
+   caller's alias table map it to a node.
 3. ``normalized``: equal after case folding, accent stripping and punctuation removal.
 4. ``fuzzy``: rapidfuzz's WRatio over normalised names.
 5. ``embedding``: cosine similarity of MiniLM sentence embeddings — only if all the above
@@ -97,6 +98,7 @@ class Linker:
     `embedder`: anything with ``encode(list[str]) -> np.ndarray`` of normalised rows;
     default `causalqa.embed.Embedder`, created only when the embedding step runs.
     `cache_dir`: where node-name vectors are kept between runs (e.g. the store folder).
+    `aliases`: the graph's own other names (alias → node id or name), always consulted.
     """
 
     def __init__(
@@ -105,6 +107,7 @@ class Linker:
         *,
         embedder=None,
         cache_dir: str | Path | None = None,
+        aliases: Mapping[str, str] | None = None,
     ) -> None:
         # sorted by id: a store returns its nodes in no fixed order, and the cached name
         # vectors are keyed by the names in this order (one 70 MB file per process else)
@@ -120,6 +123,7 @@ class Linker:
             self._by_name.setdefault(name, []).append(i)
             self._by_norm.setdefault(norm, []).append(i)
         self._keys = list(self._by_norm)
+        self._aliases = {normalize(k): v for k, v in (aliases or {}).items()}
         self._embedder = embedder
         self._cache_dir = Path(cache_dir) if cache_dir else None
         self._vectors: np.ndarray | None = None
@@ -172,8 +176,10 @@ class Linker:
             scored += [(i, 99.0) for i in variants if i not in exact]
             return self._cap(self._decide(name, "exact", scored, 99, 2), limit)
 
+        table = self._aliases
         if aliases:
-            table = {normalize(k): v for k, v in aliases.items()}
+            table = {**table, **{normalize(k): v for k, v in aliases.items()}}
+        if table:
             if norm in table:
                 target = table[norm]
                 rows = [self._by_id[target]] if target in self._by_id else []

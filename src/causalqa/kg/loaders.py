@@ -5,9 +5,14 @@
   ``hetionet-v1.0-edges.sif.gz`` share the format), metaedge abbreviations from
   ``metaedges.tsv`` or, failing that, the metagraph JSON.
 - `read_triples`: any ``head, relation, tail[, head_type, tail_type]`` TSV/CSV.
+- `read_causenet`: the CauseNet core (Heindorf et al., CIKM 2020; CC BY 4.0) — every
+  cause → effect edge of ``core-raw.tsv`` with its support (the number of extractions
+  behind it), one ``Concept`` node per lemma, and the surface forms of
+  ``lem_mapping-precision.tsv`` as aliases.
 
-Both return a `GraphData`: ``nodes`` (id, name, kind) and ``edges`` (source, target,
-relation, abbrev) as pandas frames of strings. Files are checked as they are read: an empty
+All return a `GraphData`: ``nodes`` (id, name, kind) and ``edges`` (source, target,
+relation, abbrev; CauseNet's also ``support``) as pandas frames, and CauseNet's
+``aliases`` (name, id). Files are checked as they are read: an empty
 file, a missing column, a blank field or an edge to an unknown node is a `KGFormatError`
 naming the file and the line (1-based, the header being line 1).
 
@@ -31,6 +36,9 @@ from causalqa.errors import KGFormatError
 
 NODE_COLUMNS = ["id", "name", "kind"]
 EDGE_COLUMNS = ["source", "target", "relation", "abbrev"]
+EDGE_PROPERTIES = ["support"]
+"""Optional edge columns a store keeps when a graph has them (integers)."""
+ALIAS_COLUMNS = ["name", "id"]
 DEFAULT_KIND = "Entity"
 
 _TRIPLE_HEADERS = {
@@ -55,15 +63,26 @@ _TRIPLE_HEADERS = {
 @dataclass
 class GraphData:
     """A graph as two tables of strings: `nodes` (id, name, kind) and `edges` (source,
-    target, relation, abbrev), plus where it came from."""
+    target, relation, abbrev, and the optional integer `EDGE_PROPERTIES` such as
+    ``support``), plus where it came from and, optionally, `aliases`: other names of nodes
+    (name, node id) that entity linking accepts."""
 
     nodes: pd.DataFrame
     edges: pd.DataFrame
     source: dict = field(default_factory=dict)
+    aliases: pd.DataFrame | None = None
 
     def __post_init__(self) -> None:
         self.nodes = self.nodes[NODE_COLUMNS].reset_index(drop=True)
-        self.edges = self.edges[EDGE_COLUMNS].reset_index(drop=True)
+        extra = [c for c in EDGE_PROPERTIES if c in self.edges.columns]
+        self.edges = self.edges[EDGE_COLUMNS + extra].reset_index(drop=True)
+        if self.aliases is not None:
+            self.aliases = self.aliases[ALIAS_COLUMNS].reset_index(drop=True)
+
+    @property
+    def edge_properties(self) -> list[str]:
+        """The optional edge columns this graph has (``["support"]`` for CauseNet)."""
+        return [c for c in EDGE_PROPERTIES if c in self.edges.columns]
 
 
 def _fail(path: Path, message: str, line: int | None = None, hint: str | None = None):
@@ -382,3 +401,142 @@ def read_triples(
         {"source": head_id, "target": tail_id, "relation": frame["relation"], "abbrev": ""}
     ).drop_duplicates()
     return GraphData(nodes, edges, source={"format": "triples", "path": str(path), "sep": sep})
+
+
+# -- CauseNet ----------------------------------------------------------------------------
+CAUSENET_EDGES = "core-raw.tsv"
+CAUSENET_MAPPING = "lem_mapping-precision.tsv"
+CAUSENET_COLUMNS = ["Source", "Target", "Weight_Source_Target"]
+CAUSENET_KIND = "Concept"
+CAUSENET_RELATION = "CAUSES"
+CAUSENET_ATTRIBUTION = (
+    "CauseNet (Heindorf et al. 2020, CauseNet: Towards a Causality Graph Extracted from the "
+    "Web, CIKM 2020), CC BY 4.0"
+)
+
+
+def causenet_files(path: str | Path) -> dict[str, Path]:
+    """The edges (``core-raw.tsv``) and lemma mapping (``lem_mapping-precision.tsv``) of a
+    CauseNet core folder; a clear error naming what is missing."""
+    path = Path(path)
+    if not path.exists():
+        raise KGFormatError(
+            f"{path}: no such folder",
+            hint="give the CauseNet core folder, which holds core-raw.tsv and "
+            "lem_mapping-precision.tsv",
+            path=str(path),
+        )
+    if not path.is_dir():
+        raise KGFormatError(
+            f"{path}: not a folder",
+            hint=f"give the folder that holds {CAUSENET_EDGES} and {CAUSENET_MAPPING}",
+            path=str(path),
+        )
+    files = {"edges": path / CAUSENET_EDGES, "mapping": path / CAUSENET_MAPPING}
+    for what, file in files.items():
+        if not file.is_file():
+            held = ", ".join(sorted(p.name for p in path.iterdir())[:8]) or "nothing"
+            raise KGFormatError(
+                f"{path}: no {file.name} (the CauseNet core's "
+                f"{'cause → effect edges' if what == 'edges' else 'lemma ↔ surface forms'})",
+                hint=f"the folder holds: {held}",
+                path=str(file),
+            )
+    return files
+
+
+def _causenet_header(path: Path, expected: list[str], ncols: tuple[int, ...]) -> list[str]:
+    first = _first_line(path)
+    if first is None:
+        raise _fail(path, "the file is empty", line=1, hint="give a file with at least one row")
+    got = [c.strip() for c in first.split("\t")]
+    if got[: len(expected)] != expected or len(got) not in ncols:
+        raise _fail(
+            path,
+            f"expected the tab-separated columns {', '.join(expected)}"
+            + (" (and one more, e.g. Annotation)" if max(ncols) > len(expected) else "")
+            + f", found {', '.join(got)[:120]!r}",
+            line=1,
+        )
+    return got
+
+
+def _concept_name(lemma: pd.Series) -> pd.Series:
+    return lemma.str.replace("_", " ", regex=False).str.split().str.join(" ")
+
+
+def read_causenet(path: str | Path) -> GraphData:
+    """Read the CauseNet core from its folder: every row of ``core-raw.tsv`` (``Source``,
+    ``Target``, ``Weight_Source_Target``, an optional fourth column such as
+    ``Annotation``) as an edge ``Source -CAUSES-> Target`` with ``support`` = the weight
+    (the number of web extractions behind it; both directions of a pair are kept, each with
+    its own support), one node per lemma (id: the lemma, ``lung_cancer``; name: the lemma
+    with spaces, "lung cancer"; kind ``Concept``), and the surface forms of
+    ``lem_mapping-precision.tsv`` whose lemma is a node ("lung cancers" → ``lung_cancer``)
+    as aliases — less those that read like another node's name once case and punctuation
+    are folded (a node's own name always wins).
+
+    Errors (`KGFormatError`, naming the file and line): a missing folder or file, other
+    columns, an empty file or one without rows, an empty field, a weight that is not a
+    positive whole number, the same edge twice.
+    """
+    from causalqa.kg.linking import normalize
+
+    files = causenet_files(path)
+    edges_path, mapping_path = files["edges"], files["mapping"]
+    columns = _causenet_header(edges_path, CAUSENET_COLUMNS, (3, 4))
+    frame, lines = _read_table(edges_path, "\t", len(columns), header=True, names=columns)
+    weights = pd.to_numeric(frame["Weight_Source_Target"], errors="coerce")
+    bad = weights.isna() | (weights < 1) | (weights != weights.round())
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise _fail(
+            edges_path,
+            f"the weight {frame['Weight_Source_Target'][row]!r} is not a positive whole number",
+            line=int(lines[row]),
+            hint="Weight_Source_Target counts the extractions behind the edge: 1, 2, 3, …",
+        )
+    dup = frame.duplicated(["Source", "Target"])
+    if dup.any():
+        row = int(dup.to_numpy().argmax())
+        raise _fail(
+            edges_path,
+            f"the edge {frame['Source'][row]} → {frame['Target'][row]} appears twice",
+            line=int(lines[row]),
+            hint="each cause → effect pair has one row, its weight the number of extractions",
+        )
+    lemmas = pd.Index(pd.concat([frame["Source"], frame["Target"]]).unique()).sort_values()
+    nodes = pd.DataFrame(
+        {"id": lemmas, "name": _concept_name(pd.Series(lemmas)), "kind": CAUSENET_KIND}
+    )
+    edges = pd.DataFrame(
+        {
+            "source": frame["Source"],
+            "target": frame["Target"],
+            "relation": CAUSENET_RELATION,
+            "abbrev": "",
+            "support": weights.astype("int64"),
+        }
+    )
+    _causenet_header(mapping_path, ["Lemmatized", "Original"], (2,))
+    mapping, _ = _read_table(mapping_path, "\t", 2, header=True, names=["Lemmatized", "Original"])
+    known = mapping[mapping["Lemmatized"].isin(lemmas)]
+    aliases = pd.DataFrame({"name": _concept_name(known["Original"]), "id": known["Lemmatized"]})
+    taken = {normalize(n) for n in nodes["name"]}
+    folded = aliases["name"].map(normalize)
+    lemmas_of = aliases.groupby(folded)["id"].transform("nunique")
+    # a node's own name wins; a surface form of two lemmas is no alias of either
+    aliases = aliases[~folded.isin(taken) & (lemmas_of == 1)].drop_duplicates("name")
+    return GraphData(
+        nodes,
+        edges,
+        source={
+            "format": "causenet",
+            "edges": str(edges_path),
+            "mapping": str(mapping_path),
+            "licence": "CC BY 4.0",
+            "attribution": CAUSENET_ATTRIBUTION,
+            "mapping_rows": int(len(mapping)),
+        },
+        aliases=aliases,
+    )

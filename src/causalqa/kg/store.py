@@ -7,7 +7,13 @@ one process or are already served by a team.
 
 Schema (both backends): nodes ``(:Node {id, name, kind})``, edges
 ``(:Node)-[:Rel {relation, abbrev}]->(:Node)``. A relation keeps its name ("binds") and, for
-Hetionet, its metaedge abbreviation ("CbG").
+Hetionet, its metaedge abbreviation ("CbG"). A graph with edge properties (CauseNet's
+``support``) keeps them on ``Rel``; one with aliases (CauseNet's surface forms) keeps them as
+``(:Alias {name, id})``, which entity linking reads.
+
+Stores live in folders; those under ``$CAUSALQA_HOME/kg`` are the *loaded* stores
+(`loaded_stores`): ``default`` (Hetionet, triples) and ``causenet`` unless the user named
+another folder.
 
 A store is built once, by a bulk import (``COPY ... FROM`` a data frame on LadybugDB,
 batched ``UNWIND`` on Neo4j), into a fresh folder that replaces the target only when the
@@ -33,12 +39,17 @@ import pandas as pd
 
 from causalqa import config
 from causalqa.errors import EntityNotFoundError, KGBackendError, KGError, KGStoreError
-from causalqa.kg.loaders import EDGE_COLUMNS, NODE_COLUMNS, GraphData
+from causalqa.kg.loaders import ALIAS_COLUMNS, EDGE_COLUMNS, NODE_COLUMNS, GraphData
 from causalqa.kg.model import KGPath, Node
 from causalqa.kg.paths import DEFAULT_K, DEFAULT_LIMIT, PathIndex, cypher_paths
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from causalqa.kg.sparql import SparqlKnowledgeGraph
+
+    Step = Callable[[str, int, int], None]
+    """A progress callback: ``on_step(what, done, total)``."""
 
 STORE_FORMAT = 1
 META_FILE = "kg.json"
@@ -49,6 +60,8 @@ SCHEMA_NODES = "CREATE NODE TABLE Node(id STRING, name STRING, kind STRING, PRIM
 # `code` numbers the (relation, abbrev) pairs in sorted order (listed in kg.json), so the
 # path index reads integers only: reading millions of relation strings back is slow.
 SCHEMA_RELS = "CREATE REL TABLE Rel(FROM Node TO Node, relation STRING, abbrev STRING, code INT64)"
+SCHEMA_ALIASES = "CREATE NODE TABLE Alias(name STRING, id STRING, PRIMARY KEY (name))"
+Q_ALIASES = "MATCH (x:Alias) RETURN x.name AS name, x.id AS id"
 
 # Shared Cypher: the same text runs on LadybugDB and Neo4j.
 Q_NODE = "MATCH (n:Node {id: $id}) RETURN n.id, n.name, n.kind"
@@ -85,9 +98,30 @@ def neo4j_uri(location: str | os.PathLike | None) -> str | None:
     return f"{scheme.lower()}://{rest.lstrip('/')}"
 
 
-def default_store() -> Path:
-    """Where a graph is stored when the user names no folder: ``$CAUSALQA_HOME/kg/default``."""
-    return config.home_dir() / "kg" / "default"
+def default_store(fmt: str | None = None) -> Path:
+    """Where a graph is stored when the user names no folder: ``$CAUSALQA_HOME/kg/default``;
+    a format with a store of its own (``causenet``) in ``$CAUSALQA_HOME/kg/<format>``, so
+    that it sits beside Hetionet instead of replacing it."""
+    name = fmt if fmt in OWN_STORE_FORMATS else "default"
+    return config.home_dir() / "kg" / name
+
+
+OWN_STORE_FORMATS = ("causenet",)
+"""Formats loaded into a store of their own by default (`default_store`)."""
+
+
+def loaded_stores() -> list[Path]:
+    """The stores under ``$CAUSALQA_HOME/kg`` (folders holding a ``kg.json``): the ones
+    `discover pair` consults when no ``--store`` is given. ``default`` first, then by name."""
+    root = config.home_dir() / "kg"
+    if not root.is_dir():
+        return []
+    found = [p for p in root.iterdir() if not p.name.startswith(".") and p.is_dir()]
+    for p in found:
+        if not _is_store(p):
+            _recover(p)  # a build killed between its two renames
+    stores = [p for p in found if _is_store(p)]
+    return sorted(stores, key=lambda p: (p.name != "default", p.name))
 
 
 # -- backends ----------------------------------------------------------------------------
@@ -144,18 +178,34 @@ class LadybugBackend:
         except RuntimeError as e:
             raise KGBackendError(f"graph query failed: {e}") from e
 
-    def import_data(self, data: GraphData) -> None:
+    def import_data(self, data: GraphData, on_step: Step | None = None) -> None:
         nodes = data.nodes.astype(str)  # noqa: F841 - scanned by name in COPY below
-        edges = data.edges.astype(str)
+        extra = data.edge_properties
+        edges = data.edges[EDGE_COLUMNS].astype(str)
         pairs = pd.MultiIndex.from_arrays([edges["relation"], edges["abbrev"]])
         codes, _ = pd.factorize(pairs, sort=True)
         edges["code"] = codes.astype("int64")
+        for column in extra:  # integer edge properties (CauseNet's support)
+            edges[column] = data.edges[column].astype("int64")
+        aliases = None if data.aliases is None else data.aliases[ALIAS_COLUMNS].astype(str)  # noqa: F841
+        schema_rels = SCHEMA_RELS[:-1] + "".join(f", {c} INT64" for c in extra) + ")"
+        steps = [
+            ("schema", [SCHEMA_NODES, schema_rels]),
+            (f"nodes ({len(data.nodes):,})", ["COPY Node FROM nodes"]),
+            (f"edges ({len(data.edges):,})", ["COPY Rel FROM edges"]),
+        ]
+        if data.aliases is not None:
+            alias_queries = [SCHEMA_ALIASES, "COPY Alias FROM aliases"]
+            steps.append((f"aliases ({len(data.aliases):,})", alias_queries))
+        steps.append(("checkpoint", ["CHECKPOINT"]))
         try:
-            self._conn.execute(SCHEMA_NODES)
-            self._conn.execute(SCHEMA_RELS)
-            self._conn.execute("COPY Node FROM nodes")
-            self._conn.execute("COPY Rel FROM edges")
-            self._conn.execute("CHECKPOINT")
+            for i, (what, queries) in enumerate(steps):
+                if on_step:
+                    on_step(what, i, len(steps))
+                for query in queries:
+                    self._conn.execute(query)
+            if on_step:
+                on_step("done", len(steps), len(steps))
         except RuntimeError as e:
             raise KGBackendError(f"bulk import into {self.db_file} failed: {e}") from e
 
@@ -239,8 +289,22 @@ class Neo4jBackend:
             "MATCH (n:Node) WITH n LIMIT $n DETACH DELETE n RETURN count(*)", {"n": self.batch}
         )[0][0]:
             pass
+        if self.aliases() is not None:
+            while self.run(
+                "MATCH (n:Alias) WITH n LIMIT $n DELETE n RETURN count(*)", {"n": self.batch}
+            )[0][0]:
+                pass
 
-    def import_data(self, data: GraphData) -> None:
+    def aliases(self) -> pd.DataFrame | None:
+        """The (:Alias {name, id}) nodes; None where the database does not know the label
+        (a Cypher engine with a fixed schema, such as the embedded one the tests stand in
+        for Neo4j with: one that never held aliases has nothing to read or delete)."""
+        try:
+            return self.frame(Q_ALIASES)
+        except KGBackendError:
+            return None
+
+    def import_data(self, data: GraphData, on_step: Step | None = None) -> None:
         self.run(
             "CREATE CONSTRAINT causalqa_node_id IF NOT EXISTS FOR (n:Node) REQUIRE n.id IS UNIQUE"
         )
@@ -250,19 +314,38 @@ class Neo4jBackend:
                 "UNWIND $rows AS row CREATE (:Node {id: row.id, name: row.name, kind: row.kind})",
                 {"rows": nodes[i : i + self.batch]},
             )
-        edges = data.edges.astype(str).to_dict("records")
+        extra = data.edge_properties
+        frame = data.edges[EDGE_COLUMNS].astype(str)
+        for column in extra:
+            frame[column] = data.edges[column].astype("int64")
+        edges = frame.to_dict("records")
+        props = "".join(f", {c}: row.{c}" for c in extra)
         for i in range(0, len(edges), self.batch):
+            if on_step:
+                on_step(f"edges {i:,}/{len(edges):,}", i, len(edges))
             self.run(
                 "UNWIND $rows AS row MATCH (a:Node {id: row.source}), (b:Node {id: row.target}) "
-                "CREATE (a)-[:Rel {relation: row.relation, abbrev: row.abbrev}]->(b)",
-                {"rows": edges[i : i + self.batch]},
+                f"CREATE (a)-[:Rel {{relation: row.relation, abbrev: row.abbrev{props}}}]->(b)",
+                {"rows": [{k: _plain(v) for k, v in r.items()} for r in edges[i : i + self.batch]]},
             )
+        if data.aliases is not None:
+            aliases = data.aliases[ALIAS_COLUMNS].astype(str).to_dict("records")
+            for i in range(0, len(aliases), self.batch):
+                self.run(
+                    "UNWIND $rows AS row CREATE (:Alias {name: row.name, id: row.id})",
+                    {"rows": aliases[i : i + self.batch]},
+                )
 
     def path_index(self) -> PathIndex:
         return PathIndex(self.frame(Q_NODES), self.frame(Q_EDGES))
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value a driver can send."""
+    return value.item() if hasattr(value, "item") else value
 
 
 # -- the graph ---------------------------------------------------------------------------
@@ -343,7 +426,12 @@ class KnowledgeGraph:
             raise KGStoreError(
                 f"no knowledge graph store at {folder}",
                 hint="load the graph once: causalqa kg load hetionet ../shared/data/hetionet"
-                + (f" --store {folder}" if path else ""),
+                + (
+                    f" --store {folder}"
+                    if path
+                    else " (general knowledge: causalqa kg load causenet "
+                    "../shared/data/causenet-core)"
+                ),
             )
         try:
             meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
@@ -366,8 +454,10 @@ class KnowledgeGraph:
         *,
         replace: bool = False,
         buffer_mb: int = DEFAULT_BUFFER_MB,
+        on_step: Step | None = None,
     ) -> KnowledgeGraph:
         """Bulk-import `data` into a new embedded store at `path` and open it (read-only).
+        `on_step(what, done, total)` is told of each import step (a progress bar).
 
         The import goes into a sibling folder that takes the store's place only once it
         succeeded, so a failed load leaves an existing store untouched; a load killed
@@ -376,7 +466,7 @@ class KnowledgeGraph:
         non-empty folder is an error unless ``replace=True`` — and even then only a folder
         that is a causalqa graph store is ever deleted.
         """
-        folder = Path(path).expanduser() if path else default_store()
+        folder = Path(path).expanduser() if path else default_store(data.source.get("format"))
         _recover(folder)
         exists = folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
         if exists and not replace:
@@ -397,7 +487,7 @@ class KnowledgeGraph:
         try:
             backend = LadybugBackend(partial / DB_FILE, read_only=False, buffer_mb=buffer_mb)
             try:
-                backend.import_data(data)
+                backend.import_data(data, on_step)
             finally:
                 backend.close()
             meta = {
@@ -410,6 +500,10 @@ class KnowledgeGraph:
                 "edges": int(len(data.edges)),
                 "import_seconds": round(time.perf_counter() - started, 3),
             }
+            if data.edge_properties:
+                meta["edge_properties"] = data.edge_properties
+            if data.aliases is not None:
+                meta["aliases"] = int(len(data.aliases))
             (partial / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
             if folder.exists():
                 old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
@@ -458,7 +552,9 @@ class KnowledgeGraph:
             auth = (os.environ["NEO4J_USER"], os.environ.get("NEO4J_PASSWORD", ""))
         return cls(Neo4jBackend(uri, auth, database), meta={"backend": "neo4j", "uri": uri})
 
-    def import_data(self, data: GraphData, *, replace: bool = False) -> KnowledgeGraph:
+    def import_data(
+        self, data: GraphData, *, replace: bool = False, on_step: Step | None = None
+    ) -> KnowledgeGraph:
         """Load `data` into a connected Neo4j database (embedded stores use `build`)."""
         if not isinstance(self.backend, Neo4jBackend):
             raise KGStoreError(
@@ -472,7 +568,7 @@ class KnowledgeGraph:
                     hint="pass replace=True to delete it first",
                 )
             self.backend.clear()
-        self.backend.import_data(data)
+        self.backend.import_data(data, on_step)
         self._forget()
         return self
 
@@ -572,12 +668,31 @@ class KnowledgeGraph:
             )
         raise KGError(f"unknown path engine {engine!r}", hint="use index, cypher or auto")
 
+    def aliases(self) -> dict[str, str]:
+        """Other names of nodes (alias → node id) the graph was loaded with (CauseNet's
+        surface forms, "lung cancers" → ``lung_cancer``); empty for most graphs."""
+        if self.backend.dialect == "ladybug":
+            if not self.meta.get("aliases"):
+                return {}  # no Alias table in this store
+            frame = self.backend.frame(Q_ALIASES)
+        else:
+            frame = self.backend.aliases()
+        if frame is None or not len(frame):
+            return {}
+        return dict(zip(frame["name"].astype(str), frame["id"].astype(str)))
+
+    @property
+    def format(self) -> str | None:
+        """The format the graph was loaded from (``hetionet``, ``triples``, ``causenet``)."""
+        return (self.meta.get("source") or {}).get("format")
+
     def link(self, name: str, **options: Any):
-        """Link a variable name to nodes: see `causalqa.kg.linking.Linker.link`."""
+        """Link a variable name to nodes: see `causalqa.kg.linking.Linker.link` (the
+        graph's own `aliases` are part of the linker)."""
         from causalqa.kg.linking import Linker
 
         if self._linker is None:
-            self._linker = Linker(self.nodes(), cache_dir=self.path)
+            self._linker = Linker(self.nodes(), cache_dir=self.path, aliases=self.aliases())
         return self._linker.link(name, **options)
 
     def resolve(self, name_or_id: str, **options: Any) -> Node:
@@ -639,3 +754,16 @@ def load_triples(
     from causalqa.kg.loaders import read_triples
 
     return KnowledgeGraph.build(read_triples(path, sep=sep), store, replace=replace)
+
+
+def load_causenet(
+    path: str | os.PathLike,
+    store: str | os.PathLike | None = None,
+    *,
+    replace: bool = False,
+) -> KnowledgeGraph:
+    """Read the CauseNet core (see `read_causenet`) and build an embedded store from it
+    (default ``$CAUSALQA_HOME/kg/causenet``)."""
+    from causalqa.kg.loaders import read_causenet
+
+    return KnowledgeGraph.build(read_causenet(path), store, replace=replace)
