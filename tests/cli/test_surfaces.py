@@ -136,9 +136,12 @@ def test_shared_options_read_the_same_everywhere():
         text = runner.invoke(app, [*command.split(), "--help"]).stdout
         return re.sub(r"[\s│]+", " ", text)  # the help's table, as one line of words
 
-    for command in ("discover pair", "discover graph", "discover train", "serve", "mcp",
+    for command in ("discover graph", "discover train", "serve", "mcp",
                     "bench discovery sachs", "bench discovery latency"):  # fmt: skip
         assert "Knowledge graph store folder (default:" in help_of(command), command
+    # discover pair consults every loaded store unless one is named
+    assert "The one store to consult" in help_of("discover pair")
+    assert "default: every store loaded under" in help_of("discover pair")
     for command in ("deduce", "deduction train", "bench deduction"):
         assert "A mined causal KG directory" in help_of(command), command
     for command in ("llm", "batch", "bench qa", "bench qa-open", "bench discovery pairs"):

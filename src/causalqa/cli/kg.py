@@ -111,7 +111,7 @@ def load_command(
     readers = {Format.hetionet: lambda: read_hetionet(path),
                Format.causenet: lambda: read_causenet(path),
                Format.triples: lambda: read_triples(path, sep=sep)}  # fmt: skip
-    with progress() as bar:
+    with progress(transient=True) as bar:
         task = bar.add_task(f"reading {escape(str(path))}", total=None)
         data = readers[fmt]()
         read_seconds = time.perf_counter() - started

@@ -190,8 +190,10 @@ def with_status(results: Iterator[Any], labels: Sequence[str]) -> Iterator[Any]:
         yield result
 
 
-def progress():
-    """A progress display on stderr: description, bar, done/total, elapsed time."""
+def progress(*, transient: bool = False):
+    """A progress display on stderr: description, bar, done/total, elapsed time; a
+    `transient` one is erased when done (or when the work fails: the error stands alone),
+    and not shown at all where stderr is not a terminal (rich would leave a blank line)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     columns = (
@@ -200,7 +202,9 @@ def progress():
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    return Progress(*columns, console=err, transient=False)
+    return Progress(
+        *columns, console=err, transient=transient, disable=transient and not err.is_terminal
+    )
 
 
 @contextmanager
