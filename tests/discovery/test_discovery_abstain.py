@@ -219,3 +219,34 @@ def test_the_default_spelling_is_the_python_apis():
     assert PYTHON.kind.format(which="b", kind="Disease", kind_sh="Disease") == (
         "kinds_b=['Disease']"
     )
+
+
+def test_a_sentence_that_negates_the_relation_is_not_read_as_causal():
+    """'X does not cause Y': the training sentences hold no negated causal statement, so a
+    causal reading of one is unknown, saying so; a plain statement still decides, and a
+    negated one the model reads as 'none' stays non-causal."""
+    from causalqa.discovery.evidence import PairEvidence, negation_between
+    from causalqa.discovery.features import cue_features
+    from causalqa.discovery.relation import mentions_in
+
+    def evidence(sentence: str) -> PairEvidence:
+        m = mentions_in(sentence, "coffee", "cancer")
+        features = {"text_fwd": 0.9, **cue_features(m.text, m.a, m.b)}
+        return PairEvidence("coffee", "cancer", features, mention=m,
+                            text_probs=np.array([0.1, 0.8, 0.1]))  # fmt: skip
+
+    judge = stub_judge(text=Constant(0.9))
+    negated = evidence("Coffee does not cause cancer.")
+    assert negation_between(negated) == "does not"
+    v = judge.judge(negated)
+    assert (v.verdict, v.causal, v.direction, v.probability) == ("unknown", None, None, None)
+    assert "negates what joins the two (“does not”)" in v.abstention.reason
+    assert any("would have said A→B" in n for n in v.notes)
+    for sentence in ("Coffee never causes cancer.", "Coffee is not a cause of cancer."):
+        assert judge.judge(evidence(sentence)).verdict == "unknown", sentence
+    plain = judge.judge(evidence("Coffee causes cancer."))
+    assert negation_between(evidence("Coffee causes cancer.")) is None
+    assert (plain.verdict, plain.direction) == ("causal", "A→B")
+    # a negation outside the span between the two is not this one's
+    assert judge.judge(evidence("Coffee causes cancer, not heartburn.")).verdict == "causal"
+    assert stub_judge(text=Constant(0.1)).judge(negated).verdict == "non-causal"

@@ -210,6 +210,20 @@ REMEDY_WORDS = {
 }
 
 
+def negation_between(ev: PairEvidence) -> str | None:
+    """The negation between the sentence's two mentions ("does not", "never", "no" …),
+    if there is one (`causalqa.discovery.features.NEGATION`)."""
+    if ev.mention is None or not ev.features.get("cue_negation"):
+        return None
+    import re
+
+    from causalqa.discovery.features import NEGATION
+
+    (s1, e1), (s2, e2) = sorted([ev.mention.a, ev.mention.b])
+    found = re.search(NEGATION, ev.mention.text[e1:s2], re.IGNORECASE)
+    return found.group(0) if found else None
+
+
 @dataclass
 class EvidenceVerdict:
     """A three-way answer with calibrated probabilities and why — or, with `abstention`,
@@ -450,6 +464,25 @@ class EvidenceJudge:
             direction = "A→B" if share >= 0.5 else "B→A"
         else:
             direction = "none"
+        denied = negation_between(ev) if direction != "none" else None
+        if denied is not None:
+            # The sentence says "A does not cause B" (or the like): the training sentences
+            # hold no negated causal statement, so a causal reading of one is unfounded.
+            notes.append(
+                f"the model alone would have said {direction} (P(causal) = {p_causal:.2f})"
+            )
+            return EvidenceVerdict(
+                a=ev.a, b=ev.b, direction=None, probability=None, probabilities=None,
+                threshold=None, variant="none", contributions=[], linked=ev.linked,
+                llm=ev.llm, notes=notes,
+                seconds=time.perf_counter() - started if started else 0.0,
+                context=ev.mention.text if ev.mention else None,
+                abstention=Abstention(
+                    {"sentence": f"the sentence negates what joins the two (“{denied}”), and "
+                     "the evidence model learned from no negated statement"},
+                    [{"remedy": "kg"}, {"remedy": "llm"}],
+                ),
+            )  # fmt: skip
         contributions = [
             {**c.to_dict(), "group": group_of(c.feature)} for c in model.explain(x[0], top=top)
         ]
