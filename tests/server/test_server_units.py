@@ -558,3 +558,45 @@ def test_discover_graph_defaults_to_the_clis_decision_rule(scripted):
             time.sleep(0.1)
         assert job["status"] == "done", job
         assert job["result"]["decision"] == DEFAULT_DECISION == "batch"
+
+
+def test_discover_pair_consults_every_loaded_store_as_the_cli_does(
+    scripted, shipped_judge, tmp_path, monkeypatch
+):
+    """A server started without --kg consults every store loaded under $CAUSALQA_HOME/kg,
+    as `discover pair` does: CauseNet's direct claim answers an everyday pair, with its
+    direction and path, the same JSON as the CLI's."""
+    import json
+
+    from tests.kg.test_kg_causenet import write_causenet
+
+    from causalqa.cli.discover import app as discover_cli
+    from causalqa.discovery.evidence import default_artefacts
+    from causalqa.kg.store import load_causenet
+
+    monkeypatch.setenv("CAUSALQA_HOME", str(tmp_path / "home"))
+    load_causenet(write_causenet(tmp_path / "core")).close()
+    client, service, llm = scripted()
+    service._evidence_judge = shipped_judge
+    with client:
+        for a, b, direction in [("alcohol", "suicide", "A→B"), ("suicide", "alcohol", "B→A")]:
+            r = client.post("/v1/discover/pair", json={"a": a, "b": b})
+            assert r.status_code == 200, r.text
+            api = r.json()
+            assert (api["verdict"], api["direction"]) == ("causal", direction), api
+            assert api["evidence"]["paths"][0]["path"] == "alcohol → suicide (CauseNet, support 9)"
+            args = [
+                "pair",
+                a,
+                b,
+                "--json",
+                "--evidence-model",
+                str(default_artefacts()),
+            ]
+            cli = json.loads(CliRunner().invoke(discover_cli, args).stdout)
+            for d in (api, cli):
+                d.pop("seconds")
+            assert api == cli
+        r = client.post("/v1/discover/pair", json={"a": "music", "b": "rain"})
+        assert r.status_code == 200 and r.json()["verdict"] == "unknown", r.text
+    assert not llm.calls

@@ -225,23 +225,10 @@ def open_kg(path: Path | str | None):
 
 
 def open_stores(path: Path | str | None) -> list:
-    """The graphs `discover pair` consults: the one at `path` when given (see `open_kg`),
-    else every store loaded under ``$CAUSALQA_HOME/kg`` (``default`` first); with none
-    loaded, `open_kg`'s error naming the default store."""
-    from causalqa.kg.store import KnowledgeGraph, loaded_stores
+    """The graphs `discover pair` consults (`causalqa.kg.store.open_stores`)."""
+    from causalqa.kg.store import open_stores as consulted
 
-    folders = loaded_stores() if path is None else []
-    if not folders:
-        return [open_kg(path)]
-    opened: list = []
-    try:
-        for folder in folders:
-            opened.append(KnowledgeGraph.open(folder))
-    except BaseException:
-        for kg in opened:
-            kg.close()
-        raise
-    return opened
+    return consulted(path)
 
 
 def write_and_emit(out_dir: Path, name: str, report: dict, body: str, json_: bool) -> None:

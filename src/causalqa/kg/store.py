@@ -124,6 +124,25 @@ def loaded_stores() -> list[Path]:
     return sorted(stores, key=lambda p: (p.name != "default", p.name))
 
 
+def open_stores(path: str | Path | None = None) -> list[KnowledgeGraph]:
+    """The graphs `discover pair` consults (every surface): the one at `path` when given
+    (`KnowledgeGraph.connect`: a folder, bolt://…, sparql:…), else every store loaded
+    under ``$CAUSALQA_HOME/kg`` (``default`` first); with none loaded, the error naming
+    the default store."""
+    folders = loaded_stores() if path is None else []
+    if not folders:
+        return [KnowledgeGraph.connect(path)]
+    opened: list[KnowledgeGraph] = []
+    try:
+        for folder in folders:
+            opened.append(KnowledgeGraph.open(folder))
+    except BaseException:
+        for kg in opened:
+            kg.close()
+        raise
+    return opened
+
+
 # -- backends ----------------------------------------------------------------------------
 class LadybugBackend:
     """The embedded LadybugDB database of one store folder."""

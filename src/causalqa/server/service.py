@@ -87,7 +87,7 @@ class Service:
         self.store = ModelStore(Path(settings.data_dir) / "models", settings.load)
         self.sessions = SessionStore(settings.session_ttl, settings.max_sessions)
         self.jobs = JobStore(settings.max_jobs, settings.job_ttl, settings.job_timeout)
-        self._kg: Any = None
+        self._stores: list[Any] | None = None
         self._deduction_kg: Any = None
         self._retrievers: dict[str, Any] = {}
         self._verifier_model: Any = None
@@ -101,12 +101,12 @@ class Service:
 
     def stop(self) -> None:
         self.worker.stop()
-        if self._kg is not None:
+        for kg in self._stores or []:
             try:
-                self._kg.close()
+                kg.close()
             except Exception:  # closing at shutdown: nothing left to tell
                 pass
-            self._kg = None
+        self._stores = None
 
     # -- status ---------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
@@ -287,13 +287,28 @@ class Service:
         return self._answer(assistant.model, answer, sid)
 
     # -- discovery ------------------------------------------------------------------------
-    def _discovery_kg(self) -> Any:
-        """The discovery knowledge graph, opened on the worker thread on first use."""
-        if self._kg is None:
-            from causalqa.kg import KnowledgeGraph
+    def _discovery_stores(self) -> list[Any]:
+        """The graphs discovery consults, opened on the worker thread on first use: the
+        server's --kg store, else every store loaded under $CAUSALQA_HOME/kg (Hetionet's
+        default, CauseNet …), as the CLI's ``discover pair``."""
+        if self._stores is None:
+            from causalqa.kg.store import open_stores
 
-            self._kg = KnowledgeGraph.open(self.settings.kg)
-        return self._kg
+            self._stores = open_stores(self.settings.kg)
+        return self._stores
+
+    def _discovery_split(self) -> tuple[Any, list[Any]]:
+        """(the graph the trained evidence model reads, the general-knowledge stores)."""
+        from causalqa.discovery.general import split_stores
+
+        kg, general, _ = split_stores(self._discovery_stores())
+        return kg, general
+
+    def _discovery_kg(self) -> Any:
+        """The graph the paper's method takes its paths from: the typed one, else the first
+        general-knowledge store."""
+        kg, general = self._discovery_split()
+        return kg if kg is not None else general[0]
 
     async def discover_pair(
         self,
@@ -343,11 +358,11 @@ class Service:
 
         def work(llm: Any) -> dict[str, Any]:
             judge = self._evidence() if method == "evidence" else None
-            kg = pair_kg(self._discovery_kg, need=needs_kg(method, items))
+            kg, general = pair_kg(self._discovery_split, need=needs_kg(method, items)) or (None, [])
             (verdict,) = discover_pairs(
                 items, method=method, kg=kg, llm=llm, judge=judge, no_llm=bool(no_llm),
                 kinds_a=kinds_a, kinds_b=kinds_b, spelling=Spelling(**(spelling or HTTP_SPELLING)),
-                **options,
+                general=general, **options,
             )  # fmt: skip
             return verdict.to_dict()
 
