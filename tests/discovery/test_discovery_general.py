@@ -241,7 +241,6 @@ def test_bench_causenet_counts_coverage_and_the_rule_table(causenet, tmp_path, m
     ]
     blocks = [f'{i}\t"{s}"\n{rel}\nComment:\n' for i, (s, rel) in enumerate(sentences, 1)]
     (sem / "TRAIN_FILE.TXT").write_text("\n".join(blocks))
-    (sem / "TEST_FILE_FULL.TXT").write_text("held out: never read")
     causenet.close()
     out = tmp_path / "out"
     result = CliRunner().invoke(
