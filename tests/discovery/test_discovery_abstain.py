@@ -242,6 +242,13 @@ def test_a_sentence_that_negates_the_relation_is_not_read_as_causal():
     assert (v.verdict, v.causal, v.direction, v.probability) == ("unknown", None, None, None)
     assert "negates what joins the two (“does not”)" in v.abstention.reason
     assert any("would have said A→B" in n for n in v.notes)
+    # said as what it is, not as "no evidence": nothing else decides while this sentence
+    # is given, so no remedy is offered
+    assert v.to_text()[0] == (
+        "unknown coffee ? cancer  the sentence denies what the model alone would read as causal"
+    )
+    assert not any(line.startswith("  to decide it") for line in v.to_text())
+    assert v.to_dict()["abstention"]["remedies"] == [] and not v.to_dict()["abstention"]["hint"]
     for sentence in ("Coffee never causes cancer.", "Coffee is not a cause of cancer."):
         assert judge.judge(evidence(sentence)).verdict == "unknown", sentence
     plain = judge.judge(evidence("Coffee causes cancer."))

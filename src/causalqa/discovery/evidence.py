@@ -171,6 +171,8 @@ class Abstention:
 
     lacking: dict[str, str]
     remedies: list[dict[str, str]]
+    summary: str = "no evidence either way (node kinds and degrees alone do not decide)"
+    """What the unknown answer is, in a line."""
 
     @property
     def reason(self) -> str:
@@ -195,6 +197,7 @@ class Abstention:
 
     def to_dict(self, spelling: Spelling = PYTHON) -> dict[str, Any]:
         return {
+            "summary": self.summary,
             "lacking": list(self.lacking),
             "reason": self.reason,
             "remedies": self.remedies,
@@ -211,17 +214,13 @@ REMEDY_WORDS = {
 
 
 def negation_between(ev: PairEvidence) -> str | None:
-    """The negation between the sentence's two mentions ("does not", "never", "no" …),
-    if there is one (`causalqa.discovery.features.NEGATION`)."""
-    if ev.mention is None or not ev.features.get("cue_negation"):
+    """The negation between the sentence's two mentions, if there is one
+    (`causalqa.discovery.features.negation_phrase`)."""
+    if ev.mention is None:
         return None
-    import re
+    from causalqa.discovery.features import negation_phrase
 
-    from causalqa.discovery.features import NEGATION
-
-    (s1, e1), (s2, e2) = sorted([ev.mention.a, ev.mention.b])
-    found = re.search(NEGATION, ev.mention.text[e1:s2], re.IGNORECASE)
-    return found.group(0) if found else None
+    return negation_phrase(ev.mention.text, ev.mention.a, ev.mention.b)
 
 
 @dataclass
@@ -250,6 +249,29 @@ class EvidenceVerdict:
     context: str | None = None
     abstention: Abstention | None = None
     spelling: Spelling = PYTHON
+
+    @classmethod
+    def of_unknown(
+        cls,
+        a: str,
+        b: str,
+        abstention: Abstention,
+        *,
+        notes: list[str],
+        started: float | None = None,
+        linked: dict[str, Any] | None = None,
+        llm: dict[str, Any] | None = None,
+        context: str | None = None,
+        paths: list[dict[str, Any]] = (),
+    ) -> EvidenceVerdict:
+        """An ``unknown`` verdict: no direction, probabilities or threshold; why in
+        `abstention`."""
+        return cls(
+            a=a, b=b, direction=None, probability=None, probabilities=None, threshold=None,
+            variant="none", contributions=[], paths=list(paths), linked=linked or {}, llm=llm,
+            notes=notes, seconds=time.perf_counter() - started if started else 0.0,
+            context=context, abstention=abstention,
+        )  # fmt: skip
 
     @property
     def unknown(self) -> bool:
@@ -308,11 +330,11 @@ class EvidenceVerdict:
         from causalqa.discovery.lexical import FAMILY_NAMES
 
         if self.abstention is not None:
+            hint = self.abstention.hint(self.spelling)
             return [
-                f"{UNKNOWN} {self.a} ? {self.b}  no evidence either way (node kinds and "
-                "degrees alone do not decide)",
+                f"{UNKNOWN} {self.a} ? {self.b}  {self.abstention.summary}",
                 f"  lacks: {self.abstention.reason}",
-                f"  to decide it: {self.abstention.hint(self.spelling)}",
+                *([f"  to decide it: {hint}"] if hint else []),
                 f"  evidence: none; {self.seconds:.2f} s",
                 *(f"  note: {n}" for n in self.notes),
             ]
@@ -430,24 +452,13 @@ class EvidenceJudge:
                 f"(not used: {', '.join(sorted(dropped))})"
             )
             variant = fallback
+        context = ev.mention.text if ev.mention else None
         abstention = self.abstention(ev, variant)
         if abstention is not None:
-            return EvidenceVerdict(
-                a=ev.a,
-                b=ev.b,
-                direction=None,
-                probability=None,
-                probabilities=None,
-                threshold=None,
-                variant="none",
-                contributions=[],
-                linked=ev.linked,
-                llm=ev.llm,
-                notes=notes,
-                seconds=time.perf_counter() - started if started else 0.0,
-                context=ev.mention.text if ev.mention else None,
-                abstention=abstention,
-            )
+            return EvidenceVerdict.of_unknown(
+                ev.a, ev.b, abstention, notes=notes, started=started, linked=ev.linked,
+                llm=ev.llm, context=context,
+            )  # fmt: skip
         model = self.combiners[variant]
         x = vectorize([ev.features], model.feature_names_)
         p_causal = float(model.predict_proba(x)[0, 1])
@@ -471,17 +482,15 @@ class EvidenceJudge:
             notes.append(
                 f"the model alone would have said {direction} (P(causal) = {p_causal:.2f})"
             )
-            return EvidenceVerdict(
-                a=ev.a, b=ev.b, direction=None, probability=None, probabilities=None,
-                threshold=None, variant="none", contributions=[], linked=ev.linked,
-                llm=ev.llm, notes=notes,
-                seconds=time.perf_counter() - started if started else 0.0,
-                context=ev.mention.text if ev.mention else None,
-                abstention=Abstention(
-                    {"sentence": f"the sentence negates what joins the two (“{denied}”), and "
-                     "the evidence model learned from no negated statement"},
-                    [{"remedy": "kg"}, {"remedy": "llm"}],
-                ),
+            denial = Abstention(
+                {"sentence": f"the sentence negates what joins the two (“{denied}”), and "
+                 "the evidence model learned from no negated statement"},
+                [],  # with this sentence nothing else decides: the guard reads it first
+                summary="the sentence denies what the model alone would read as causal",
+            )  # fmt: skip
+            return EvidenceVerdict.of_unknown(
+                ev.a, ev.b, denial, notes=notes, started=started, linked=ev.linked,
+                llm=ev.llm, context=context,
             )  # fmt: skip
         contributions = [
             {**c.to_dict(), "group": group_of(c.feature)} for c in model.explain(x[0], top=top)
@@ -515,7 +524,7 @@ class EvidenceJudge:
             llm=ev.llm,
             notes=notes,
             seconds=time.perf_counter() - started if started else 0.0,
-            context=ev.mention.text if ev.mention else None,
+            context=context,
         )
 
     def abstention(self, ev: PairEvidence, variant: str) -> Abstention | None:

@@ -263,7 +263,7 @@ def cue_features(text: str, a: tuple[int, int], b: tuple[int, int]) -> dict[str,
     return {
         "cue_causal": float(a_to_b or b_to_a),
         "cue_any": float(fwd or bwd or induced_first or induced_second),
-        "cue_negation": float(bool(_NEG.search(between))),
+        "cue_negation": float(negation_phrase(text, a, b) is not None),
         "cue_hedge": float(bool(_HEDGE.search(text))),
         "words_between": float(words),
         "cue_fwd": float(a_to_b),
@@ -274,6 +274,13 @@ def cue_features(text: str, a: tuple[int, int], b: tuple[int, int]) -> dict[str,
 DIRECTIONAL = ("_fwd", "_bwd")
 """Name endings of features that say which way the evidence points (A→B or B→A); the
 causal-or-not model does not read them (its verdict must not depend on the order asked)."""
+
+
+def negation_phrase(text: str, a: tuple[int, int], b: tuple[int, int]) -> str | None:
+    """The negation between the two mentions ("does not", "never", "no" …), if any."""
+    first, second = (a, b) if a[0] <= b[0] else (b, a)
+    found = _NEG.search(text[first[1] : second[0]])
+    return found.group(0) if found else None
 
 
 def cue_phrase(text: str, a: tuple[int, int], b: tuple[int, int]) -> str | None:

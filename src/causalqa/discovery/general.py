@@ -445,8 +445,6 @@ def _unknown(general: GeneralEvidence, error, started):
     """Both names placed in a general store that holds no direct claim between them, and no
     verdict from the trained model: ``unknown``, as `EvidenceJudge.abstention` answers a
     pair without evidence (chains alone do not decide: see `general_rules.json`)."""
-    import time
-
     from causalqa.discovery.evidence import Abstention, EvidenceVerdict
 
     lacking = {
@@ -455,12 +453,10 @@ def _unknown(general: GeneralEvidence, error, started):
         "llm": "no LLM judgement (no graph the trained model reads places both)",
     }
     notes = [f"the trained evidence model could not judge: {error.message}"] if error else []
-    return EvidenceVerdict(
-        a=general.a, b=general.b, direction=None, probability=None, probabilities=None,
-        threshold=None, variant="none", contributions=[], paths=general.paths()[:3],
-        linked={"general": general.to_dict()}, notes=notes,
-        seconds=0.0 if started is None else time.perf_counter() - started,
-        abstention=Abstention(lacking, [{"remedy": "sentence"}, {"remedy": "kg"}]),
+    return EvidenceVerdict.of_unknown(
+        general.a, general.b, Abstention(lacking, [{"remedy": "sentence"}, {"remedy": "kg"}]),
+        notes=notes, started=started, linked={"general": general.to_dict()},
+        paths=general.paths()[:3],
     )  # fmt: skip
 
 

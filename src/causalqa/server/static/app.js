@@ -498,9 +498,13 @@
     var ways = (ab.remedies || []).map(function (r) { return REMEDIES[r.remedy] ? REMEDIES[r.remedy](r) : null; })
       .filter(Boolean);
     if (!ways.length && ab.hint) ways = [ab.hint];
-    box.appendChild(el("div", { text: "What would decide it:" }));
-    box.appendChild(el("ul", { class: "remedies" }, ways.map(function (w) { return el("li", { text: w }); })));
-    box.appendChild(el("p", { class: "muted", text: "Node kinds and degrees alone do not decide, so no probability is given." }));
+    if (ways.length) {
+      box.appendChild(el("div", { text: "What would decide it:" }));
+      box.appendChild(el("ul", { class: "remedies" }, ways.map(function (w) { return el("li", { text: w }); })));
+    }
+    if ((ab.lacking || []).indexOf("path") >= 0) {  // not when a sentence denies the relation
+      box.appendChild(el("p", { class: "muted", text: "Node kinds and degrees alone do not decide, so no probability is given." }));
+    }
     (v.notes || []).forEach(function (n) { box.appendChild(el("p", { class: "muted", text: "Note: " + n })); });
   }
 
