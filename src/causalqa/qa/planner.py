@@ -36,7 +36,14 @@ from causalqa.qa.examples import EXAMPLES, OPEN_EXAMPLES, Example, mentioned_tex
 from causalqa.qa.grounding import Grounding
 from causalqa.qa.intent import choose_tool, masked_question
 from causalqa.qa.intent import default_model as default_intent_model
-from causalqa.qa.tools import PAPER_TOOLS, TOOLS, PlanError, available_tools, plan_schema
+from causalqa.qa.tools import (
+    PAPER_TOOLS,
+    TOOLS,
+    PlanError,
+    available_tools,
+    plan_schema,
+    tools_for,
+)
 
 ExampleMode = Literal["all", "retrieve", "none"]
 Strategy = Literal["intent", "plan"]
@@ -388,7 +395,7 @@ def _open_prefix(has_effects: bool) -> list[dict[str, str]]:
     """`Planner.plan_open`'s prompt before the question: the same for every question about
     a model with (or without) an effects table (the grammar narrows the tools), so its KV
     state is computed once and reused."""
-    tools = [t for t in TOOLS.values() if has_effects or not t.needs_effects]
+    tools = tools_for(has_effects=has_effects)
     lines = "\n".join(f"- {t.signature}: {t.description}" for t in tools)
     msgs = [{"role": "system", "content": OPEN_SYSTEM.format(tools=lines)}]
     names = {t.name for t in tools}

@@ -1218,12 +1218,13 @@ def available_tools(model: CausalModel, names: Iterable[str] | None = None) -> l
     if wanted is not None and wanted - TOOLS.keys():
         unknown = sorted(wanted - TOOLS.keys())
         raise PlanError(f"unknown tools {unknown}; the tools are: {', '.join(TOOLS)}")
-    return [
-        t
-        for t in TOOLS.values()
-        if (wanted is None or t.name in wanted)
-        and (model.effects is not None or not t.needs_effects)
-    ]
+    usable = tools_for(has_effects=model.effects is not None)
+    return [t for t in usable if wanted is None or t.name in wanted]
+
+
+def tools_for(*, has_effects: bool) -> list[Tool]:
+    """The tools usable with a model that has (or has not) an effects table."""
+    return [t for t in TOOLS.values() if has_effects or not t.needs_effects]
 
 
 # -- the plan schema ---------------------------------------------------------------------
