@@ -9,8 +9,10 @@ from causalqa.discovery.corpora import (
     A_CAUSES_B,
     B_CAUSES_A,
     CAUSAL,
+    HELDOUT_NAME,
     NONE,
     evaluation_sentences,
+    is_heldout,
     locate,
     read_ade,
     read_semeval,
@@ -71,9 +73,31 @@ def test_training_corpus_drops_every_evaluation_sentence(evidence_data):
     dropped = corpus.dropped
     assert dropped["p2c-comagc: sentence in an evaluation split"] == 1
     assert dropped["ade: sentence in an evaluation split"] == 1
-    assert dropped["semeval: sentence in an evaluation split"] == 1
+    semeval = read_semeval(root / "semeval2010-task8" / "TRAIN_FILE.TXT")
+    ours = [e for e in semeval if is_heldout(sentence_key(e.text))]
+    assert ours, "the fixture should put a sentence into the held-out split"
+    assert all(held[sentence_key(e.text)] == HELDOUT_NAME for e in ours)
+    # every SemEval sentence in a path-to-causality evaluation file or in ours is dropped
+    evaluated = {sentence_key(s) for s in facts["eval_sentences"]}
+    expected = [e for e in semeval if sentence_key(e.text) in evaluated or e in ours]
+    assert dropped["semeval: sentence in an evaluation split"] == len(expected)
     assert dropped["p2c-semeval: not in TRAIN_FILE (from the reserved test file)"] == 1
     assert {e.source for e in corpus.examples} == {
+        "semeval",
+        "semeval-negated",
+        "semeval-hedged",
+        "semeval-association",
+        "ade",
+        "ade-neg",
+        "p2c-comagc",
+        "p2c-gene",
+    }
+    # no held-out sentence reaches training, rewritten or not
+    kept_refs = {e.ref for e in corpus.examples if e.source.startswith("semeval-")}
+    assert not any(sentence_key(e.text) in held for e in corpus.examples)
+    assert kept_refs and not kept_refs & {e.group for e in ours}
+    plain = training_corpus(root, rewrites=False)
+    assert {e.source for e in plain.examples} == {
         "semeval",
         "ade",
         "ade-neg",

@@ -30,6 +30,7 @@ from causalqa.bench.published import published
 from causalqa.discovery.features import vectorize
 from causalqa.discovery.pathdata import DATASETS
 from causalqa.discovery.training import (
+    SENTENCES,
     TrainingRecord,
     fit_combiner,
     has_variant,
@@ -218,6 +219,10 @@ def benchmark_evidence(
     """The evidence model measured as the module says, from a training run's record
     (`params`: the combiners' xgboost settings, as in training when None)."""
     step = on_step or (lambda _w: None)
+    if SENTENCES not in datasets and f"{SENTENCES}/train" in record.rows:
+        # the combiners were trained on the corpus's general sentences too: fit them so
+        # here, and report those rows' cross-validation beside the four sets
+        datasets = (*datasets, SENTENCES)
     bench = EvidenceBenchmark(record.text_model, info=dict(record.info))
     bench.info.pop("oof", None)
     rows, feats = record.train(datasets)

@@ -1348,3 +1348,113 @@ def bench_reference_command(
             concurrency=concurrency(concurrency_, llm),
         )
     write_and_emit(out_dir, "reference", report, md, json_)
+
+
+@discovery_app.command("statements")
+def bench_statements_command(
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Statement files (JSON Lines: a, b, context, label 1/0, "
+            "optional direction A->B/B->A and kind)."
+        ),  # fmt: skip
+    ] = None,
+    heldout: Annotated[
+        bool,
+        typer.Option(
+            "--heldout/--no-heldout", help="Also our SemEval-style held-out split of TRAIN_FILE."
+        ),  # fmt: skip
+    ] = True,
+    kg_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--store", "--kg", help="A store to judge with (default: every loaded store)."
+        ),  # fmt: skip
+    ] = None,
+    no_kg: Annotated[
+        bool, typer.Option("--no-kg", help="Judge from the sentence alone (no store).")
+    ] = False,
+    data: SharedDataOption = None,
+    evidence_model: EvidenceModelOption = None,
+    seed: SeedOption = 0,
+    out_dir: ResultsOption = DEFAULT_OUT,
+    json_: JSONOption = False,
+) -> None:
+    """discover pair with a sentence, as a user asks it (no LLM), on sentences no training
+    step saw: the SemEval-style held-out split and statement files: accuracy, macro F1,
+    ROC AUC with intervals, per kind."""
+    from causalqa.bench.statements import (
+        HELDOUT,
+        heldout_items,
+        judge_items,
+        read_statements,
+        summarize,
+        write_predictions,
+    )
+    from causalqa.cli.options import open_stores
+    from causalqa.discovery.evidence import EvidenceJudge
+    from causalqa.discovery.general import split_stores
+
+    sets = {}
+    if heldout:
+        sets[HELDOUT] = heldout_items(data or config.data_dir())
+    for f in files or []:
+        sets[f.stem] = read_statements(f)
+    if not sets:
+        raise ConfigError("nothing to measure", hint="give statement files or leave --heldout on")
+    judge = EvidenceJudge.load(evidence_model)
+    stores = [] if no_kg else open_stores(kg_path)
+    try:
+        kg, general, _ = split_stores(stores) if stores else (None, [], None)
+        results, predictions = [], []
+        with progress(transient=True) as bar:
+            for name, items in sets.items():
+                task = bar.add_task(name, total=len(items))
+                rows = judge_items(
+                    items,
+                    judge=judge,
+                    kg=kg,
+                    general=general,
+                    on_step=lambda d, t, task=task: bar.update(task, completed=d),
+                )
+                results.append(summarize(name, rows, seed=seed))
+                predictions += [{"set": name, **r} for r in rows]
+        names = [str(s.path) for s in stores]
+    finally:
+        for s in stores:
+            s.close()
+    report = {
+        "benchmark": "discovery statements",
+        "evidence_model": str(getattr(judge, "folder", None) or evidence_model or "shipped"),
+        "text_model": judge.text_model,
+        "stores": names,
+        "seed": seed,
+        "results": results,
+    }
+
+    def ci(r, k):
+        lo, hi = r[f"{k}_ci"]
+        return f"{r[k]:.3f} [{lo:.3f}, {hi:.3f}]" if r[k] is not None else "—"
+
+    lines = [
+        "`discover pair` with each sentence, no LLM; stores: "
+        + (", ".join(f"`{n}`" for n in names) or "none") + f"; model {report['evidence_model']}.",
+        "",
+        "| set | items (causal) | accuracy | macro F1 | ROC AUC | direction | unknown | errors |",
+        "|---|---|---|---|---|---|---|---|",
+        *(f"| {r['set']} | {r['items']} ({r['causal']}) | {ci(r, 'accuracy')} | "
+          f"{ci(r, 'macro_f1')} | {ci(r, 'roc_auc')} | {r['direction_right']}/"
+          f"{r['direction_of']} | {r['unknown']} | {r['errors']} |" for r in results),
+    ]  # fmt: skip
+    for r in results:
+        if "balanced" in r:
+            b = r["balanced"]
+            lines += ["", f"{r['set']} on balanced draws ({b['draws']}): macro F1 "
+                      f"{b['macro_f1']} (range {b['macro_f1_range'][0]}–{b['macro_f1_range'][1]}),"
+                      f" accuracy {b['accuracy']}."]  # fmt: skip
+        if len(r["kinds"]) > 1:
+            lines += ["", f"{r['set']} by kind: " + "; ".join(
+                f"{k} {v['right']}/{v['of']}" for k, v in r["kinds"].items())]  # fmt: skip
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_predictions(predictions, out_dir / "statements-latest.predictions.jsonl")
+    write_and_emit(out_dir, "statements", report, "\n".join(lines), json_)

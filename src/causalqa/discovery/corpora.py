@@ -7,6 +7,7 @@ them and says how many). SemEval's ``TEST_FILE_FULL`` is reserved: `read_semeval
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections import Counter
@@ -34,6 +35,7 @@ __all__ = [
     "locate",
     "read_ade",
     "read_semeval",
+    "semeval_heldout",
     "sentence_key",
     "training_corpus",
 ]
@@ -44,6 +46,11 @@ NONE, A_CAUSES_B, B_CAUSES_A, CAUSAL = 0, 1, 2, 3
 LABEL_NAMES = {NONE: "none", A_CAUSES_B: "A→B", B_CAUSES_A: "B→A", CAUSAL: "causal"}
 
 RESERVED = re.compile(r"^TEST_FILE", re.IGNORECASE)
+HELDOUT_PERCENT = 12
+"""The share of SemEval-2010 ``TRAIN_FILE`` sentences kept out of every training step, as
+our own SemEval-style test split (`semeval_heldout`): the reserved test file is for
+independent evaluation only, so the sentence regime is measured on these."""
+HELDOUT_NAME = "semeval2010-task8/TRAIN_FILE.TXT (held out)"
 
 
 def sentence_key(text: str) -> str:
@@ -108,11 +115,15 @@ def _bounded(text: str, start: int, end: int) -> bool:
 
 def locate(text: str, name: str, *, avoid: tuple[int, int] | None = None) -> tuple[int, int] | None:
     """The character span of `name` in `text`: a whole-word match ignoring case first, then
-    one ignoring spacing and punctuation ("ERK1 / 2" finds "ERK1/2"); never a span that
-    overlaps `avoid`. None when the name is not there.
+    one ignoring spacing and punctuation ("ERK1 / 2" finds "ERK1/2"), then one where the
+    name's last word is another number of the same noun ("headache" finds "headaches",
+    "batteries" finds "battery"); never a span that overlaps `avoid`. None when the name is
+    not there.
 
     >>> locate("Bax and Bad rose in T47D cells.", "t47d")
     (20, 24)
+    >>> locate("Stress may be linked to headaches.", "headache")
+    (24, 33)
     """
     needle = name.strip()
     if not needle:
@@ -138,7 +149,36 @@ def locate(text: str, name: str, *, avoid: tuple[int, int] | None = None) -> tup
         if _bounded(text, s, e) and free(s, e):
             return s, e
         start = squeezed.find(key, start + 1)
+    for form in _other_numbers(needle):
+        for m in re.finditer(re.escape(form.lower()), low):
+            if _bounded(text, m.start(), m.end()) and free(m.start(), m.end()):
+                return m.start(), m.end()
     return None
+
+
+def _other_numbers(name: str) -> list[str]:
+    """`name` with its last word in the other grammatical number, by English's regular
+    endings (singular ↔ plural: -s, -es, -y/-ies); irregular plurals are not guessed."""
+    head, _, last = name.rpartition(" ")
+    prefix = head + " " if head else ""
+    low = last.lower()
+    if not low.isalpha() or len(low) < 3:
+        return []
+    forms: list[str] = []
+    if low.endswith("ies") and len(low) > 4:
+        forms.append(last[:-3] + "y")
+    elif low.endswith(("ches", "shes", "sses", "xes", "zes")):
+        forms.append(last[:-2])
+    elif low.endswith("s") and not low.endswith("ss"):
+        forms.append(last[:-1])
+    else:
+        if low.endswith("y") and low[-2] not in "aeiou":
+            forms.append(last[:-1] + "ies")
+        elif low.endswith(("ch", "sh", "s", "x", "z")):
+            forms.append(last + "es")
+        else:
+            forms.append(last + "s")
+    return [prefix + f for f in forms]
 
 
 _TAGGED = re.compile(r"<(e[12])>\s*(.*?)\s*</\1>", re.DOTALL)
@@ -357,12 +397,35 @@ def example_from_record(record: PathRecord, dataset: str) -> RelationExample | N
     )
 
 
+def is_heldout(key: str) -> bool:
+    """Whether a SemEval ``TRAIN_FILE`` sentence (by `sentence_key`) is in our held-out split:
+    a fixed hash of the sentence, so the split needs no file and never moves."""
+    return int(hashlib.sha1(key.encode()).hexdigest(), 16) % 100 < HELDOUT_PERCENT
+
+
+def semeval_heldout(data_dir: str | os.PathLike[str] | None = None) -> list[RelationExample]:
+    """Our SemEval-style test split: the ``TRAIN_FILE`` sentences `is_heldout` picks (about
+    12%, split by sentence), with SemEval's labels. No training step sees them
+    (`evaluation_sentences` lists them)."""
+    root = Path(data_dir) if data_dir is not None else config.data_dir()
+    examples = read_semeval(root / "semeval2010-task8" / "TRAIN_FILE.TXT")
+    return [e for e in examples if is_heldout(sentence_key(e.text))]
+
+
 def evaluation_sentences(root: str | os.PathLike[str] | None = None) -> dict[str, str]:
     """`sentence_key` → "<data set>/<file>" for every sentence of every evaluation file of
-    the path-to-causality sets (``test_truth``, ``test_sim``, ``test_gpt``)."""
+    the path-to-causality sets (``test_truth``, ``test_sim``, ``test_gpt``), and of our
+    SemEval-style held-out split of ``TRAIN_FILE`` (`semeval_heldout`)."""
     from causalqa.discovery.pathdata import read_path_file
 
     keys: dict[str, str] = {}
+    p2c = Path(root) if root is not None else config.data_dir() / "path-to-causality"
+    semeval_file = p2c.parent / "semeval2010-task8" / "TRAIN_FILE.TXT"
+    if semeval_file.is_file():
+        for ex in read_semeval(semeval_file):
+            key = sentence_key(ex.text)
+            if is_heldout(key):
+                keys[key] = HELDOUT_NAME
     for name in DATASETS:
         files = dataset_files(name, root)
         for split in ("truth", "sim", "gpt"):
@@ -408,6 +471,7 @@ def training_corpus(
     datasets: Sequence[str] = tuple(DATASETS),
     ade_negative_ratio: float = 1.0,
     seed: int = 0,
+    rewrites: bool = True,
 ) -> Corpus:
     """Every training example for the text classifier, evaluation sentences removed.
 
@@ -423,6 +487,10 @@ def training_corpus(
       own example (SemEval's label) stands for the sentence;
     - path-to-causality ADE records: the same sentences are ADE corpus examples;
     - duplicates (same sentence, same two spans) after the first.
+
+    With `rewrites`, every kept SemEval Cause-Effect sentence whose mentions a known causal
+    verb joins is added again negated, hedged and as an association (`rewrites`: sources
+    ``semeval-negated``, ``semeval-hedged``, ``semeval-association``).
     """
     from causalqa.discovery.pathdata import load_path_dataset
 
@@ -482,6 +550,14 @@ def training_corpus(
             continue
         seen.add(ident)
         kept.append(ex)
+    if rewrites:
+        from causalqa.discovery.rewrites import rewrite_examples
+
+        for ex in rewrite_examples([e for e in kept if e.source == "semeval"]):
+            ident = (sentence_key(ex.text), ex.a, ex.b)
+            if ident not in seen and sentence_key(ex.text) not in held_out:
+                seen.add(ident)
+                kept.append(ex)
     files = {
         "semeval": str(semeval_file),
         "ade": str(ade_dir),

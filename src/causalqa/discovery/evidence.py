@@ -75,6 +75,20 @@ def variant_of(has_text: bool, has_kg: bool, has_llm: bool) -> str:
     return "+".join(parts)
 
 
+def has_kg_evidence(features: Mapping[str, float]) -> bool:
+    """Whether the graph gave evidence about the pair: both names placed and at least one
+    path between them. Node kinds, degrees and linking scores alone are not evidence."""
+    return "shortest" in features and float(features.get("log_paths") or 0.0) > 0.0
+
+
+def text_family(features: Mapping[str, float]) -> str | None:
+    """The family of text a sentence reads like (`lexical.FAMILIES`: the most probable
+    ``text_domain_<family>``), or None without a sentence or lexical readers."""
+    domain = {k[len("text_domain_") :]: v for k, v in features.items()
+              if k.startswith("text_domain_") and v is not None}  # fmt: skip
+    return max(domain, key=lambda k: (domain[k], k)) if domain else None
+
+
 def group_of(name: str) -> str:
     """Which evidence a feature belongs to: ``text`` (classifier and cues), ``llm`` or ``kg``."""
     if name.startswith(("text_", "cue_", "words_between")):
@@ -426,12 +440,25 @@ class EvidenceJudge:
     def available(self, variant: str) -> bool:
         return variant in self.combiners
 
+    def threshold(self, variant: str, features: Mapping[str, float]) -> float:
+        """The decision threshold of `variant` for these features: the one chosen for the
+        sentence's family of text (``<variant>@<family>``) when training chose one, else
+        the variant's."""
+        family = text_family(features)
+        general = self.thresholds.get(variant, 0.5)
+        return self.thresholds.get(f"{variant}@{family}", general) if family else general
+
     def judge(
         self, ev: PairEvidence, *, top: int = 5, started: float | None = None
     ) -> EvidenceVerdict:
         """The verdict on one pair's evidence."""
         variant = ev.variant()
         notes = list(ev.notes)
+        if ev.has_kg and ev.has_text and not has_kg_evidence(ev.features):
+            # No path between the two: the graph says nothing about this pair, so the
+            # sentence decides without it, as the model was trained to (`has_variant`).
+            variant = variant_of(ev.has_text, False, ev.has_llm)
+            notes.append("no path between them in the graph: decided without it")
         if variant not in self.combiners:
             fallback = next(
                 (
@@ -470,7 +497,7 @@ class EvidenceJudge:
             "B→A": p_causal * (1 - share),
             "none": 1 - p_causal,
         }
-        threshold = self.thresholds.get(variant, 0.5)
+        threshold = self.threshold(variant, ev.features)
         if p_causal >= threshold:
             direction = "A→B" if share >= 0.5 else "B→A"
         else:

@@ -225,7 +225,9 @@ BACKWARD = (
     r"secondary to", r"attributed to", r"attributable to", r"from", r"after", r"following",
     r"associated with", r"related to", r"by",
 )  # fmt: skip
-NEGATION = r"\b(?:not|no|never|without|neither|nor|unrelated|failed to|did not|does not)\b"
+NEGATION = (
+    r"\b(?:not|no|never|without|neither|nor|unrelated|failed to|did not|does not|\w+n['’]t)\b"
+)
 HEDGE = r"\b(?:may|might|could|possibl[ey]|suggest(?:s|ed)?|probabl[ey]|potential(?:ly)?)\b"
 _FWD = re.compile(r"\b(?:" + "|".join(FORWARD) + r")\b", re.IGNORECASE)
 _BWD = re.compile(r"\b(?:" + "|".join(BACKWARD) + r")\b", re.IGNORECASE)

@@ -70,6 +70,11 @@ def family_of(source: str) -> str:
     >>> family_of("p2c-comagc")
     'gene'
     """
+    from causalqa.discovery.rewrites import KINDS
+
+    base, _, claim = source.rpartition("-")
+    if claim in KINDS and base:
+        source = base  # a rewrite of a corpus sentence (`rewrites`) is of its family
     try:
         return _FAMILY_OF_SOURCE[source]
     except KeyError:

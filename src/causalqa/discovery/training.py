@@ -173,6 +173,29 @@ def pair_rows(
     return [PairRow(**{**r.__dict__, "group": g}) for r, g in zip(rows, groups)]
 
 
+SENTENCES = "sentences"
+"""The rows key (``sentences/train``) of the corpus's general sentences as combiner rows."""
+
+
+def sentence_rows(
+    examples: Sequence[RelationExample], skip: Sequence[PairRow] = ()
+) -> list[PairRow]:
+    """The general-family corpus examples (SemEval-2010 ``TRAIN_FILE`` outside the held-out
+    split, and their `rewrites`) as combiner rows, so the combiner learns how far to trust a
+    general sentence from thousands of them rather than from the few path-to-causality SEMEVAL
+    rows; sentences of `skip` (those rows) are left out, not counted twice."""
+    from causalqa.discovery.lexical import family_of
+
+    seen = {sentence_key(r.sentence) for r in skip}
+    rows = []
+    for i, ex in enumerate(examples):
+        if family_of(ex.source) != "general" or sentence_key(ex.text) in seen:
+            continue
+        rows.append(_row(SENTENCES, "train", ex, ex.a_text, ex.b_text, f"s{i}", ex.source))
+    groups = row_groups(rows)
+    return [PairRow(**{**r.__dict__, "group": g}) for r, g in zip(rows, groups)]
+
+
 def row_groups(rows: Sequence[PairRow]) -> list[str]:
     """Union of rows that share a sentence or a pair (either order), and ADE rows that
     share a drug (A): each component is one group, named by its first row."""
@@ -279,7 +302,7 @@ def row_features(
             nodes, infos = [], []
             for name in (r.a, r.b):
                 if name not in links:
-                    links[name] = link_for_evidence(kg, name)[:2]
+                    links[name] = link_for_evidence(kg, name, guesses=False)[:2]
                 node, info = links[name]
                 nodes.append(node)
                 infos.append(info)
@@ -328,10 +351,55 @@ def select_features(
 
 
 def has_variant(row: Mapping[str, float], variant: str) -> bool:
-    """Whether a row carries every evidence group of `variant`."""
+    """Whether a row carries every evidence group of `variant`. Beside a sentence, and
+    alone, KG evidence is a path between the two linked nodes (`evidence.has_kg_evidence`):
+    a pair with a sentence and two placed names with no path between them is judged as if
+    no graph were loaded (`EvidenceJudge.judge` does the same), so the absence of a path in
+    a sampled graph cannot overrule a sentence; and with neither a sentence nor a path the
+    verdict is unknown (`EvidenceJudge.abstention`), so the KG-only combiner learns from
+    pairs with a path, the only ones it decides."""
+    from causalqa.discovery.evidence import has_kg_evidence
+
     groups = set(variant.split("+"))
     need = {"text": "text_causal", "kg": "shortest", "llm": "llm_log_odds"}
+    if "kg" in groups and "llm" not in groups and not has_kg_evidence(row):
+        return False
     return all(need[g] in row for g in groups)
+
+
+MIN_REGIME_ROWS = 200
+
+
+def regime_thresholds(
+    features: Sequence[Mapping[str, float]],
+    labels: Sequence[int],
+    p: Sequence[float],
+    variant: str,
+    *,
+    min_rows: int = MIN_REGIME_ROWS,
+) -> dict[str, float]:
+    """A threshold per family of text (``<variant>@<family>``, `evidence.text_family`) for
+    a variant with a sentence, each chosen on the out-of-fold predictions `p` of that
+    family's training rows where it has `min_rows` rows of both classes: the families'
+    corpora differ in how sure the combiner is of their sentences, so one threshold over
+    all of them misplaces the general family's (SemEval-style sentences at P 0.2–0.4 said
+    non-causal). Chosen by balanced accuracy, which does not depend on how common causal
+    sentences are: the corpora's shares (15% of SemEval's, 48% of the drug family's) say
+    nothing of the sentences a user asks about."""
+    from causalqa.discovery.evidence import text_family
+    from causalqa.evidence import choose_threshold
+
+    if "text" not in variant.split("+"):
+        return {}
+    y = np.asarray(labels)
+    p = np.asarray(p, dtype=float)
+    fam = np.array([text_family(f) or "" for f in features])
+    out = {}
+    for family in sorted(set(fam.tolist()) - {""}):
+        idx = np.flatnonzero(fam == family)
+        if idx.size >= min_rows and 0 < y[idx].sum() < idx.size:
+            out[f"{variant}@{family}"] = choose_threshold(y[idx], p[idx], metric="balanced")
+    return out
 
 
 def fit_combiner(
@@ -434,7 +502,7 @@ def llm_log_odds(
                     nodes = []
                     for name in (r.a, r.b):
                         if name not in links:
-                            links[name] = link_for_evidence(kg, name)[:2]
+                            links[name] = link_for_evidence(kg, name, guesses=False)[:2]
                         nodes.append(links[name][0])
                     if None not in nodes:
                         ev = kg_features(kg, nodes[0], nodes[1])
@@ -566,23 +634,7 @@ def train_text_folds(
     which = np.array([folds[sentence_key(e.text)] for e in corpus_examples])
     features = None
     if mode == "frozen":
-        digest = hashlib.sha256(
-            "\n".join(f"{e.text}\x00{e.a}\x00{e.b}" for e in corpus_examples).encode()
-        ).hexdigest()[:16]
-        cache = work / f"frozen-features-{digest}.npz"
-        if cache.is_file():
-            z = np.load(cache)
-            features = (z["fwd"], z["bwd"])
-        else:
-            enc = RelationClassifier(mode="frozen", threads=threads, **dict(options or {}))
-            features = enc.encode(
-                [Mention.of(e) for e in corpus_examples],
-                on_progress=(lambda d, t: on_progress("encode corpus", d, t))
-                if on_progress
-                else None,
-            )
-            work.mkdir(parents=True, exist_ok=True)
-            np.savez(cache, fwd=features[0], bwd=features[1])
+        features = _frozen_features(corpus_examples, work, threads, options, on_progress)
     members = []
     oof = np.zeros((len(corpus_examples), 3))
     for k in range(n_folds):
@@ -614,6 +666,40 @@ def train_text_folds(
         oof[held] = probs
         np.save(saved, np.column_stack([held, probs]))
     return members, oof, which
+
+
+def _frozen_features(corpus_examples, work: Path, threads: int, options, on_progress):
+    """The frozen encoder's features of every corpus example, encoding only the examples
+    no earlier run in `work` encoded (``frozen-features-*.npz``, keyed by each example's
+    sentence and spans), so a corpus that grows by a few examples costs only those."""
+    from causalqa.discovery.relation import Mention, RelationClassifier
+
+    keys = [Mention.of(e).key() for e in corpus_examples]
+    digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
+    cache = work / f"frozen-features-{digest}.npz"
+    if cache.is_file():
+        z = np.load(cache)
+        if "keys" not in z.files:
+            return z["fwd"], z["bwd"]
+    known: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for old in sorted(work.glob("frozen-features-*.npz")):
+        z = np.load(old)
+        if "keys" in z.files:
+            for k, f, b in zip(z["keys"].tolist(), z["fwd"], z["bwd"]):
+                known[k] = (f, b)
+    missing = [i for i, k in enumerate(keys) if k not in known]
+    if missing:
+        enc = RelationClassifier(mode="frozen", threads=threads, **dict(options or {}))
+        fwd, bwd = enc.encode(
+            [Mention.of(corpus_examples[i]) for i in missing],
+            on_progress=(lambda d, t: on_progress("encode corpus", d, t)) if on_progress else None,
+        )
+        for j, i in enumerate(missing):
+            known[keys[i]] = (fwd[j], bwd[j])
+    features = (np.stack([known[k][0] for k in keys]), np.stack([known[k][1] for k in keys]))
+    work.mkdir(parents=True, exist_ok=True)
+    np.savez(cache, fwd=features[0], bwd=features[1], keys=np.array(keys))
+    return features
 
 
 def train_lexical_folds(
@@ -661,6 +747,8 @@ def train_evidence(
     command: str = "",
     text_options: Mapping[str, Any] | None = None,
     llm_compute: bool = True,
+    general_rows: bool = True,
+    rewrites: bool = True,
     on_progress: Callable[[str, int, int], None] | None = None,
 ):
     """Train the evidence model end to end and write it to `out` (default: the cache's
@@ -688,7 +776,7 @@ def train_evidence(
     step = on_progress or (lambda *_: None)
 
     step("corpus", 0, 1)
-    corpus = training_corpus(root)
+    corpus = training_corpus(root, rewrites=rewrites)
     rows: dict[str, list[PairRow]] = {}
     negatives = [e for e in corpus.examples if e.source == "ade-neg"]
     for d in datasets:
@@ -696,7 +784,12 @@ def train_evidence(
             rows[f"{d}/{split}"] = pair_rows(
                 d, split, root, seed=seed, ade_negatives=negatives if d == "ade" else None
             )
-    train_rows = [r for d in datasets for r in rows[f"{d}/train"]]
+    if general_rows:
+        rows[f"{SENTENCES}/train"] = sentence_rows(
+            corpus.examples, skip=rows.get("semeval/train", [])
+        )
+    combined = [*datasets, SENTENCES] if general_rows else list(datasets)
+    train_rows = [r for d in combined for r in rows[f"{d}/train"]]
     held = evaluation_sentences(root / "path-to-causality")
     leaked = check_no_overlap(list(corpus.examples) + train_rows, held)
     if leaked:
@@ -738,7 +831,10 @@ def train_evidence(
         probs = text_probabilities(group, predict, folds=cross)
         lexical_feats = cross_fitted(group, predict_lexical, folds=cross)
         feats = row_features(group, text_probs=probs, lexical=lexical_feats).features
-        if kg is not None:
+        if kg is not None and not key.startswith(f"{SENTENCES}/"):
+            # The general sentences are text rows: their everyday names rarely name a node
+            # of a biomedical graph, and looking each up (1.2 s when nothing matches by
+            # name) would take hours for the corpus.
             kg_feats = kg_row_features(
                 group,
                 kg,
@@ -773,7 +869,7 @@ def train_evidence(
         "probs": corpus_oof.round(5).tolist(),
         "marked": [_marked(e) for e in corpus.examples],
     }
-    train_feats = [f for d in datasets for f in features[f"{d}/train"]]
+    train_feats = [f for d in combined for f in features[f"{d}/train"]]
     labels = np.array([r.label for r in train_rows])
     groups = [r.group for r in train_rows]
     combiners, thresholds, oof = {}, {}, {}
@@ -790,6 +886,7 @@ def train_evidence(
             sub, labels[keep], sub_groups, variant, seed=seed, kind=kind, calibration=calibration
         )
         thresholds[variant] = choose_threshold(labels[keep], p, metric="macro_f1")
+        thresholds.update(regime_thresholds(sub, labels[keep], p, variant))
         combiners[variant] = fit_combiner(
             sub, labels[keep], sub_groups, variant, seed=seed, kind=kind, calibration=calibration
         )

@@ -1,0 +1,111 @@
+"""Rewrites of causal training sentences (negated, hedged, association), the inflection
+stage of the mention finder, and the per-family thresholds of the evidence model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from causalqa.discovery.corpora import A_CAUSES_B, B_CAUSES_A, NONE, RelationExample, locate
+from causalqa.discovery.rewrites import KINDS, rewrite, rewrite_examples
+from causalqa.discovery.training import has_variant, regime_thresholds
+
+
+def example(text: str, a: str, b: str, label: int = A_CAUSES_B) -> RelationExample:
+    sa, sb = locate(text, a), locate(text, b, avoid=locate(text, a))
+    assert sa and sb
+    return RelationExample(text, sa, sb, label, "semeval:1", "semeval", "1")
+
+
+@pytest.mark.parametrize(
+    ("text", "a", "b", "claim", "expected", "label"),
+    [
+        ("The spark caused the fire.", "spark", "fire", "negated",
+         "The spark did not cause the fire.", NONE),
+        ("The spark causes the fire.", "spark", "fire", "hedged",
+         "The spark may cause the fire.", A_CAUSES_B),
+        ("The fire was caused by a spark.", "fire", "spark", "negated",
+         "The fire was not caused by a spark.", NONE),
+        ("The fire was caused by a spark.", "fire", "spark", "hedged",
+         "The fire may have been caused by a spark.", B_CAUSES_A),
+        ("Storms led to floods.", "Storms", "floods", "negated",
+         "Storms did not lead to floods.", NONE),
+        ("Smoking is the main cause of cancer.", "Smoking", "cancer", "negated",
+         "Smoking is not the main cause of cancer.", NONE),
+    ],
+)  # fmt: skip
+def test_a_rewrite_changes_the_claim_and_keeps_both_mentions(text, a, b, claim, expected, label):
+    src = example(text, a, b, B_CAUSES_A if claim != "negated" and "by" in text else A_CAUSES_B)
+    if label != NONE:
+        label = src.label
+    new = rewrite(src, claim)
+    assert new is not None
+    assert new.text == expected
+    assert new.label == label
+    assert (new.a_text, new.b_text) == (src.a_text, src.b_text)
+    assert new.source == f"semeval-{claim}" and new.group == src.group
+
+
+def test_association_is_not_causal_and_agrees_in_number():
+    new = rewrite(example("Floods are caused by storms.", "Floods", "storms", B_CAUSES_A),
+                  "association")  # fmt: skip
+    assert new is not None and new.label == NONE
+    assert new.text.startswith("Floods are ") and new.text.endswith(" storms.")
+    assert "caused" not in new.text
+
+
+def test_what_cannot_be_rewritten_is_left_out():
+    # not causal, no known verb between the two, a verb already inside a verb phrase
+    assert rewrite(example("The book is on the table.", "book", "table", NONE), "negated") is None
+    assert rewrite(example("The heat from the sun.", "heat", "sun"), "negated") is None
+    assert rewrite(example("The storm has caused floods.", "storm", "floods"), "negated") is None
+    with pytest.raises(ValueError):
+        rewrite(example("The spark caused the fire.", "spark", "fire"), "sarcastic")
+    spark = example("The spark caused the fire.", "spark", "fire")
+    got = rewrite_examples([spark, example("The book is on the table.", "book", "table", NONE)])
+    assert sorted(e.source for e in got) == sorted(f"semeval-{k}" for k in KINDS)
+    denied = rewrite(example("The spark caused the fire.", "spark", "fire"), "denied")
+    assert denied.label == NONE and (denied.a_text, denied.b_text) == ("spark", "fire")
+    assert denied.text.endswith(" the spark caused the fire.")
+
+
+def test_a_name_is_found_in_the_other_number():
+    assert locate("Stress may be linked to headaches.", "headache") == (24, 33)
+    assert locate("The battery died.", "batteries") == (4, 11)
+    assert locate("The boxes fell.", "box") == (4, 9)
+    # the exact form still comes first, and no partial word is taken
+    assert locate("A headache, then headaches.", "headaches") == (17, 26)
+    assert locate("The boxer fell.", "box") is None
+
+
+def test_each_family_gets_its_threshold_where_it_has_rows():
+    rng = np.random.default_rng(0)
+    feats, labels, p = [], [], []
+    for family, shift, n in (("general", 0.3, 400), ("drug", -0.2, 400), ("gene", 0.0, 50)):
+        for _ in range(n):
+            y = int(rng.random() < 0.3)
+            feats.append({f"text_domain_{family}": 0.9, "text_causal": 0.0})
+            labels.append(y)
+            p.append(float(np.clip(0.5 + shift + (0.3 if y else -0.3) + rng.normal(0, 0.1), 0, 1)))
+    got = regime_thresholds(feats, labels, p, "text")
+    assert set(got) == {"text@general", "text@drug"}  # gene: too few rows
+    assert got["text@general"] > got["text@drug"] + 0.3
+    # balanced accuracy: the same whatever share of rows is causal
+    again = regime_thresholds(
+        feats + [f for f, y in zip(feats, labels) if y] * 3,
+        labels + [1] * 3 * sum(labels),
+        p + [q for q, y in zip(p, labels) if y] * 3,
+        "text",
+    )
+    assert abs(again["text@general"] - got["text@general"]) < 0.05
+    assert regime_thresholds(feats, labels, p, "kg") == {}
+
+
+def test_a_sentence_beside_a_graph_without_a_path_is_text_evidence():
+    placed_no_path = {"text_causal": 1.0, "shortest": 5.0, "log_paths": 0.0}
+    placed_path = {"text_causal": 1.0, "shortest": 2.0, "log_paths": 1.1}
+    assert not has_variant(placed_no_path, "text+kg")
+    assert has_variant(placed_path, "text+kg")
+    assert has_variant(placed_no_path, "text")
+    assert not has_variant({"shortest": 5.0, "log_paths": 0.0}, "kg")
+    assert has_variant({"shortest": 5.0, "log_paths": 0.0, "llm_log_odds": 0.1}, "kg+llm")
