@@ -20,6 +20,7 @@ from causalqa.discovery.corpora import (
     training_corpus,
     untag,
 )
+from causalqa.discovery.rewrites import rewrite_examples
 from causalqa.discovery.training import check_no_overlap, pair_rows, text_folds
 from causalqa.errors import CorpusError
 
@@ -66,7 +67,7 @@ def test_ade_positives_negatives_and_drug_groups(evidence_data):
 
 def test_training_corpus_drops_every_evaluation_sentence(evidence_data):
     root, facts = evidence_data
-    corpus = training_corpus(root)
+    corpus = training_corpus(root, augment=rewrite_examples)
     held = evaluation_sentences(root / "path-to-causality")
     assert all(sentence_key(s) in held for s in facts["eval_sentences"])
     assert check_no_overlap(corpus.examples, held) == []
@@ -85,6 +86,7 @@ def test_training_corpus_drops_every_evaluation_sentence(evidence_data):
     assert {e.source for e in corpus.examples} == {
         "semeval",
         "semeval-negated",
+        "semeval-denied",
         "semeval-hedged",
         "semeval-association",
         "ade",
@@ -96,7 +98,7 @@ def test_training_corpus_drops_every_evaluation_sentence(evidence_data):
     kept_refs = {e.ref for e in corpus.examples if e.source.startswith("semeval-")}
     assert not any(sentence_key(e.text) in held for e in corpus.examples)
     assert kept_refs and not kept_refs & {e.group for e in ours}
-    plain = training_corpus(root, rewrites=False)
+    plain = training_corpus(root)
     assert {e.source for e in plain.examples} == {
         "semeval",
         "ade",

@@ -109,3 +109,34 @@ def test_a_sentence_beside_a_graph_without_a_path_is_text_evidence():
     assert has_variant(placed_no_path, "text")
     assert not has_variant({"shortest": 5.0, "log_paths": 0.0}, "kg")
     assert has_variant({"shortest": 5.0, "log_paths": 0.0, "llm_log_odds": 0.1}, "kg+llm")
+
+
+def test_the_direction_reader_learns_when_to_trust_the_causal_phrase():
+    from causalqa.discovery.corpora import sentence_key
+    from causalqa.discovery.evidence import PairEvidence, direction_share
+    from causalqa.discovery.training import fit_direction
+
+    rng = np.random.default_rng(1)
+    examples, probs, folds = [], [], {}
+    for i in range(240):
+        label = A_CAUSES_B if i % 2 else B_CAUSES_A
+        if label == A_CAUSES_B:
+            ex = example(f"The storm{i} caused the flood{i}.", f"storm{i}", f"flood{i}", label)
+        else:
+            ex = example(f"The flood{i} was caused by the storm{i}.", f"flood{i}", f"storm{i}",
+                         label)  # fmt: skip
+        # a text classifier that gets the direction wrong one time in four
+        right = rng.random() > 0.25
+        fwd = 0.8 if (label == A_CAUSES_B) == right else 0.2
+        examples.append(ex)
+        probs.append([0.1, 0.9 * fwd, 0.9 * (1 - fwd)])
+        folds[sentence_key(ex.text)] = i % 3
+    reader = fit_direction(examples, np.array(probs), folds)
+    assert reader is not None and reader["sentences"] == 240
+    assert reader["cv_accuracy"] > reader["text_alone_accuracy"] + 0.15
+    # the phrase says A→B, the classifier leans B→A: the reader sides with the phrase
+    ev = PairEvidence("storm", "flood", text_probs=np.array([0.1, 0.3, 0.6]))
+    ev.features = {"text_fwd": 1 / 3, "cue_fwd": 1.0, "cue_bwd": 0.0}
+    share, source = direction_share(ev, reader)
+    assert share > 0.5 and source == "text+cue"
+    assert direction_share(ev)[0] < 0.5  # without the reader: the classifier's share

@@ -51,6 +51,14 @@ DEFAULT_VARIANTS = ("text+kg+llm", "text+kg", "text", "kg")
 PAPER_MODELS = ("mistral-7b-instruct", "llama-3-8b-instruct", "gemma-7b-it")
 
 
+def set_name(dataset: str) -> str:
+    """The printed name of a data set of the record: a path-to-causality set's, or the
+    training corpus's general sentences (`training.SENTENCES`)."""
+    if dataset == SENTENCES:
+        return "SemEval TRAIN sentences"
+    return DATASETS[dataset][1]
+
+
 def paper_best(dataset: str) -> dict[str, Any]:
     """The paper's best F1 on a data set's test split (any model, any method)."""
     table = published("001")["pairs"]["tables"][dataset]
@@ -180,7 +188,7 @@ class EvidenceBenchmark:
                 paper = r.get("paper") or {}
                 ece = "–" if r.get("ece") is None else f"{r['ece']:.3f}"
                 lines.append(
-                    f"| {DATASETS[r['dataset']][1]} | {r['method']} | {r['n']} ({r['causal']}) "
+                    f"| {set_name(r['dataset'])} | {r['method']} | {r['n']} ({r['causal']}) "
                     f"| {r['precision']:.1f} | {r['recall']:.1f} | {ci(r, 'f1')} "
                     f"| {ci(r, 'macro_f1')} | {ci(r, 'auc')} "
                     f"| {ece} "
@@ -607,7 +615,7 @@ def plot_reliability(bench: EvidenceBenchmark, path: Path) -> Path | None:
         y = [c["observed"] for c in curve]
         size = [10 + 2 * np.sqrt(c["count"]) * 3 for c in curve]
         variant = bench.reliability.get(d + ":variant", [{}])[0].get("variant", "")
-        ax.plot(x, y, marker="o", lw=1, label=f"{DATASETS[d][1]} ({variant})")
+        ax.plot(x, y, marker="o", lw=1, label=f"{set_name(d)} ({variant})")
         ax.scatter(x, y, s=size, alpha=0.4)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)

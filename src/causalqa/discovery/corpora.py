@@ -11,7 +11,7 @@ import hashlib
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -471,7 +471,7 @@ def training_corpus(
     datasets: Sequence[str] = tuple(DATASETS),
     ade_negative_ratio: float = 1.0,
     seed: int = 0,
-    rewrites: bool = True,
+    augment: Callable[[list[RelationExample]], Iterable[RelationExample]] | None = None,
 ) -> Corpus:
     """Every training example for the text classifier, evaluation sentences removed.
 
@@ -488,9 +488,8 @@ def training_corpus(
     - path-to-causality ADE records: the same sentences are ADE corpus examples;
     - duplicates (same sentence, same two spans) after the first.
 
-    With `rewrites`, every kept SemEval Cause-Effect sentence whose mentions a known causal
-    verb joins is added again negated, hedged and as an association (`rewrites`: sources
-    ``semeval-negated``, ``semeval-hedged``, ``semeval-association``).
+    `augment` (e.g. `rewrites.rewrite_examples`) is given the kept SemEval examples and what
+    it returns is added, unless its sentence is an evaluation sentence or already there.
     """
     from causalqa.discovery.pathdata import load_path_dataset
 
@@ -550,14 +549,11 @@ def training_corpus(
             continue
         seen.add(ident)
         kept.append(ex)
-    if rewrites:
-        from causalqa.discovery.rewrites import rewrite_examples
-
-        for ex in rewrite_examples([e for e in kept if e.source == "semeval"]):
-            ident = (sentence_key(ex.text), ex.a, ex.b)
-            if ident not in seen and sentence_key(ex.text) not in held_out:
-                seen.add(ident)
-                kept.append(ex)
+    for ex in augment([e for e in kept if e.source == "semeval"]) if augment else ():
+        ident = (sentence_key(ex.text), ex.a, ex.b)
+        if ident not in seen and sentence_key(ex.text) not in held_out:
+            seen.add(ident)
+            kept.append(ex)
     files = {
         "semeval": str(semeval_file),
         "ade": str(ade_dir),

@@ -382,10 +382,32 @@ class EvidenceVerdict:
         return lines + [f"  note: {n}" for n in self.notes]
 
 
-def direction_share(ev: PairEvidence) -> tuple[float, str]:
-    """P(A→B | causal) and where it came from."""
+DIRECTION_FEATURES = ("text_fwd_logit", "cue_fwd", "cue_bwd")
+
+
+def direction_inputs(features: Mapping[str, float]) -> list[float]:
+    """What the direction reader reads of a sentence: the text classifier's log-odds of
+    A→B against B→A, and the causal phrase between the mentions read as A→B or B→A."""
+    share = min(max(float(features.get("text_fwd", 0.5)), 1e-4), 1 - 1e-4)
+    return [
+        math.log(share / (1 - share)),
+        float(features.get("cue_fwd", 0.0)),
+        float(features.get("cue_bwd", 0.0)),
+    ]
+
+
+def direction_share(ev: PairEvidence, reader: Mapping[str, Any] | None = None) -> tuple[float, str]:
+    """P(A→B | causal) and where it came from: with a sentence, the direction reader
+    (`reader`: a logistic regression over `direction_inputs` fitted on the training
+    corpus's directed causal sentences, in the model's manifest) or, without one, the text
+    classifier's share; else the share of directed KG evidence."""
     f = ev.features
     if ev.has_text:
+        if reader:
+            z = float(reader["intercept"]) + sum(
+                float(w) * x for w, x in zip(reader["coef"], direction_inputs(f))
+            )
+            return 1.0 / (1.0 + math.exp(-z)), "text+cue"
         return float(f.get("text_fwd", 0.5)), "text"
     fwd = f.get("dwpc_chain_fwd", 0.0) + f.get("direct_fwd", 0.0)
     bwd = f.get("dwpc_chain_bwd", 0.0) + f.get("direct_bwd", 0.0)
@@ -489,7 +511,7 @@ class EvidenceJudge:
         model = self.combiners[variant]
         x = vectorize([ev.features], model.feature_names_)
         p_causal = float(model.predict_proba(x)[0, 1])
-        share, source = direction_share(ev)
+        share, source = direction_share(ev, self.manifest.get("direction"))
         if source == "none":
             notes.append("no evidence says which way: the direction is a coin flip (0.5)")
         probabilities = {

@@ -27,6 +27,8 @@ from networkx.utils import UnionFind
 
 from causalqa import config
 from causalqa.discovery.corpora import (
+    A_CAUSES_B,
+    B_CAUSES_A,
     NONE,
     RelationExample,
     evaluation_sentences,
@@ -776,7 +778,9 @@ def train_evidence(
     step = on_progress or (lambda *_: None)
 
     step("corpus", 0, 1)
-    corpus = training_corpus(root, rewrites=rewrites)
+    from causalqa.discovery.rewrites import rewrite_examples
+
+    corpus = training_corpus(root, augment=rewrite_examples if rewrites else None)
     rows: dict[str, list[PairRow]] = {}
     negatives = [e for e in corpus.examples if e.source == "ade-neg"]
     for d in datasets:
@@ -919,6 +923,9 @@ def train_evidence(
         "combiner": {"kind": kind, "calibration": calibration},
     }
     manifest = {"text_model": text_model, "kinds": info["kg"].get("kinds", []), "kg": info["kg"]}
+    step("direction reader", 0, 1)
+    manifest["direction"] = fit_direction(corpus.examples, corpus_oof, fold_map, seed=seed)
+    step("direction reader", 1, 1)
     judge = EvidenceJudge(ensemble, combiners, thresholds, manifest, lexical=lexical)
     out_dir.mkdir(parents=True, exist_ok=True)
     judge.save(out_dir, info=info)
@@ -929,6 +936,56 @@ def train_evidence(
     save_record(record, record_file(work_dir, mode), command=info["command"])
     record.info.update(info)
     return judge, record
+
+
+def fit_direction(
+    examples: Sequence[RelationExample],
+    probs: np.ndarray,
+    folds: Mapping[str, int],
+    *,
+    seed: int = 0,
+) -> dict[str, Any] | None:
+    """The direction reader of a causal sentence: a logistic regression over
+    `evidence.direction_inputs` (the cross-fitted text classifier's A→B log-odds `probs`
+    and the causal phrase's voice), fitted on the corpus's sentences with an annotated
+    direction; its accuracy on grouped folds (`folds`) beside the text classifier's alone.
+    Why: measured on our SemEval held-out split, where a causal phrase joins the mentions
+    it gives the annotated direction 105 times in 106, the classifier alone 93 in 106."""
+    from sklearn.linear_model import LogisticRegression
+
+    from causalqa.discovery.evidence import DIRECTION_FEATURES, direction_inputs, text_features
+    from causalqa.discovery.features import cue_features
+
+    idx = [i for i, e in enumerate(examples) if e.label in (A_CAUSES_B, B_CAUSES_A)]
+    if len(idx) < 50:
+        return None
+    x, y, fold = [], [], []
+    for i in idx:
+        e = examples[i]
+        f = {**text_features(probs[i]), **cue_features(e.text, e.a, e.b)}
+        x.append(direction_inputs(f))
+        y.append(int(e.label == A_CAUSES_B))
+        fold.append(folds.get(sentence_key(e.text), 0))
+    x, y, fold = np.array(x), np.array(y), np.array(fold)
+    if len(set(y.tolist())) < 2:
+        return None
+    right = 0
+    for k in sorted(set(fold.tolist())):
+        tr, te = fold != k, fold == k
+        if len(set(y[tr].tolist())) < 2:
+            right += int(((x[te, 0] > 0) == y[te]).sum())
+            continue
+        m = LogisticRegression(C=1.0, max_iter=1000).fit(x[tr], y[tr])
+        right += int((m.predict(x[te]) == y[te]).sum())
+    model = LogisticRegression(C=1.0, max_iter=1000).fit(x, y)
+    return {
+        "features": list(DIRECTION_FEATURES),
+        "coef": [round(float(c), 6) for c in model.coef_[0]],
+        "intercept": round(float(model.intercept_[0]), 6),
+        "sentences": int(len(y)),
+        "cv_accuracy": round(right / len(y), 4),
+        "text_alone_accuracy": round(float(((x[:, 0] > 0) == y).mean()), 4),
+    }
 
 
 def _marked(ex: RelationExample) -> str:
