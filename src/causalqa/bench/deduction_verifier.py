@@ -34,7 +34,7 @@ from causalqa.metrics import (
 VERIFIER_CONDITIONS = ("verifier", "verifier+noce", "verifier+kg", "tfidf", "statement-only")
 """Named here; ``verifier`` takes any of the flags ``+noce`` (no cross-encoder) and
 ``+kg`` (causal-KG features), e.g. ``verifier+noce+kg``."""
-KINDS = ("false-rules", "false-llm")
+KINDS = ("false-rules", "false-llm", "false-hard")
 VERIFIER_FLAGS = {"noce", "kg"}
 
 
@@ -233,7 +233,12 @@ def summarize(
         mine = [p for p in preds if p["condition"] == c]
         if not mine:
             continue
-        out["by_kind"][c] = {k or "all": kind_scores(mine, k) for k in (None, *KINDS)}
+        # A negative kind the data set lacks is left out (e.g. false-hard without
+        # --hard-negatives); one present but unscorable stays, as None.
+        present = {p["source"] for p in mine}
+        out["by_kind"][c] = {
+            k or "all": kind_scores(mine, k) for k in (None, *KINDS) if k is None or k in present
+        }
         if c == "tfidf":  # a cosine, not a probability: no calibration to speak of
             for s_ in out["by_kind"][c].values():
                 if s_:

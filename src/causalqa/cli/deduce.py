@@ -281,6 +281,15 @@ def dataset_command(
             help="Ask Prompt 2 for at most this many more reports (seeded order).",
         ),
     ] = None,
+    hard: Annotated[
+        int | None,
+        typer.Option(
+            "--hard-negatives",
+            help="Add, for each report, the probable causes of its K most similar other "
+            "reports (TF-IDF of the contexts) as False statements (source false-hard; no "
+            "LLM call).",
+        ),
+    ] = None,
     seed: SeedOption = 0,
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
@@ -295,10 +304,13 @@ def dataset_command(
         save_jsonl,
         summary,
     )
+    from causalqa.deduction.hard_negatives import check_k, with_hard_negatives
     from causalqa.deduction.negatives import mine_negatives, with_llm_negatives
 
     if true_from not in ("rules", "llm"):
         raise DatasetError(f"unknown --true-from {true_from!r}", hint="use rules or llm")
+    if hard is not None:
+        check_k(hard)
     reports = load_ntsb(data, max_words=max_words)
     model = None
     if true_from == "llm" or (llm_negatives and not stored_only):
@@ -338,6 +350,8 @@ def dataset_command(
                 concurrency=concurrency(concurrency_, llm),
             )
         examples = with_llm_negatives(examples, store)
+    if hard is not None:
+        examples = with_hard_negatives(examples, hard)
     save_jsonl(examples, out_file)
     s = summary(examples)
     if not emit_json_if(json_, {"out": str(out_file), **s, **({"negatives": run} if run else {})}):
