@@ -681,6 +681,37 @@ def summary(examples: Sequence[Example]) -> dict[str, Any]:
     }
 
 
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+_ISO_DATE = re.compile(r"\bOn (\d{4})-(\d{2})-(\d{2})\b")
+_WORD_DATE = re.compile(
+    r"\bOn (" + "|".join(_MONTHS) + r")\s+(\d{1,2}),\s+(\d{4})\b", re.IGNORECASE
+)
+
+
+def report_date(context: str) -> tuple[int, int, int] | None:
+    """The event date a report states, as (year, month, day), or None.
+
+    A coded record (`fatal_context`) opens with "On 2021-06-05, a …"; an NTSB narrative's
+    factual part with "On December 6, 2023, about 0744 …". The first such date in the text
+    is taken; a report that states none (a user's narrative) has no date.
+
+    >>> report_date("On 2022-03-01, a Cessna 172 (airplane) was involved in an accident")
+    (2022, 3, 1)
+    >>> report_date("On December 6, 2023, about 0744 mountain standard time, a ...")
+    (2023, 12, 6)
+    >>> report_date("The pilot did not remove the pitot tube cover.") is None
+    True
+    """
+    found = []
+    if m := _ISO_DATE.search(context):
+        found.append((m.start(), (int(m[1]), int(m[2]), int(m[3]))))
+    if m := _WORD_DATE.search(context):
+        found.append((m.start(), (int(m[3]), _MONTHS.index(m[1].lower()) + 1, int(m[2]))))
+    return min(found)[1] if found else None
+
+
 def reports_of(examples: Iterable[Example]) -> list[Report]:
     """The distinct reports (id and context) of a data set, in first-seen order."""
     seen: dict[str, Report] = {}

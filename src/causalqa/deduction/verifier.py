@@ -106,6 +106,9 @@ class Verifier:
     of the `EvidenceModel`, `inner_folds` (grouped folds of the training data whose
     out-of-fold predictions choose the threshold), `seed`, `threads` (torch threads for
     MiniLM: one is fastest on a shared 2-core machine; None leaves torch alone),
+    `hard_negatives` (K > 0: `fit` adds, for each training report, the causes of its K
+    most similar other *training* reports as False statements —
+    `hard_negatives.hard_negative_examples` — so a test report's cause is never one),
     `embedder`.
 
     Learned: `text_` (IDF), `pairs_` (`TermPairs`) and `implied_` (`ImpliedFindings`:
@@ -128,8 +131,10 @@ class Verifier:
         inner_folds: int = 5,
         seed: int = 0,
         threads: int | None = 1,
+        hard_negatives: int = 0,
         embedder=None,
     ) -> None:
+        self.hard_negatives = hard_negatives
         self.threads = threads
         self.cross_encoder = cross_encoder
         self.ce_params = ce_params
@@ -229,6 +234,13 @@ class Verifier:
         say = progress or (lambda _t: None)
         if not examples:
             raise DeductionError("no training examples")
+        if getattr(self, "hard_negatives", 0):
+            from causalqa.deduction.hard_negatives import hard_negative_examples
+
+            say("hard negatives")
+            examples = list(examples) + hard_negative_examples(
+                examples, self.hard_negatives, embedder=self.embedder
+            )
         y = np.asarray([bool(e.label) for e in examples])
         if y.all() or not y.any():
             raise DeductionError("the training examples need both True and False labels")
