@@ -79,7 +79,7 @@ def run_fold(
         v.embedder = embedder
         v.fit(train, kg=kg if "kg" in flags else None, progress=say)
         p = v.predict_proba([(e.context, e.statement) for e in test], kg=kg)
-        t = v.threshold_
+        t = v.threshold_for([e.context for e in test])
         audit["verifier_reports"] = v.train_reports_
         audit["kg_reports"] = v.kg_reports_
         audit["features"] = v.feature_names_
@@ -113,6 +113,7 @@ def run_fold(
     else:
         raise ValueError(f"unknown verifier condition {condition!r}")
     audit["seconds"] = round(time.perf_counter() - t0, 1)
+    ts = np.broadcast_to(np.asarray(t, dtype=float), (len(test),))
     preds = [
         {
             "condition": cond,
@@ -121,11 +122,11 @@ def run_fold(
             "statement": e.statement,
             "source": e.source,
             "label": bool(e.label),
-            "verdict": bool(pi >= t),
+            "verdict": bool(pi >= ti),
             "p_true": round(float(pi), 6),
-            "threshold": round(float(t), 6),
+            "threshold": round(float(ti), 6),
         }
-        for e, pi in zip(test, p)
+        for e, pi, ti in zip(test, p, ts)
     ]
     return preds, audit
 
@@ -431,6 +432,12 @@ def run_time_split(
 
     base = [e for e in examples if e.source != "false-hard"]
     train, test, info = time_split(base, min_test_reports=min_test_reports)
+    # A report is tested once, in its own context: shorter views of a narrative
+    # (`dataset.narrative_views`) are training data, not more test items.
+    first: dict[str, str] = {}
+    for e in test:
+        first.setdefault(e.report_id, e.context)
+    test = [e for e in test if e.context == first[e.report_id]]
     if hard_negatives:
         test_ids = {e.report_id for e in test}
         test = test + hard_negative_examples(

@@ -290,6 +290,14 @@ def dataset_command(
             "LLM call).",
         ),
     ] = None,
+    views: Annotated[
+        bool,
+        typer.Option(
+            "--narrative-views",
+            help="Also read each narrative's statements against its analysis alone and its "
+            "first four sentences (shorter tellings; same report id).",
+        ),
+    ] = False,
     seed: SeedOption = 0,
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
@@ -300,6 +308,7 @@ def dataset_command(
         Report,
         build_dataset,
         load_ntsb,
+        narrative_views,
         sample_report_ids,
         save_jsonl,
         summary,
@@ -352,6 +361,8 @@ def dataset_command(
         examples = with_llm_negatives(examples, store)
     if hard is not None:
         examples = with_hard_negatives(examples, hard)
+    if views:
+        examples = narrative_views(examples)
     save_jsonl(examples, out_file)
     s = summary(examples)
     if not emit_json_if(json_, {"out": str(out_file), **s, **({"negatives": run} if run else {})}):

@@ -712,6 +712,35 @@ def report_date(context: str) -> tuple[int, int, int] | None:
     return min(found)[1] if found else None
 
 
+def narrative_views(examples: Sequence[Example], *, short: int = 4) -> list[Example]:
+    """`examples` plus, for each narrative report (no coded findings) whose context holds a
+    factual part and an analysis (``narr_accp`` then ``narr_accf``, a blank line
+    between), the same statements read against two shorter tellings of it: the analysis
+    alone, and its first `short` sentences — the length of a user's own short report.
+    The views keep the report id (grouped folds never split them) and follow the
+    report's own examples; a view equal to a context already there is not repeated."""
+    from causalqa.deduction.features import findings
+
+    by: dict[str, list[Example]] = {}
+    for e in examples:
+        by.setdefault(e.report_id, []).append(e)
+    out: list[Example] = []
+    for group in by.values():
+        out += group
+        context = group[0].context
+        if findings(context) or "\n\n" not in context.strip():
+            continue
+        analysis = context.strip().split("\n\n")[-1].strip()
+        views = [analysis, " ".join(_sentences(analysis)[:short])]
+        have = {e.context for e in group}
+        for view in dict.fromkeys(views):
+            if view in have or len(view.split()) < 10:
+                continue
+            have.add(view)
+            out += [e.model_copy(update={"context": view}) for e in group if e.context == context]
+    return out
+
+
 def reports_of(examples: Iterable[Example]) -> list[Report]:
     """The distinct reports (id and context) of a data set, in first-seen order."""
     seen: dict[str, Report] = {}
