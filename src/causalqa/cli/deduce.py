@@ -387,6 +387,15 @@ def train_command(
         typer.Option("--cross-encoder/--no-cross-encoder", help="Fine-tune the cross-encoder."),
     ] = True,
     kg: CausalKGOption = None,
+    hard: Annotated[
+        int,
+        typer.Option(
+            "--hard-negatives",
+            min=0,
+            help="Also train on the causes of each report's K most similar other reports "
+            "as False statements (0: none).",
+        ),
+    ] = 0,
     seed: SeedOption = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     json_: JSONOption = False,
@@ -407,7 +416,9 @@ def train_command(
     examples = load_jsonl(data)
     graph = load_event_graph(kg) if kg is not None else None
     with progress_status(not as_json(json_)) as say:
-        v = Verifier(cross_encoder=cross_encoder, seed=seed).fit(examples, kg=graph, progress=say)
+        v = Verifier(cross_encoder=cross_encoder, seed=seed, hard_negatives=hard).fit(
+            examples, kg=graph, progress=say
+        )
     info = {
         "command": "causalqa deduction train "
         + " ".join(sys.argv[3:] if len(sys.argv) > 3 else []),
