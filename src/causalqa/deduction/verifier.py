@@ -51,6 +51,8 @@ ALL_DESCRIPTIONS = {
 ARTEFACT_VERSION = 1
 INPUT_KINDS = ("coded", "narrative")
 MIN_KIND_REPORTS = 20
+NARRATIVE_PARAMS = {"C": 0.1}
+"""The narratives' logistic regression (few reports: regularised)."""
 CODED_ONLY = frozenset(
     ("finding_emb_max", "finding_emb_top2", "finding_coverage", "findings", "narrative")
     + IMPLIED_FEATURES
@@ -374,7 +376,7 @@ class Verifier:
         names = [self.feature_names_[i] for i in cols]
         Xn, yn = X[sel][:, cols], y[sel]
         make = lambda: EvidenceModel(  # noqa: E731
-            kind="logistic", calibration="sigmoid", seed=self.seed
+            kind="logistic", calibration="sigmoid", seed=self.seed, params=NARRATIVE_PARAMS
         )
         try:
             model = make().fit(Xn, yn, feature_names=names, groups=g)
