@@ -33,10 +33,11 @@ from causalqa.metrics import (
 
 VERIFIER_CONDITIONS = ("verifier", "verifier+noce", "verifier+kg", "tfidf", "statement-only")
 """Named here; ``verifier`` takes any of the flags ``+noce`` (no cross-encoder), ``+kg``
-(causal-KG features) and ``+hard`` (trained with `HARD_K` hard negatives of its training
-reports), e.g. ``verifier+noce+kg``."""
+(causal-KG features), ``+hard`` (trained with `HARD_K` hard negatives of its training
+reports) and ``+hardnarr`` (hard negatives for the training narratives only), e.g.
+``verifier+noce+kg``."""
 KINDS = ("false-rules", "false-llm", "false-hard")
-VERIFIER_FLAGS = {"noce", "kg", "hard"}
+VERIFIER_FLAGS = {"noce", "kg", "hard", "hardnarr"}
 HARD_K = 3
 """Nearest other reports whose causes are a report's hard negatives (``+hard``)."""
 
@@ -74,7 +75,11 @@ def run_fold(
             from causalqa.errors import DatasetError
 
             raise DatasetError(f"{cond} needs a causal KG", hint="pass --kg DIR")
-        params = {"hard_negatives": HARD_K if "hard" in flags else 0, **(verifier_params or {})}
+        hard = "hard" in flags or "hardnarr" in flags
+        params: dict[str, Any] = {"hard_negatives": HARD_K if hard else 0}
+        if "hardnarr" in flags:
+            params["hard_kinds"] = ("narrative",)
+        params.update(verifier_params or {})
         v = Verifier(cross_encoder="noce" not in flags, ce_params=ce_params, seed=seed, **params)
         v.embedder = embedder
         v.fit(train, kg=kg if "kg" in flags else None, progress=say)

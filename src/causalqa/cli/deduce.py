@@ -396,6 +396,14 @@ def train_command(
             "as False statements (0: none).",
         ),
     ] = 0,
+    hard_kinds: Annotated[
+        str,
+        typer.Option(
+            "--hard-kinds",
+            help="For which kinds of report the hard negatives are built: coded, narrative, "
+            "or both (comma-separated).",
+        ),
+    ] = "coded,narrative",
     seed: SeedOption = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     json_: JSONOption = False,
@@ -406,8 +414,13 @@ def train_command(
 
     from causalqa.deduction.dataset import load_jsonl, summary
     from causalqa.deduction.deduce import load_event_graph
-    from causalqa.deduction.verifier import Verifier, user_verifier_path
+    from causalqa.deduction.verifier import INPUT_KINDS, Verifier, user_verifier_path
 
+    kinds = tuple(k.strip() for k in hard_kinds.split(",") if k.strip())
+    if not kinds or set(kinds) - set(INPUT_KINDS):
+        raise DatasetError(
+            f"unknown --hard-kinds {hard_kinds!r}", hint="use coded, narrative or both"
+        )
     target = out_file or user_verifier_path()
     if target.exists() and not force and out_file is not None:
         raise DatasetError(
@@ -416,9 +429,9 @@ def train_command(
     examples = load_jsonl(data)
     graph = load_event_graph(kg) if kg is not None else None
     with progress_status(not as_json(json_)) as say:
-        v = Verifier(cross_encoder=cross_encoder, seed=seed, hard_negatives=hard).fit(
-            examples, kg=graph, progress=say
-        )
+        v = Verifier(
+            cross_encoder=cross_encoder, seed=seed, hard_negatives=hard, hard_kinds=kinds
+        ).fit(examples, kg=graph, progress=say)
     info = {
         "command": "causalqa deduction train "
         + " ".join(sys.argv[3:] if len(sys.argv) > 3 else []),

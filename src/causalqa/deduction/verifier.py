@@ -126,7 +126,9 @@ class Verifier:
     MiniLM: one is fastest on a shared 2-core machine; None leaves torch alone),
     `hard_negatives` (K > 0: `fit` adds, for each training report, the causes of its K
     most similar other *training* reports as False statements —
-    `hard_negatives.hard_negative_examples` — so a test report's cause is never one),
+    `hard_negatives.hard_negative_examples` — so a test report's cause is never one;
+    `hard_kinds` says for which kinds of input: ``("narrative",)`` gives them to the
+    narratives only),
     `narrative_model` (free narratives — contexts without coded findings — get a model of
     their own: a calibrated logistic regression over the features that mean something
     without findings, fitted on the training narratives, with its own threshold),
@@ -153,10 +155,12 @@ class Verifier:
         seed: int = 0,
         threads: int | None = 1,
         hard_negatives: int = 0,
+        hard_kinds: Sequence[str] = INPUT_KINDS,
         narrative_model: bool = True,
         embedder=None,
     ) -> None:
         self.hard_negatives = hard_negatives
+        self.hard_kinds = tuple(hard_kinds)
         self.narrative_model = narrative_model
         self.threads = threads
         self.cross_encoder = cross_encoder
@@ -261,8 +265,10 @@ class Verifier:
             from causalqa.deduction.hard_negatives import hard_negative_examples
 
             say("hard negatives")
+            kinds_ = set(getattr(self, "hard_kinds", INPUT_KINDS))
+            wanted = {e.report_id for e in examples if input_kind(e.context) in kinds_}
             examples = list(examples) + hard_negative_examples(
-                examples, self.hard_negatives, embedder=self.embedder
+                examples, self.hard_negatives, reports=wanted, embedder=self.embedder
             )
         y = np.asarray([bool(e.label) for e in examples])
         if y.all() or not y.any():
