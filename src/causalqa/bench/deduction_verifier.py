@@ -280,7 +280,7 @@ def markdown(summary: dict[str, Any], paper_best: float | None = None) -> list[s
             if not s:
                 continue
             ci = f"[{s['ci'][0]}, {s['ci'][1]}]" if s["ci"][0] is not None else ""
-            fold = f"{s['fold_mean']} ({s['fold_std']})" if s["fold_mean"] is not None else "—"
+            fold = f"{s['fold_mean']} ({s['fold_std']})" if s["fold_std"] is not None else "—"
             auc = s["auc"] if s["auc"] is not None else "—"
             ece = s["ece"] if s["ece"] is not None else "—"
             lines.append(
@@ -494,4 +494,9 @@ def time_split_markdown(result: dict[str, Any]) -> list[str]:
         "",
     ]
     body = markdown(result["summary"])
+    body[2] = (
+        body[2]
+        .replace("pooled over the test folds; ", "one test part; ")
+        .replace("; mean (std) over folds", "")
+    )
     return lines + body[2:]
