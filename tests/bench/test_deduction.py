@@ -400,3 +400,79 @@ def test_every_prompt_format_of_table_8_runs(kg, embedder):
     assert ran == ["V1:none", *conditions]
     assert all(r["n"] == len(_examples()) for r in report["results"])
     assert "Table 8" in report["markdown"]
+
+
+# -- the time split ------------------------------------------------------------------------
+def _dated(n_per_year: dict[int | None, int]) -> list[Example]:
+    topics = [(CONTEXTS[r], [s for s, src in STATEMENTS[r] if src == "true"][0]) for r in CONTEXTS]
+    out, i = [], 0
+    for year, n in n_per_year.items():
+        for _ in range(n):
+            ctx, cause = topics[i % len(topics)]
+            head = (
+                f"On {year}-03-0{1 + i % 9}, a Cessna 172 was involved in an accident. "
+                if year
+                else ""
+            )
+            rid = f"y{year}-{i}"
+            out.append(Example(report_id=rid, context=head + ctx, statement=cause, label=True))
+            out.append(
+                Example(
+                    report_id=rid,
+                    context=head + ctx,
+                    statement=topics[(i + 1) % len(topics)][1],
+                    label=False,
+                    source="false-rules",
+                )
+            )
+            i += 1
+    return out
+
+
+def test_time_split_tests_the_latest_years_and_trains_on_the_rest():
+    from causalqa.bench.deduction_verifier import time_split
+
+    data = _dated({2020: 6, 2021: 5, 2022: 3, 2023: 2, None: 2})
+    train, test, info = time_split(data, min_test_reports=4)
+    # 2023 alone holds 2 reports (< 4): the test years are 2022 and 2023.
+    assert info["test_from_year"] == 2022 and info["test_reports"] == 5
+    assert {e.report_id for e in test} == {
+        e.report_id for e in data if e.report_id[1:5] in ("2022", "2023")
+    }
+    assert not {e.report_id for e in train} & {e.report_id for e in test}
+    # Undated reports are said and kept in training.
+    assert info["undated_in_training"] == 2
+    assert {"yNone-16", "yNone-17"} <= {e.report_id for e in train}
+    assert info["reports_per_year"]["undated"] == 2
+
+
+@pytest.mark.parametrize(
+    "years, problem",
+    [
+        ({None: 5}, "no report states its date"),
+        ({2020: 2, None: 5}, "only 2 dated"),
+        ({2021: 5}, "nothing left to train on"),
+    ],
+)
+def test_time_split_bad_data_is_a_clear_error(years, problem):
+    from causalqa.bench.deduction_verifier import time_split
+
+    with pytest.raises(DatasetError, match=problem):
+        time_split(_dated(years), min_test_reports=4)
+
+
+def test_run_time_split_scores_hard_negatives_never_the_report_s_own(embedder):
+    from causalqa.bench.deduction_verifier import run_time_split
+
+    data = _dated({2020: 8, 2021: 8, 2022: 4})
+    res = run_time_split(data, ["tfidf"], hard_negatives=8, min_test_reports=4, embedder=embedder)
+    preds = res["predictions"]
+    test_ids = {e.report_id for e in data if e.report_id.startswith("y2022")}
+    assert {p["report_id"] for p in preds} == test_ids
+    own = {(e.report_id, e.statement) for e in data if e.label}
+    hard = [p for p in preds if p["source"] == "false-hard"]
+    assert hard and all(
+        not p["label"] and (p["report_id"], p["statement"]) not in own for p in hard
+    )
+    assert "false-hard" in res["summary"]["by_kind"]["tfidf"]
+    assert res["split"]["hard_negatives"] == 8 and res["split"]["train_reports"] == 16

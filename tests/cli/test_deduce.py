@@ -188,7 +188,7 @@ def test_dataset_command_on_tiny_files(tmp_path, fast_embedder):
     (tmp_path / "ntsb").mkdir()
     (tmp_path / "ntsb" / "narratives-2021.csv").write_text(
         "ev_id,aircraft_key,narr_accp,narr_accf,narr_cause\n"
-        '1,1,,"Frost on the wings.","The pilot’s failure to remove frost."\n'
+        '1,1,,"Frost on the wings.","Frost left on the wings."\n'
         '2,1,,"Ice in the carburetor.","The pilot’s failure to use carburetor heat."\n',
         encoding="utf-8",
     )
@@ -207,6 +207,18 @@ def test_dataset_command_on_tiny_files(tmp_path, fast_embedder):
     )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["true"] == 2
+    # Hard negatives: each report gets the other's cause (never its own), no LLM call
+    # (the two causes share too few words to be each other's rule negatives).
+    args = ["deduction", "dataset", "--data", str(tmp_path), "--out", str(tmp_path / "h.jsonl")]
+    res = runner.invoke(app, [*args, "--hard-negatives", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["by_source"]["false-hard"] == 2
+    rows = [json.loads(line) for line in (tmp_path / "h.jsonl").read_text().splitlines()]
+    own = {r["report_id"]: r["statement"] for r in rows if r["label"]}
+    hard = [r for r in rows if r["source"] == "false-hard"]
+    assert all(r["statement"] != own[r["report_id"]] for r in hard)
+    res = runner.invoke(app, [*args, "--hard-negatives", "0"])
+    assert isinstance(res.exception, DatasetError) and "≥ 1" in res.exception.message
 
 
 @pytest.mark.parametrize(

@@ -443,3 +443,33 @@ def test_empty_or_missing_jsonl(tmp_path):
     (tmp_path / "empty.jsonl").write_text("\n", encoding="utf-8")
     with pytest.raises(DatasetError, match="holds no examples"):
         load_jsonl(tmp_path / "empty.jsonl")
+
+
+def test_report_date_reads_records_and_narratives_and_nothing_else():
+    from causalqa.deduction.dataset import report_date
+
+    assert report_date("On 2021-06-05, a Cessna 172 (airplane) was involved") == (2021, 6, 5)
+    assert report_date("Factual.\n\nOn June 23, 2024, about 0906 central time") == (2024, 6, 23)
+    assert report_date("The pilot had not refueled on May 3 or since 2019.") is None
+
+
+def test_narrative_views_add_shorter_tellings_under_the_same_report():
+    from causalqa.deduction.dataset import narrative_views
+
+    analysis = " ".join(f"Sentence number {i} of the analysis is here." for i in range(8))
+    narrative = "On June 1, 2023, the pilot departed.\n\n" + analysis
+    coded = "On 2021-06-05, a record.\nFindings:\n- Aircraft - Fluids - Fuel - Fluid level"
+    data = [
+        Example(report_id="n", context=narrative, statement="The pilot's act.", label=True),
+        Example(report_id="n", context=narrative, statement="Another act.", label=False),
+        Example(report_id="c", context=coded, statement="Fuel exhaustion.", label=True),
+    ]
+    out = narrative_views(data)
+    views = {e.context for e in out if e.report_id == "n"}
+    assert len(views) == 3 and {narrative, analysis} <= views
+    assert (views - {narrative, analysis}).pop().count("Sentence number") == 4
+    assert [e for e in out if e.report_id == "c"] == data[2:]  # a coded record has none
+    # Every view carries the report's statements with their labels.
+    for v in views:
+        got = {(e.statement, e.label) for e in out if e.context == v}
+        assert got == {("The pilot's act.", True), ("Another act.", False)}

@@ -180,7 +180,10 @@ def test_verifier_learns_and_explains(embedder, tmp_path):
     d_false = verify(ctx, "Bird strike.", v)
     assert d_true.verdict and not d_false.verdict
     assert d_true.probability > d_false.probability
-    assert d_true.method == "verifier" and d_true.threshold == pytest.approx(v.threshold_, abs=1e-4)
+    # A narrative (no coded findings) is judged by the narratives' model, at their threshold.
+    assert v.narrative_model_ is not None and "narrative" in v.thresholds_
+    cut = v.thresholds_["narrative"]
+    assert d_true.method == "verifier" and d_true.threshold == pytest.approx(cut, abs=1e-4)
     assert "frost" in d_true.evidence[0]["passage"]
     assert d_true.contributions and {"feature", "value", "contribution", "description"} <= set(
         d_true.contributions[0]
@@ -249,3 +252,54 @@ def test_verdicts_do_not_depend_on_the_order_of_a_batch(embedder):
     b = [d.probability for d in verify_batch(items[::-1], v)][::-1]
     assert np.allclose(a, b)
     assert json.loads(verify_batch(items[:1], v)[0].model_dump_json())["verdict"] in (True, False)
+
+
+CODED = (
+    "On 2021-06-05, a Cessna 172 (airplane) was involved in an accident near Town, Ohio.\n"
+    "Phase of flight: Enroute.\nFindings:\n"
+    "- Aircraft - Fluids/misc hardware - Fluids - Fuel - Fluid level\n"
+    "- Personnel issues - Task performance - Planning/preparation - Fuel planning - Pilot"
+)
+
+
+def test_input_kind_and_per_kind_thresholds(embedder):
+    from causalqa.deduction.verifier import input_kind
+
+    assert input_kind(CODED) == "coded"
+    assert input_kind("The engine quit when the tanks ran dry. The pilot landed.") == "narrative"
+    # Too few narrative reports (11 < 20): no narratives' model, the pooled threshold.
+    v = Verifier(cross_encoder=False, kind="logistic", embedder=embedder).fit(_examples(11))
+    assert v.narrative_model_ is None and "narrative" not in v.thresholds_
+    assert v.threshold_for(["free text", CODED]).tolist() == [v.threshold_, v.threshold_]
+    # Without the narratives' model, its rows are read by the main model.
+    v = Verifier(
+        cross_encoder=False, kind="logistic", narrative_model=False, embedder=embedder
+    ).fit(_examples())
+    assert v.narrative_model_ is None
+    ctx = "Report 0. " + TOPICS[0][1] + FILLER
+    X, _ = v.evidence([(ctx, "Frost on the wings.")])
+    assert v.proba(X, [ctx])[0] == pytest.approx(v.model_.predict_proba(X)[0, 1])
+
+
+def test_narratives_model_reads_no_coded_finding_feature(embedder):
+    from causalqa.deduction.verifier import CODED_ONLY
+
+    v = Verifier(cross_encoder=False, kind="logistic", embedder=embedder).fit(_examples())
+    read = {v.feature_names_[i] for i in v.narrative_cols_}
+    assert read and not read & CODED_ONLY
+    ctx = "Report 0. " + TOPICS[0][1] + FILLER
+    d = verify(ctx, "Frost on the wings.", v)
+    # Its explanation names only features that model reads.
+    assert {c["feature"] for c in d.contributions} <= read
+
+
+def test_hard_negatives_in_training_come_from_training_reports(embedder):
+    ex = _examples()
+    # Each topic has four reports with one cause: the three nearest give nothing (their
+    # cause is the report's own), the fourth gives another topic's cause.
+    v = Verifier(cross_encoder=False, kind="logistic", hard_negatives=3, embedder=embedder)
+    assert v.fit(ex).n_train_ == len(ex)
+    v = Verifier(cross_encoder=False, kind="logistic", hard_negatives=4, embedder=embedder)
+    assert v.fit(ex).n_train_ > len(ex)
+    with pytest.raises(Exception, match="whole number"):
+        Verifier(cross_encoder=False, hard_negatives=-1, embedder=embedder).fit(ex)

@@ -30,28 +30,32 @@ import numpy as np
 
 from causalqa.bench.published import published
 from causalqa.bench.report import environment, write_report
-from causalqa.deduction.dataset import Example, load_jsonl
+from causalqa.deduction.dataset import SOURCES, Example, load_jsonl
 from causalqa.jsonl import write_jsonl
 from causalqa.llm.concurrent import BUSY, run_ordered
 from causalqa.metrics import macro_f1, mcnemar_exact, micro_f1, paired_test, roc_auc
 
 METRICS = ("macro_f1", "micro_f1", "acc_true", "acc_false_rules", "acc_false_llm")
+"""The per-fold figures of the paper's tables (``acc_false_hard`` is kept beside them when a
+data set has hard negatives)."""
 METRIC_TITLES = {
     "macro_f1": "Macro F1",
     "micro_f1": "Micro F1",
     "acc_true": "Acc True",
     "acc_false_rules": "Acc False (Rules)",
     "acc_false_llm": "Acc False (LLM)",
+    "acc_false_hard": "Acc False (hard)",
     "acc_false": "Acc False (other)",
 }
 SOURCE_METRIC = {
     "true": "acc_true",
     "false-rules": "acc_false_rules",
     "false-llm": "acc_false_llm",
+    "false-hard": "acc_false_hard",
     "false": "acc_false",
 }
 DEFAULT_CONDITIONS = ("V1:none", "V6:semantic", "V6:rotg")
-SOURCES_SHOWN = ("true", "false-rules", "false-llm", "false")
+SOURCES_SHOWN = SOURCES
 BASELINE = "V1:none"
 TRAIN_VARIANTS = ("similar", "causal")
 
@@ -95,7 +99,8 @@ def scores(
     y_true: Sequence[bool], y_pred: Sequence[bool], examples: Sequence[Any] | None = None
 ) -> dict[str, Any]:
     """Macro and micro F1 (in %) over the labels True/False, and accuracy (in %) per
-    label source of `examples` (``true``, ``false-rules``, ``false-llm``, ``false``)."""
+    label source of `examples` (``true``, ``false-rules``, ``false-llm``, ``false-hard``,
+    ``false``)."""
     yt = [bool(v) for v in y_true]
     yp = [bool(v) for v in y_pred]
     out: dict[str, Any] = {"n": len(yt)}
@@ -233,6 +238,8 @@ def run_deduction_bench(
     verifier_params: dict[str, Any] | None = None,
     stored_predictions: str | Path | None = None,
     embedder=None,
+    hard_negatives: int | None = None,
+    time_split: bool = False,
     out_dir: Path | None = Path("bench/results/deduction"),
     progress: bool = True,
     console=None,
@@ -258,6 +265,13 @@ def run_deduction_bench(
     condition, report, label source, verdict, P(True), chains shown, prompt tokens) and,
     per condition, the pooled ROC AUC of P(True) and an exact McNemar test of the
     per-statement correctness against the baseline.
+
+    `hard_negatives` K adds to a data set without ``false-hard`` statements the causes of
+    each report's K most similar other reports (`hard_negatives.with_hard_negatives`); a
+    verifier's training part never holds a hard negative that is a test report's own
+    cause. `time_split` also trains each verifier condition on the earlier reports and
+    tests it on the latest year's (`deduction_verifier.run_time_split`, with hard
+    negatives among all reports: K, or 3), reported beside the folds as ``time_split``.
     """
     from causalqa.bench import deduction_verifier as dv
     from causalqa.deduction.deduce import deduce
@@ -290,6 +304,10 @@ def run_deduction_bench(
                 hint="mine the data set's reports first: causalqa kg mine DATA --out KG",
             )
     examples = limit_reports(examples, limit, seed)
+    if hard_negatives and not any(e.source == "false-hard" for e in examples):
+        from causalqa.deduction.hard_negatives import with_hard_negatives
+
+        examples = with_hard_negatives(examples, hard_negatives, embedder=embedder)
     if verifier_pool is None:
         pool = examples
     if llm is None and conditions:
@@ -426,7 +444,15 @@ def run_deduction_bench(
                     on_result({"condition": key, **s})
             # The evidence verifier and its controls: trained on the pool minus this fold.
             test_reports = {e.report_id for e in test}
-            pool_train = [e for e in pool if e.report_id not in test_reports]
+            test_truths = {e.statement for e in test if e.label}
+            # A hard negative of a training report that is a test report's own cause
+            # would put a test label's statement into training: left out.
+            pool_train = [
+                e
+                for e in pool
+                if e.report_id not in test_reports
+                and not (e.source == "false-hard" and e.statement in test_truths)
+            ]
             for cond in verifier_conds:
                 if bar:
                     bar.update(task, description=f"fold {fold + 1}/{folds} {cond}")
@@ -469,6 +495,22 @@ def run_deduction_bench(
                 rotg_aux.setdefault(tkey, []).append(aux)
                 if on_result:
                     on_result({"condition": f"{tkey} (auxiliary)", **aux})
+    timed, timed_preds = None, []
+    if time_split and verifier_conds:
+        if bar:
+            bar.update(task, description="time split")
+        timed = dv.run_time_split(
+            pool,
+            verifier_conds,
+            hard_negatives=hard_negatives or dv.HARD_K,
+            kg=kg,
+            seed=seed,
+            embedder=embedder,
+            ce_params=ce_params,
+            verifier_params=verifier_params,
+        )
+        # Kept apart from the folds' predictions (their figures are the CV's).
+        timed_preds = [{**p, "split": "time"} for p in timed.pop("predictions")]
     summary = _summarize(per_fold, rotg_aux, retrieval_stats, notes)
     stored: list[dict[str, Any]] = []
     if stored_predictions is not None:
@@ -523,9 +565,12 @@ def run_deduction_bench(
             "stored_predictions": str(stored_predictions) if stored_predictions else None,
             "verifier_pool": len({e.report_id for e in pool}) if verifier_conds else None,
             "ce_params": ce_params or {},
+            "hard_negatives": hard_negatives,
+            "time_split": time_split,
         },
         "verifier": verifier_summary,
-        "audits": audits,
+        "time_split": timed,
+        "audits": audits + (timed["audits"] if timed else []),
         "quick": limit is not None or folds < 10,
         "seconds": round(time.perf_counter() - started, 1),
         "errors": errors,
@@ -534,7 +579,7 @@ def run_deduction_bench(
         "per_fold": per_fold,
         "per_fold_tuned": tuned,
         "rotg_aux_per_fold": rotg_aux,
-        "predictions": predictions,
+        "predictions": predictions + timed_preds,
     }
     report["markdown"] = markdown(report)
     if out_dir is not None:
@@ -763,7 +808,7 @@ def _summarize(per_fold, rotg_aux, retrieval_stats, notes_in) -> dict[str, Any]:
     results = []
     for key, folds in per_fold.items():
         row: dict[str, Any] = {"condition": key, "n": sum(f["n"] for f in folds)}
-        for m in (*METRICS, "acc_false"):
+        for m in (*METRICS, "acc_false", "acc_false_hard"):
             vals = [f.get(m) for f in folds]
             if all(v is None for v in vals):
                 continue
@@ -869,6 +914,10 @@ def markdown(report: dict[str, Any]) -> str:
             default=None,
         )
         lines += verifier_markdown(report["verifier"], best)
+    if report.get("time_split"):
+        from causalqa.bench.deduction_verifier import time_split_markdown
+
+        lines += time_split_markdown(report["time_split"])
         lines += [
             f"Verifier training pool: {cfg.get('verifier_pool')} reports (each fold: the "
             "pool minus that fold's test reports).",

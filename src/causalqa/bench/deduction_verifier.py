@@ -32,10 +32,14 @@ from causalqa.metrics import (
 )
 
 VERIFIER_CONDITIONS = ("verifier", "verifier+noce", "verifier+kg", "tfidf", "statement-only")
-"""Named here; ``verifier`` takes any of the flags ``+noce`` (no cross-encoder) and
-``+kg`` (causal-KG features), e.g. ``verifier+noce+kg``."""
-KINDS = ("false-rules", "false-llm")
-VERIFIER_FLAGS = {"noce", "kg"}
+"""Named here; ``verifier`` takes any of the flags ``+noce`` (no cross-encoder), ``+kg``
+(causal-KG features), ``+hard`` (trained with `HARD_K` hard negatives of its training
+reports) and ``+hardnarr`` (hard negatives for the training narratives only), e.g.
+``verifier+noce+kg``."""
+KINDS = ("false-rules", "false-llm", "false-hard")
+VERIFIER_FLAGS = {"noce", "kg", "hard", "hardnarr"}
+HARD_K = 3
+"""Nearest other reports whose causes are a report's hard negatives (``+hard``)."""
 
 
 def is_verifier_condition(spec: str) -> bool:
@@ -71,16 +75,16 @@ def run_fold(
             from causalqa.errors import DatasetError
 
             raise DatasetError(f"{cond} needs a causal KG", hint="pass --kg DIR")
-        v = Verifier(
-            cross_encoder="noce" not in flags,
-            ce_params=ce_params,
-            seed=seed,
-            **(verifier_params or {}),
-        )
+        hard = "hard" in flags or "hardnarr" in flags
+        params: dict[str, Any] = {"hard_negatives": HARD_K if hard else 0}
+        if "hardnarr" in flags:
+            params["hard_kinds"] = ("narrative",)
+        params.update(verifier_params or {})
+        v = Verifier(cross_encoder="noce" not in flags, ce_params=ce_params, seed=seed, **params)
         v.embedder = embedder
         v.fit(train, kg=kg if "kg" in flags else None, progress=say)
         p = v.predict_proba([(e.context, e.statement) for e in test], kg=kg)
-        t = v.threshold_
+        t = v.threshold_for([e.context for e in test])
         audit["verifier_reports"] = v.train_reports_
         audit["kg_reports"] = v.kg_reports_
         audit["features"] = v.feature_names_
@@ -114,6 +118,7 @@ def run_fold(
     else:
         raise ValueError(f"unknown verifier condition {condition!r}")
     audit["seconds"] = round(time.perf_counter() - t0, 1)
+    ts = np.broadcast_to(np.asarray(t, dtype=float), (len(test),))
     preds = [
         {
             "condition": cond,
@@ -122,11 +127,11 @@ def run_fold(
             "statement": e.statement,
             "source": e.source,
             "label": bool(e.label),
-            "verdict": bool(pi >= t),
+            "verdict": bool(pi >= ti),
             "p_true": round(float(pi), 6),
-            "threshold": round(float(t), 6),
+            "threshold": round(float(ti), 6),
         }
-        for e, pi in zip(test, p)
+        for e, pi, ti in zip(test, p, ts)
     ]
     return preds, audit
 
@@ -233,7 +238,12 @@ def summarize(
         mine = [p for p in preds if p["condition"] == c]
         if not mine:
             continue
-        out["by_kind"][c] = {k or "all": kind_scores(mine, k) for k in (None, *KINDS)}
+        # A negative kind the data set lacks is left out (e.g. false-hard without
+        # --hard-negatives); one present but unscorable stays, as None.
+        present = {p["source"] for p in mine}
+        out["by_kind"][c] = {
+            k or "all": kind_scores(mine, k) for k in (None, *KINDS) if k is None or k in present
+        }
         if c == "tfidf":  # a cosine, not a probability: no calibration to speak of
             for s_ in out["by_kind"][c].values():
                 if s_:
@@ -270,7 +280,7 @@ def markdown(summary: dict[str, Any], paper_best: float | None = None) -> list[s
             if not s:
                 continue
             ci = f"[{s['ci'][0]}, {s['ci'][1]}]" if s["ci"][0] is not None else ""
-            fold = f"{s['fold_mean']} ({s['fold_std']})" if s["fold_mean"] is not None else "—"
+            fold = f"{s['fold_mean']} ({s['fold_std']})" if s["fold_std"] is not None else "—"
             auc = s["auc"] if s["auc"] is not None else "—"
             ece = s["ece"] if s["ece"] is not None else "—"
             lines.append(
@@ -343,3 +353,150 @@ def plot(preds: Sequence[dict[str, Any]], summary: dict[str, Any], path) -> None
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+# -- the time split ------------------------------------------------------------------------
+MIN_TEST_REPORTS = 30
+"""The test year is the latest whose reports (with any later ones) number at least this."""
+
+
+def time_split(examples: Sequence[Any], *, min_test_reports: int = MIN_TEST_REPORTS):
+    """(train, test, what was split): the test part is every example whose report is dated
+    in the latest year that — with any later year — holds at least `min_test_reports`
+    reports (`dataset.report_date`: the record's event date, a narrative's "On December 6,
+    2023"); the training part is every earlier report *and every report without a date*
+    (said in the returned dict: a user's narrative has none).
+
+    Raises:
+        DatasetError: no report has a date, or every dated year together holds fewer than
+            `min_test_reports` reports, or nothing would be left to train on.
+    """
+    from causalqa.deduction.dataset import report_date
+    from causalqa.errors import DatasetError
+
+    year: dict[str, int | None] = {}
+    for e in examples:
+        if e.report_id not in year:
+            d = report_date(e.context)
+            year[e.report_id] = d[0] if d else None
+    dated = sorted((y for y in year.values() if y is not None), reverse=True)
+    if not dated:
+        raise DatasetError(
+            "no report states its date: a time split needs dated reports",
+            hint="NTSB records open with 'On 2021-06-05, …'; or use the grouped folds",
+        )
+    if len(dated) < min_test_reports:
+        raise DatasetError(
+            f"only {len(dated)} dated reports: a time split needs {min_test_reports} to test on"
+        )
+    cut = dated[min_test_reports - 1]
+    test_ids = {r for r, y in year.items() if y is not None and y >= cut}
+    if len(test_ids) == len(year):
+        raise DatasetError("every report falls in the test years: nothing left to train on")
+    train = [e for e in examples if e.report_id not in test_ids]
+    test = [e for e in examples if e.report_id in test_ids]
+    per_year: dict[str, int] = {}
+    for y in year.values():
+        per_year[str(y) if y is not None else "undated"] = (
+            per_year.get(str(y) if y is not None else "undated", 0) + 1
+        )
+    info = {
+        "test_from_year": cut,
+        "train_reports": len(year) - len(test_ids),
+        "test_reports": len(test_ids),
+        "undated_in_training": sum(y is None for y in year.values()),
+        "reports_per_year": dict(sorted(per_year.items())),
+    }
+    return train, test, info
+
+
+def run_time_split(
+    examples: Sequence[Any],
+    conditions: Sequence[str],
+    *,
+    hard_negatives: int | None = HARD_K,
+    min_test_reports: int = MIN_TEST_REPORTS,
+    kg=None,
+    seed: int = 0,
+    embedder=None,
+    ce_params: dict[str, Any] | None = None,
+    verifier_params: dict[str, Any] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Train each verifier condition on the earlier reports and score the latest year's.
+
+    Hard negatives: the data set's own ``false-hard`` statements are set aside; each test
+    report is then scored against the causes of its `hard_negatives` most similar other
+    reports among *all* reports, earlier or of the test year (what a user could confuse
+    it with; the report's own cause never — `hard_negatives.hard_negative_examples`); the
+    training part keeps no hard negative unless the condition asks for ``+hard``, which
+    builds them among the training reports only. The threshold is each condition's own,
+    chosen on its training data. Returns the split, every prediction and `summarize`'s
+    figures per negative kind."""
+    from causalqa.deduction.hard_negatives import hard_negative_examples
+
+    base = [e for e in examples if e.source != "false-hard"]
+    train, test, info = time_split(base, min_test_reports=min_test_reports)
+    # A report is tested once, in its own context: shorter views of a narrative
+    # (`dataset.narrative_views`) are training data, not more test items.
+    first: dict[str, str] = {}
+    for e in test:
+        first.setdefault(e.report_id, e.context)
+    test = [e for e in test if e.context == first[e.report_id]]
+    if hard_negatives:
+        test_ids = {e.report_id for e in test}
+        test = test + hard_negative_examples(
+            base, hard_negatives, reports=test_ids, embedder=embedder
+        )
+    info["hard_negatives"] = hard_negatives or 0
+    info["train_statements"] = len(train)
+    info["test_statements"] = len(test)
+    preds: list[dict[str, Any]] = []
+    audits = []
+    for cond in conditions:
+        p, audit = run_fold(
+            cond,
+            train,
+            test,
+            fold=0,
+            kg=kg,
+            seed=seed,
+            embedder=embedder,
+            ce_params=ce_params,
+            verifier_params=verifier_params,
+            say=say,
+        )
+        preds += p
+        audits.append(
+            {**audit, "condition": cond, "test_reports": sorted({e.report_id for e in test})}
+        )
+    return {
+        "split": info,
+        "summary": summarize(preds, list(conditions)),
+        "audits": audits,
+        "predictions": preds,
+    }
+
+
+def time_split_markdown(result: dict[str, Any]) -> list[str]:
+    """The time split's section of the bench report."""
+    s = result["split"]
+    lines = [
+        "## Time split: trained on earlier reports, tested on the latest year's",
+        "",
+        f"Test: the {s['test_reports']} reports dated {s['test_from_year']} or later "
+        f"({s['test_statements']} statements, hard negatives: the causes of the "
+        f"{s['hard_negatives']} most similar other reports); training: the "
+        f"{s['train_reports']} earlier reports ({s['train_statements']} statements), "
+        f"{s['undated_in_training']} of them undated (narratives without a date are kept in "
+        f"training). Reports per year: {s['reports_per_year']}. Thresholds chosen on the "
+        "training data only.",
+        "",
+    ]
+    body = markdown(result["summary"])
+    body[2] = (
+        body[2]
+        .replace("pooled over the test folds; ", "one test part; ")
+        .replace("; mean (std) over folds", "")
+    )
+    return lines + body[2:]

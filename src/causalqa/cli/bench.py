@@ -610,6 +610,23 @@ def bench_deduction_command(
             "verifier with, statement by statement.",
         ),
     ] = None,
+    hard_negatives: Annotated[
+        int | None,
+        typer.Option(
+            "--hard-negatives",
+            min=1,
+            help="Score also against the causes of each report's K most similar other "
+            "reports (false-hard; added when the data set has none).",
+        ),
+    ] = None,
+    time_split_: Annotated[
+        bool,
+        typer.Option(
+            "--time-split",
+            help="Also train the verifier conditions on the earlier reports and test them on "
+            "the latest year's, with hard negatives (K, or 3).",
+        ),
+    ] = False,
     mining: Annotated[bool, typer.Option("--mining", hidden=True)] = False,
     speed: Annotated[bool, typer.Option("--speed", hidden=True)] = False,
     mining_mode: Annotated[str, typer.Option("--mining-mode", hidden=True)] = "fast",
@@ -647,6 +664,8 @@ def bench_deduction_command(
         rotg_aux_variants=[v.strip() for v in rotg_aux.split(",") if v.strip()],
         verifier_pool=verifier_pool,
         stored_predictions=stored,
+        hard_negatives=hard_negatives,
+        time_split=time_split_,
         out_dir=out_dir,
         progress=not as_json(json_),
         console=err,

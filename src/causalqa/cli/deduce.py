@@ -281,6 +281,23 @@ def dataset_command(
             help="Ask Prompt 2 for at most this many more reports (seeded order).",
         ),
     ] = None,
+    hard: Annotated[
+        int | None,
+        typer.Option(
+            "--hard-negatives",
+            help="Add, for each report, the probable causes of its K most similar other "
+            "reports (TF-IDF of the contexts) as False statements (source false-hard; no "
+            "LLM call).",
+        ),
+    ] = None,
+    views: Annotated[
+        bool,
+        typer.Option(
+            "--narrative-views",
+            help="Also read each narrative's statements against its analysis alone and its "
+            "first four sentences (shorter tellings; same report id).",
+        ),
+    ] = False,
     seed: SeedOption = 0,
     concurrency_: ConcurrencyOption = None,
     llm: LLMOption = None,
@@ -291,14 +308,18 @@ def dataset_command(
         Report,
         build_dataset,
         load_ntsb,
+        narrative_views,
         sample_report_ids,
         save_jsonl,
         summary,
     )
+    from causalqa.deduction.hard_negatives import check_k, with_hard_negatives
     from causalqa.deduction.negatives import mine_negatives, with_llm_negatives
 
     if true_from not in ("rules", "llm"):
         raise DatasetError(f"unknown --true-from {true_from!r}", hint="use rules or llm")
+    if hard is not None:
+        check_k(hard)
     reports = load_ntsb(data, max_words=max_words)
     model = None
     if true_from == "llm" or (llm_negatives and not stored_only):
@@ -338,6 +359,10 @@ def dataset_command(
                 concurrency=concurrency(concurrency_, llm),
             )
         examples = with_llm_negatives(examples, store)
+    if hard is not None:
+        examples = with_hard_negatives(examples, hard)
+    if views:
+        examples = narrative_views(examples)
     save_jsonl(examples, out_file)
     s = summary(examples)
     if not emit_json_if(json_, {"out": str(out_file), **s, **({"negatives": run} if run else {})}):
@@ -362,6 +387,23 @@ def train_command(
         typer.Option("--cross-encoder/--no-cross-encoder", help="Fine-tune the cross-encoder."),
     ] = True,
     kg: CausalKGOption = None,
+    hard: Annotated[
+        int,
+        typer.Option(
+            "--hard-negatives",
+            min=0,
+            help="Also train on the causes of each report's K most similar other reports "
+            "as False statements (0: none).",
+        ),
+    ] = 0,
+    hard_kinds: Annotated[
+        str,
+        typer.Option(
+            "--hard-kinds",
+            help="For which kinds of report the hard negatives are built: coded, narrative, "
+            "or both (comma-separated).",
+        ),
+    ] = "coded,narrative",
     seed: SeedOption = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     json_: JSONOption = False,
@@ -372,8 +414,13 @@ def train_command(
 
     from causalqa.deduction.dataset import load_jsonl, summary
     from causalqa.deduction.deduce import load_event_graph
-    from causalqa.deduction.verifier import Verifier, user_verifier_path
+    from causalqa.deduction.verifier import INPUT_KINDS, Verifier, user_verifier_path
 
+    kinds = tuple(k.strip() for k in hard_kinds.split(",") if k.strip())
+    if not kinds or set(kinds) - set(INPUT_KINDS):
+        raise DatasetError(
+            f"unknown --hard-kinds {hard_kinds!r}", hint="use coded, narrative or both"
+        )
     target = out_file or user_verifier_path()
     if target.exists() and not force and out_file is not None:
         raise DatasetError(
@@ -382,7 +429,9 @@ def train_command(
     examples = load_jsonl(data)
     graph = load_event_graph(kg) if kg is not None else None
     with progress_status(not as_json(json_)) as say:
-        v = Verifier(cross_encoder=cross_encoder, seed=seed).fit(examples, kg=graph, progress=say)
+        v = Verifier(
+            cross_encoder=cross_encoder, seed=seed, hard_negatives=hard, hard_kinds=kinds
+        ).fit(examples, kg=graph, progress=say)
     info = {
         "command": "causalqa deduction train "
         + " ".join(sys.argv[3:] if len(sys.argv) > 3 else []),

@@ -330,11 +330,12 @@ def verify_batch(
             )
         llm_cols["llm_v1"] = [llm_log_odds(c, s, llm) for c, s in checked]
     X, rows = verifier.evidence(checked, kg=kg, llm=llm_cols)
-    probs = verifier.model_.predict_proba(X)[:, 1]
+    probs = verifier.proba(X, [c for c, _ in checked])
+    cuts = verifier.threshold_for([c for c, _ in checked])
     seconds = (time.perf_counter() - start) / max(len(items), 1)
     out = []
-    for (_, s), x, row, p in zip(checked, X, rows, probs):
-        verdict = bool(p >= verifier.threshold_)
+    for (c, s), x, row, p, cut in zip(checked, X, rows, probs, cuts):
+        verdict = bool(p >= cut)
         out.append(
             Deduction(
                 statement=s,
@@ -343,9 +344,9 @@ def verify_batch(
                 probability=round(float(p), 4),
                 method="verifier",
                 fmt="-",
-                threshold=round(float(verifier.threshold_), 4),
+                threshold=round(float(cut), 4),
                 evidence=[{"passage": t, "cosine": round(v, 3)} for t, v in row.ranked[:top]],
-                contributions=_with_reasons(verifier.explain(x, top=5), row.reasons),
+                contributions=_with_reasons(verifier.explain(x, top=5, context=c), row.reasons),
                 seconds=round(seconds, 3),
                 model=f"verifier ({len(verifier.feature_names_)} features"
                 + (f", LLM {llm.backend}:{llm.model}" if verifier.llm_features else "")

@@ -75,7 +75,11 @@ FINDING_FEATURES: tuple[str, ...] = (
     "finding_coverage",
     "findings",
 )
-FEATURES: tuple[str, ...] = LEGACY_FEATURES + FINDING_FEATURES + CIRCUMSTANCES
+CLAUSE_FEATURES: tuple[str, ...] = ("clause_emb_min", "clause_emb_mean", "narrative")
+"""Meaning over wording, part by part: each clause of the statement ("the pilot's failure
+to remove the pitot cover" · "which resulted in a loss of control") against its closest
+passage; and which kind of input the report is."""
+FEATURES: tuple[str, ...] = LEGACY_FEATURES + FINDING_FEATURES + CIRCUMSTANCES + CLAUSE_FEATURES
 """The text features, in column order."""
 IMPLIED_FEATURES: tuple[str, ...] = (
     "implied_finding_p",
@@ -104,6 +108,10 @@ DESCRIPTIONS: dict[str, str] = {
     "finding_emb_top2": "mean MiniLM cosine of the two closest coded findings",
     "finding_coverage": "share of the statement's key terms found in the coded findings",
     "findings": "how many coded findings the report has (0: a narrative)",
+    "clause_emb_min": "MiniLM cosine of the statement's least supported clause with its "
+    "closest passage (every part of a cause should be in the report)",
+    "clause_emb_mean": "mean over the statement's clauses of the cosine with the closest passage",
+    "narrative": "the report is a free narrative (1), not a coded NTSB record (0)",
     "implied_finding_p": "learned P(finding | statement), highest among the report's findings",
     "implied_finding_lift": "how many times likelier than usual the statement makes the "
     "report's most implied finding",
@@ -130,6 +138,30 @@ def terms(text: str) -> list[str]:
     """Lower-cased, stemmed content words of `text` (stop words dropped)."""
     t = text.lower().replace("’", "'")
     return [stem(w) for w in _WORD.findall(t) if w not in STOP and len(w) > 1]
+
+
+_CLAUSE = re.compile(
+    r",?\s+(?:which|that)\s+(?:\w+\s+)?(?:resulted|led|caused|allowed)\s+(?:in|to)?\b|"
+    r",?\s+resulting\s+in\b|,?\s+leading\s+to\b|\s+due\s+to\b|\s+because\s+of\b|;\s*|"
+    r"\.\s+(?:Contributing|Also)\b[^.]*?\b(?:was|were)\s+|,\s+and\s+",
+    re.IGNORECASE,
+)
+
+
+def clauses(statement: str) -> list[str]:
+    """A statement cut into its parts at "which resulted in", "due to", "; ", ", and" and
+    a "Contributing was" sentence; parts under two words are dropped.
+
+    >>> clauses("The pilot's failure to remove the pitot cover, which resulted in a loss "
+    ...         "of control due to erroneous airspeed.")
+    ["The pilot's failure to remove the pitot cover", 'a loss of control', \
+'erroneous airspeed.']
+    """
+    parts = [p.strip(" ,.") for p in _CLAUSE.split(statement)]
+    out = [p for p in parts if len(p.split()) >= 2]
+    if out and statement.rstrip().endswith(".") and not out[-1].endswith("."):
+        out[-1] += "."
+    return out or [statement]
 
 
 _SENT = re.compile(r"(?<=[.!?])[\"”’]?\s+(?=[A-Z“\"(])")
@@ -222,11 +254,13 @@ class TextFeatures:
         cut = {c: passages(c) for c in contexts}
         coded = {c: findings(c) for c in contexts}
         coded_terms = {c: {t for f in coded[c] for t in terms(f)} for c in contexts}
+        parts = {s: clauses(s) for s in dict.fromkeys(s for _, s in pairs)}
         texts = list(
             dict.fromkeys(
                 [p for c in contexts for p in cut[c]]
                 + [f for c in contexts for f in coded[c]]
                 + [s for _, s in pairs]
+                + [q for v in parts.values() for q in v]
             )
         )
         texts += [c for c in contexts if c not in set(texts)]
@@ -252,6 +286,8 @@ class TextFeatures:
             fsims = np.sort(vecs[[at[f] for f in fs]] @ sv)[::-1] if fs else np.zeros(0)
             f_terms = coded_terms[c]
             fits = agreement(c, s)
+            P = vecs[[at[p] for p in ps]]
+            per_clause = (vecs[[at[q] for q in parts[s]]] @ P.T).max(axis=1)
             values = {
                 "bm25_max": float(scores[0]),
                 "bm25_top2": float(scores[:2].mean()),
@@ -273,6 +309,9 @@ class TextFeatures:
                 else 0.0,
                 "findings": float(len(fs)),
                 **fits.values,
+                "clause_emb_min": float(per_clause.min()),
+                "clause_emb_mean": float(per_clause.mean()),
+                "narrative": float(not fs),
             }
             ranked = [(ps[int(i)], float(sims[i])) for i in order]
             rows.append(Row(values, ranked, fits.reasons))

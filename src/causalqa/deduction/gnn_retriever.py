@@ -33,7 +33,6 @@ from causalqa.evidence.finetune import train_epochs
 
 EDGE_TYPE_INDEX = {EXTRACTED: 0, INFERRED: 1, SIMILAR: 2}
 EDGE_DIM = len(EDGE_TYPE_INDEX) + 1
-SOURCES = ("true", "false-rules", "false-llm", "false")
 
 
 def _torch():

@@ -29,6 +29,7 @@ from causalqa.deduction.features import (
     ImpliedFindings,
     TermPairs,
     TextFeatures,
+    findings,
 )
 from causalqa.errors import DataFileError, DeductionError
 from causalqa.evidence.artefact import load_artefact, save_state
@@ -48,6 +49,23 @@ ALL_DESCRIPTIONS = {
     "llm_v1": "the LLM's log-odds of True under the paper's Prompt 5 (V1)",
 }
 ARTEFACT_VERSION = 1
+INPUT_KINDS = ("coded", "narrative")
+MIN_KIND_REPORTS = 20
+NARRATIVE_PARAMS = {"C": 0.1}
+"""The narratives' logistic regression (few reports: regularised)."""
+CODED_ONLY = frozenset(
+    ("finding_emb_max", "finding_emb_top2", "finding_coverage", "findings", "narrative")
+    + IMPLIED_FEATURES
+)
+"""Features that read coded findings (constant on a narrative): not in the narratives'
+model."""
+"""Reports of one kind needed in the training data to give that kind its own threshold."""
+
+
+def input_kind(context: str) -> str:
+    """``coded`` (an NTSB record with coded findings) or ``narrative`` (free text: no
+    findings to check a statement against), read from the context itself."""
+    return "coded" if findings(context) else "narrative"
 
 
 def kg_features(kg, reports: Sequence[str] | None, embedder=None):
@@ -106,6 +124,14 @@ class Verifier:
     of the `EvidenceModel`, `inner_folds` (grouped folds of the training data whose
     out-of-fold predictions choose the threshold), `seed`, `threads` (torch threads for
     MiniLM: one is fastest on a shared 2-core machine; None leaves torch alone),
+    `hard_negatives` (K > 0: `fit` adds, for each training report, the causes of its K
+    most similar other *training* reports as False statements —
+    `hard_negatives.hard_negative_examples` — so a test report's cause is never one;
+    `hard_kinds` says for which kinds of input: ``("narrative",)`` gives them to the
+    narratives only),
+    `narrative_model` (free narratives — contexts without coded findings — get a model of
+    their own: a calibrated logistic regression over the features that mean something
+    without findings, fitted on the training narratives, with its own threshold),
     `embedder`.
 
     Learned: `text_` (IDF), `pairs_` (`TermPairs`) and `implied_` (`ImpliedFindings`:
@@ -128,8 +154,14 @@ class Verifier:
         inner_folds: int = 5,
         seed: int = 0,
         threads: int | None = 1,
+        hard_negatives: int = 0,
+        hard_kinds: Sequence[str] = INPUT_KINDS,
+        narrative_model: bool = True,
         embedder=None,
     ) -> None:
+        self.hard_negatives = hard_negatives
+        self.hard_kinds = tuple(hard_kinds)
+        self.narrative_model = narrative_model
         self.threads = threads
         self.cross_encoder = cross_encoder
         self.ce_params = ce_params
@@ -229,6 +261,15 @@ class Verifier:
         say = progress or (lambda _t: None)
         if not examples:
             raise DeductionError("no training examples")
+        if getattr(self, "hard_negatives", 0):
+            from causalqa.deduction.hard_negatives import hard_negative_examples
+
+            say("hard negatives")
+            kinds_ = set(getattr(self, "hard_kinds", INPUT_KINDS))
+            wanted = {e.report_id for e in examples if input_kind(e.context) in kinds_}
+            examples = list(examples) + hard_negative_examples(
+                examples, self.hard_negatives, reports=wanted, embedder=self.embedder
+            )
         y = np.asarray([bool(e.label) for e in examples])
         if y.all() or not y.any():
             raise DeductionError("the training examples need both True and False labels")
@@ -308,9 +349,75 @@ class Verifier:
         self.threshold_ = (
             choose_threshold(y[ok], oof[ok], metric="macro_f1") if ok.sum() and y[ok].any() else 0.5
         )
+        # Per kind of input: a coded record and a free narrative are read from different
+        # evidence (a narrative has no findings), so each gets the threshold its own
+        # out-of-fold rows choose — when it has enough of them, else the pooled one.
+        kinds = np.array([input_kind(c) for c in contexts])
+        self.thresholds_ = {}
+        for kind in INPUT_KINDS:
+            sel = ok & (kinds == kind)
+            n_reports = len({groups[i] for i in np.flatnonzero(sel)})
+            if n_reports >= MIN_KIND_REPORTS and y[sel].any() and not y[sel].all():
+                self.thresholds_[kind] = float(
+                    choose_threshold(y[sel], oof[sel], metric="macro_f1")
+                )
         self.oof_ = oof
+        self.narrative_model_ = None
+        if getattr(self, "narrative_model", False):
+            self._fit_narrative(X, y, groups, kinds)
         self.n_train_ = len(y)
         return self
+
+    def _fit_narrative(self, X, y, groups, kinds) -> None:
+        """The narratives' own model and threshold (see the class doc); nothing when the
+        training data holds too few narrative reports."""
+        from causalqa.errors import EvidenceModelError
+        from causalqa.evidence import EvidenceModel, choose_threshold, grouped_folds
+
+        sel = np.flatnonzero(kinds == "narrative")
+        g = [groups[i] for i in sel]
+        if len(set(g)) < MIN_KIND_REPORTS or y[sel].all() or not y[sel].any():
+            return
+        cols = [i for i, n in enumerate(self.feature_names_) if n not in CODED_ONLY]
+        names = [self.feature_names_[i] for i in cols]
+        Xn, yn = X[sel][:, cols], y[sel]
+        make = lambda: EvidenceModel(  # noqa: E731
+            kind="logistic", calibration="sigmoid", seed=self.seed, params=NARRATIVE_PARAMS
+        )
+        try:
+            model = make().fit(Xn, yn, feature_names=names, groups=g)
+        except EvidenceModelError:
+            return
+        oof = np.full(len(yn), np.nan)
+        for a, b in grouped_folds(g, min(self.inner_folds, len(set(g))), seed=self.seed + 4):
+            if yn[a].all() or not yn[a].any():
+                continue
+            try:
+                m = make().fit(Xn[a], yn[a], feature_names=names, groups=[g[i] for i in a])
+            except EvidenceModelError:
+                continue
+            oof[b] = m.predict_proba(Xn[b])[:, 1]
+        ok = ~np.isnan(oof)
+        if ok.sum() and yn[ok].any() and not yn[ok].all():
+            self.thresholds_["narrative"] = float(
+                choose_threshold(yn[ok], oof[ok], metric="macro_f1")
+            )
+        self.narrative_model_ = model
+        self.narrative_cols_ = cols
+
+    def _narrative_rows(self, contexts: Sequence[str]) -> np.ndarray:
+        if getattr(self, "narrative_model_", None) is None:
+            return np.zeros(len(contexts), dtype=bool)
+        return np.array([input_kind(c) == "narrative" for c in contexts], dtype=bool)
+
+    def proba(self, X: np.ndarray, contexts: Sequence[str]) -> np.ndarray:
+        """Calibrated P(probable cause) of feature rows `X` of `contexts`: the narratives'
+        own model for a free narrative (when the verifier has one), else the main one."""
+        p = self.model_.predict_proba(X)[:, 1]
+        narr = self._narrative_rows(contexts)
+        if narr.any():
+            p[narr] = self.narrative_model_.predict_proba(X[narr][:, self.narrative_cols_])[:, 1]
+        return p
 
     def _fit_cross_encoder(self, examples, rows, y, groups, say):
         from causalqa.deduction.cross_encoder import CrossEncoder
@@ -330,6 +437,12 @@ class Verifier:
         return ce
 
     # -- prediction ----------------------------------------------------------------------
+    def threshold_for(self, contexts: Sequence[str]) -> np.ndarray:
+        """The decision threshold of each context: its kind's (`input_kind`), else the
+        pooled `threshold_` (and always that one for verifiers saved before kinds)."""
+        own = getattr(self, "thresholds_", {}) or {}
+        return np.array([own.get(input_kind(c), self.threshold_) for c in contexts])
+
     def _check(self) -> None:
         if not hasattr(self, "model_"):
             raise DeductionError("the verifier is not fitted", hint="call fit first")
@@ -369,13 +482,19 @@ class Verifier:
     def predict_proba(self, pairs, *, kg=None, llm=None) -> np.ndarray:
         """Calibrated P(probable cause) of each (context, statement)."""
         X, _ = self.evidence(pairs, kg=kg, llm=llm)
-        return self.model_.predict_proba(X)[:, 1]
+        return self.proba(X, [c for c, _ in pairs])
 
-    def explain(self, X_row: np.ndarray, *, top: int = 5) -> list[dict[str, Any]]:
-        """The features that moved one verdict most, with what each one measures."""
+    def explain(
+        self, X_row: np.ndarray, *, top: int = 5, context: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The features that moved one verdict most, with what each one measures (for a
+        free narrative given as `context`, those of the model that decided it)."""
+        if context is not None and self._narrative_rows([context])[0]:
+            said = self.narrative_model_.explain(np.asarray(X_row)[self.narrative_cols_], top=top)
+        else:
+            said = self.model_.explain(X_row, top=top)
         return [
-            {**c.to_dict(), "description": ALL_DESCRIPTIONS.get(c.feature, c.feature)}
-            for c in self.model_.explain(X_row, top=top)
+            {**c.to_dict(), "description": ALL_DESCRIPTIONS.get(c.feature, c.feature)} for c in said
         ]
 
     # -- files ---------------------------------------------------------------------------
@@ -389,6 +508,7 @@ class Verifier:
             "version": ARTEFACT_VERSION,
             "features": self.feature_names_,
             "threshold": self.threshold_,
+            "thresholds": getattr(self, "thresholds_", {}),
             "n_train": self.n_train_,
             "reports": len(self.train_reports_),
             "python": platform.python_version(),
