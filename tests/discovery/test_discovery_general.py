@@ -51,6 +51,7 @@ class StubJudge:
     kinds: set = set()
     combiners: dict = {}
     text = None
+    text_model = "none"
     lexical: list = []
 
     def __init__(self, direction="none", p=0.2):
@@ -264,3 +265,22 @@ def test_bench_causenet_counts_coverage_and_the_rule_table(causenet, tmp_path, m
     latency = report["latency"]
     assert latency["pairs"] == 4 and latency["unknown"] == 2  # music–rain, smoking–death
     assert (out / "causenet-latest.md").is_file()
+
+
+def test_graph_discovery_consults_causenet_as_pair_discovery_does(causenet):
+    from causalqa.discovery.graph import find_graph, knowledge_from_verdicts
+
+    found = find_graph(["alcohol", "suicide", "music", "qqqzzz"], method="evidence",
+                       judge=StubJudge(), general=[causenet])  # fmt: skip
+    v = found.verdicts
+    # a direct claim decides, with its direction, as `discover pair alcohol suicide` does
+    assert v[("alcohol", "suicide")]["direction"] == "A→B"
+    assert v[("alcohol", "suicide")]["evidence"].startswith("general")
+    # both placed, no claim: unknown (forbids nothing); a name nothing places: no evidence
+    assert v[("alcohol", "music")]["verdict"] == "unknown"
+    assert v[("alcohol", "qqqzzz")] is None
+    required, forbidden = knowledge_from_verdicts(v, require=0.5)
+    assert ("alcohol", "music") not in forbidden and ("music", "alcohol") not in forbidden
+    # without the general store (and no graph, no sentence) the pair says why it has none
+    alone = find_graph(["alcohol", "suicide"], method="evidence", judge=StubJudge())
+    assert "no knowledge graph and no sentence" in alone.verdicts[("alcohol", "suicide")]["error"]

@@ -409,11 +409,17 @@ def graph_command(
     judge = None
     if method == "evidence":
         from causalqa.discovery.evidence import EvidenceJudge
+        from causalqa.discovery.general import split_stores
 
         judge = EvidenceJudge.load(evidence_model)
-        kg = pair_kg(lambda: open_kg(kg_path), need=context is None)
+        stores = pair_kg(lambda: open_stores(kg_path), need=context is None) or []
+        kg, general, unused = split_stores(stores)
+        for extra in unused:
+            err.print(f"[dim]not consulted (the evidence model reads one graph): {extra.path}[/]")
+            extra.close()
     else:
         kg = open_kg(kg_path) if ranker != "none" else None
+        general = []
     try:
         model = open_llm(llm) if needs_llm(method, judge, no_llm=no_llm) else None
         what = "graph" if method == "llm" else "pairs"
@@ -421,12 +427,13 @@ def graph_command(
             found = find_graph(
                 names, method=method, kg=kg, llm=model, judge=judge, context=context,
                 ranker=ranker, top_k=top_k, hops=hops, decision=decision, observations=frame,
-                alpha=alpha, require=require, forbid=forbid,
+                alpha=alpha, require=require, forbid=forbid, general=general,
                 on_progress=lambda d, t, w: status.update(f"{what} {d}/{t}: {w}"),
             )  # fmt: skip
     finally:
-        if kg is not None:
-            kg.close()
+        for store in [kg, *general]:
+            if store is not None:
+                store.close()
     if out_path is not None:
         found.write_graphml(out_path, force=force)
     emit(found.to_dict(), found.to_markdown(), json_)

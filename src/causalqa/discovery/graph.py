@@ -463,6 +463,7 @@ def pair_verdicts(
     kg_names: Mapping[str, Sequence[str] | str | None] | None = None,
     kinds: Sequence[str] | None = None,
     context: str | None = None,
+    general: Sequence[Any] = (),
     on_progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[tuple[str, str], dict[str, Any] | None]:
     """The evidence model's verdict on every unordered pair (asked as (a, b) in the order of
@@ -472,7 +473,10 @@ def pair_verdicts(
     graph places but with no path, sentence or LLM feature to decide it — counted apart,
     never as non-causal (it has no ``p_causal``, so it forbids and requires nothing).
     ``kg_names[v]``: the names to look the variable up by in the graph (first that links;
-    empty: not in it)."""
+    empty: not in it). `general`: stores of general causal claims (CauseNet), consulted as
+    `discover pair` does (`general.with_general`) for pairs the typed graph cannot judge
+    alone."""
+    from causalqa.discovery.general import general_evidence
     from causalqa.discovery.pair import judge_pair, places
 
     def query(v: str) -> str | None:
@@ -496,7 +500,10 @@ def pair_verdicts(
         if on_progress:
             on_progress(done, len(pairs), f"{a} – {b}")
         qa, qb = names[a], names[b]
-        if context is None and (qa is None or qb is None):
+        placed = kg is not None and qa is not None and qb is not None
+        claims = general_evidence(a, b, general) if general and context is None else None
+        decidable = placed or (claims is not None and claims.placed)
+        if context is None and not decidable and (kg is not None or general):
             out[(a, b)] = None
             continue
         try:
@@ -504,11 +511,12 @@ def pair_verdicts(
                 qa or a,
                 qb or b,
                 judge=judge,
-                kg=kg if qa is not None and qb is not None else None,
+                kg=kg if placed else None,
                 llm=llm,
                 context=context,
                 kinds_a=kinds,
                 kinds_b=kinds,
+                general=general,
             )
         except CausalQAError as e:
             out[(a, b)] = {"error": e.message}
@@ -743,6 +751,7 @@ def find_graph(
     alpha: float = 0.05,
     require: float = 0.9,
     forbid: float = 0.05,
+    general: Sequence[Any] = (),
     on_progress: Callable[[int, int, str], None] | None = None,
 ) -> GraphFinding:
     """A directed graph among `variables`, as ``causalqa discover graph`` and the API find
@@ -751,10 +760,11 @@ def find_graph(
     ``llm``: `discover_graph` with `ranker`, `top_k`, `hops` and `decision` (default
     `DEFAULT_DECISION`; the content-free prompt is asked exactly when that rule needs it).
     ``evidence``: `pair_verdicts` by `judge` (default: the trained or shipped evidence
-    model), and with `observations` (a DataFrame whose columns are the variables)
-    `guided_pc` at level `alpha`, requiring edges at P(a→b) ≥ `require` and forbidding
-    pairs at P(causal) ≤ `forbid`. With `observations` either way, the statistical
-    baselines run on them too. `on_progress(done, total, what)` follows the questions.
+    model; `general` stores of causal claims consulted beside `kg`), and with
+    `observations` (a DataFrame whose columns are the variables) `guided_pc` at level
+    `alpha`, requiring edges at P(a→b) ≥ `require` and forbidding pairs at P(causal) ≤
+    `forbid`. With `observations` either way, the statistical baselines run on them too.
+    `on_progress(done, total, what)` follows the questions.
     """
     if method not in GRAPH_METHODS:
         raise GraphDiscoveryError(
@@ -781,7 +791,7 @@ def find_graph(
 
     judge = judge or EvidenceJudge.load()
     verdicts = pair_verdicts(names, judge=judge, kg=kg, llm=llm, context=context,
-                             on_progress=on_progress)  # fmt: skip
+                             general=general, on_progress=on_progress)  # fmt: skip
     guided = None
     if observations is not None:
         from causalqa.discovery.statistical import run_baselines
