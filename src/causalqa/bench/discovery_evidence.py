@@ -411,10 +411,11 @@ def _richest_evidence(bench, record, fitted, datasets, draws, seed) -> None:
         )
     bench.notes.append(
         f"'{RICHEST}': each test pair judged by the richest evidence it has (text+kg where "
-        "the KG places both names, else text), as discover pair picks its evidence, so every "
-        "pair of the split counts; its threshold is the data set's, as in the other rows (discover "
-        "pair itself, not knowing the data set, uses one threshold per evidence set, chosen "
-        "for macro F1 over all training rows)."
+        "a path joins the two linked nodes, else text), as discover pair picks its evidence, "
+        "so every pair of the split counts; its threshold is the data set's, as in the other "
+        "rows (discover pair itself, not knowing the data set, uses one threshold per "
+        "evidence set and family of text the sentence reads like, chosen by balanced "
+        "accuracy on that family's training rows)."
     )
 
 
