@@ -159,4 +159,6 @@ def test_latency_is_measured_cold_and_warm(evidence_model, evidence_data, tmp_pa
     ]
     result = CliRunner().invoke(discovery_app, [*args, "--out", str(tmp_path / "out"), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["without LLM"]["first"] > 0
+    report = json.loads(result.stdout)
+    assert report["without LLM"]["first"] > 0
+    assert report["stores"] == [str(tmp_path / "kg")]  # the stores consulted, named

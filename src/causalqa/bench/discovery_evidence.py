@@ -648,11 +648,13 @@ def measure_latency(
     judge,
     kg=None,
     llm=None,
+    general: Sequence[Any] = (),
     on_step: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Seconds per `discover pair` answer in one process: the first (cold: encoder, graph
     index, linker and LLM loaded on first use) and the rest (warm), without and with the
-    LLM feature. `pairs`: dicts with ``a``, ``b`` and optional ``context``."""
+    LLM feature, consulting `kg` and the `general` stores as `discover pair` does. `pairs`:
+    dicts with ``a``, ``b`` and optional ``context``."""
     import time
 
     from causalqa.discovery.pair import judge_pair
@@ -668,7 +670,8 @@ def measure_latency(
                 on_step(f"{label}: {i + 1}/{len(pairs)}")
             t0 = time.perf_counter()
             try:
-                judge_pair(p["a"], p["b"], judge=judge, kg=kg, llm=model, context=p.get("context"))
+                judge_pair(p["a"], p["b"], judge=judge, kg=kg, llm=model,
+                           context=p.get("context"), general=general)  # fmt: skip
             except CausalQAError as e:  # a refused pair is an answer too, timed apart
                 out.setdefault("refused", {})[f"{p['a']} – {p['b']}"] = e.message
                 continue

@@ -1172,16 +1172,23 @@ def bench_latency_command(
         for r in load_path_dataset(name, data, splits=("truth",)).truth:
             pool.append({"a": r.e1, "b": r.e2, "context": untag(r.sentence)[0]})
     chosen = [pool[i] for i in rng.choice(len(pool), size=min(pairs, len(pool)), replace=False)]
+    from causalqa.cli.options import open_stores
+    from causalqa.discovery.general import split_stores
+
     judge = EvidenceJudge.load(evidence_model)
-    kg = open_kg(kg_path)
+    stores = open_stores(kg_path)  # every loaded store, as discover pair consults them
+    kg, general, _ = split_stores(stores)
     try:
         model = open_llm(llm, cache=False) if with_llm else None
         with err.status("latency …") as status:
-            result = measure_latency(chosen, judge=judge, kg=kg, llm=model, on_step=status.update)
+            result = measure_latency(chosen, judge=judge, kg=kg, llm=model, general=general,
+                                     on_step=status.update)  # fmt: skip
     finally:
-        kg.close()
+        for store in stores:
+            store.close()
     report = {
         "benchmark": "discovery latency",
+        "stores": [str(s.path) for s in stores],
         "seed": seed,
         "text_model": judge.text_model,
         "model": getattr(model, "model", None),
