@@ -72,7 +72,7 @@ _ASSOCIATE = {"present": "is {}", "plural": "are {}", "past": "was {}", "past-pl
 def _associate(tense: str, text: str, data) -> str:
     """An association phrase ("was linked to") in the tense and number of the verb it
     replaces, picked by the replaced text (so a rerun writes the same sentence)."""
-    phrases = data["associations"]["present"]
+    phrases = data["associations"]
     word = phrases[sum(map(ord, text)) % len(phrases)].split(" ", 1)[1]
     if word.startswith("together"):  # "goes together with" has no "is"
         word = "linked to"
