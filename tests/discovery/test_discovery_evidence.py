@@ -65,11 +65,16 @@ def test_lexical_features_of_training_rows_are_cross_fitted(trained, evidence_da
     from causalqa.discovery.corpora import sentence_key, training_corpus
     from causalqa.discovery.lexical import mean_features
     from causalqa.discovery.relation import Mention
+    from causalqa.discovery.rewrites import rewrite_examples
     from causalqa.discovery.training import text_folds
 
     judge, record = trained[0], trained[1]
     rows, feats = record.train()
-    folds = text_folds(training_corpus(evidence_data[0]).examples, rows, len(judge.lexical))
+    # the folds as training made them: the corpus with its rewrites, every training row
+    # (the general sentences' too)
+    corpus = training_corpus(evidence_data[0], augment=rewrite_examples).examples
+    every = [r for key, v in record.rows.items() if key.endswith("/train") for r in v]
+    folds = text_folds(corpus, every, len(judge.lexical))
     checked = 0
     for row, f in zip(rows, feats):
         mention = Mention(row.sentence, row.span_a, row.span_b)
