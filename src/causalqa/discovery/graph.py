@@ -501,7 +501,10 @@ def pair_verdicts(
             on_progress(done, len(pairs), f"{a} – {b}")
         qa, qb = names[a], names[b]
         placed = kg is not None and qa is not None and qb is not None
-        claims = general_evidence(a, b, general) if general and context is None else None
+        # CauseNet is asked here only when the typed graph cannot judge the pair alone
+        # (`judge_pair` consults it again for its verdict)
+        needed = general and context is None and not placed
+        claims = general_evidence(a, b, general) if needed else None
         decidable = placed or (claims is not None and claims.placed)
         if context is None and not decidable and (kg is not None or general):
             out[(a, b)] = None
