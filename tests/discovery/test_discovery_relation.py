@@ -67,11 +67,15 @@ def _examples(n=48):
     return out
 
 
-@pytest.mark.parametrize("mode", ["frozen", "finetune"])
-def test_the_training_loop_learns_a_tiny_synthetic_set(tiny_encoder, mode, tmp_path):
+@pytest.mark.parametrize(
+    ("mode", "features"), [("frozen", "layers"), ("frozen", "last"), ("finetune", None)]
+)
+def test_the_training_loop_learns_a_tiny_synthetic_set(tiny_encoder, mode, features, tmp_path):
     examples = _examples()
     options = {"epochs": 60, "lr": 3e-3} if mode == "frozen" else {"epochs": 12, "lr": 1e-3}
-    clf = RelationClassifier(mode=mode, model_path=tiny_encoder, batch_size=16, seed=0, **options)
+    clf = RelationClassifier(
+        mode=mode, model_path=tiny_encoder, batch_size=16, seed=0, features=features, **options
+    )
     steps = []
     clf.fit(examples, on_progress=lambda *s: steps.append(s))
     assert steps and clf.n_examples_ == len(examples)
@@ -121,7 +125,48 @@ def test_the_training_loop_learns_a_tiny_synthetic_set(tiny_encoder, mode, tmp_p
         RelationClassifier.load(tmp_path / "m")
 
 
+def test_layered_features_swap_only_what_belongs_to_a_and_b(tiny_encoder):
+    # the tiny encoder: width 16, one layer (the middle layers repeat it)
+    m = Mention("The heavy rain caused the flood in the valley.", (10, 14), (26, 31))
+    fwd, bwd = RelationClassifier(model_path=tiny_encoder).encode([m])
+    w = 16
+    assert fwd.shape == bwd.shape == (1, 21 * w)
+    a, b = fwd[0, :w], fwd[0, w : 2 * w]
+    assert np.array_equal(bwd[0, :w], b) and np.array_equal(bwd[0, w : 2 * w], a)
+    mid = slice(3 * w, 13 * w)
+    assert np.array_equal(bwd[0, 3 * w : 8 * w], fwd[0, 8 * w : 13 * w])
+    assert not np.array_equal(bwd[0, mid], fwd[0, mid])
+    # the sentence's mean and what lies between the mentions do not depend on the order
+    assert np.array_equal(bwd[0, 2 * w : 3 * w], fwd[0, 2 * w : 3 * w])
+    assert np.array_equal(bwd[0, 13 * w :], fwd[0, 13 * w :])
+    # the words between the mentions are read: changing the verb changes them
+    other = Mention("The heavy rain followed the flood in the valley.", (10, 14), (28, 33))
+    moved, _ = RelationClassifier(model_path=tiny_encoder).encode([other])
+    assert not np.allclose(moved[0, 13 * w : 14 * w], fwd[0, 13 * w : 14 * w])
+
+
+def test_a_model_saved_before_layered_features_loads_as_it_was(tiny_encoder, tmp_path):
+    import json
+
+    examples = _examples()
+    old = RelationClassifier(model_path=tiny_encoder, features="last", epochs=20, seed=0)
+    old.fit(examples)
+    old.save(tmp_path / "m")
+    manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    del manifest["features"], manifest["params"]["features"], manifest["params"]["l2"]
+    (tmp_path / "m" / "manifest.json").write_text(json.dumps(manifest))
+    again = RelationClassifier.load(tmp_path / "m")
+    again.model_path = tiny_encoder
+    mentions = [Mention.of(e) for e in examples[:5]]
+    assert again.features == "last"
+    assert np.allclose(again.predict_proba(mentions), old.predict_proba(mentions), atol=1e-6)
+
+
 def test_bad_use_is_a_clear_error(tiny_encoder, tmp_path):
+    with pytest.raises(EvidenceArtefactError, match="needs mode='frozen'"):
+        RelationClassifier(mode="finetune", features="layers", model_path=tiny_encoder).fit(
+            _examples()
+        )
     with pytest.raises(EvidenceArtefactError, match="not fitted"):
         RelationClassifier().predict_proba([Mention("a b", (0, 1), (2, 3))])
     none_only = [e for e in _examples() if e.label == NONE]

