@@ -222,9 +222,9 @@ def test_the_default_spelling_is_the_python_apis():
 
 
 def test_a_sentence_that_negates_the_relation_is_not_read_as_causal():
-    """'X does not cause Y': the training sentences hold no negated causal statement, so a
-    causal reading of one is unknown, saying so; a plain statement still decides, and a
-    negated one the model reads as 'none' stays non-causal."""
+    """'X does not cause Y' read as causal by the model is unknown, saying so (a denied
+    cause is no evidence of one); a plain statement still decides, and a negated one the
+    model reads as 'none' stays non-causal."""
     from causalqa.discovery.evidence import PairEvidence, negation_between
     from causalqa.discovery.features import cue_features
     from causalqa.discovery.relation import mentions_in

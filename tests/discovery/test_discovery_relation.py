@@ -145,6 +145,45 @@ def test_layered_features_swap_only_what_belongs_to_a_and_b(tiny_encoder):
     assert not np.allclose(moved[0, 13 * w : 14 * w], fwd[0, 13 * w : 14 * w])
 
 
+def test_one_expert_per_family_of_text_and_a_gate_between_them(tiny_encoder, tmp_path):
+    from dataclasses import replace
+
+    # "produced" is causal in the general sentences and not in the drug reports (a head
+    # shared by both must average them; the experts need not)
+    general = [replace(e, source="semeval") for e in _examples(32)]
+    drug = [
+        replace(
+            e,
+            text=e.text.replace("today", "in the patient"),
+            label=NONE if "produced" in e.text else e.label,
+            source="ade",
+        )
+        for e in _examples(32)
+    ]
+    examples = general + drug
+    clf = RelationClassifier(model_path=tiny_encoder, seed=0).fit(examples)
+    assert clf.families_ == ["drug", "general"] and clf.head_.gate is not None
+    p = clf.predict_proba([Mention.of(e) for e in examples])
+    assert np.allclose(p.sum(axis=1), 1.0)
+    produced = np.array(["produced" in e.text for e in examples])
+    is_general = np.arange(len(examples)) < len(general)
+    causal = p[:, 1] + p[:, 2]
+    assert causal[produced & is_general].mean() > causal[produced & ~is_general].mean() + 0.3
+    clf.save(tmp_path / "m")
+    again = RelationClassifier.load(tmp_path / "m")
+    again.model_path = tiny_encoder
+    assert again.families_ == ["drug", "general"]
+    assert np.allclose(again.predict_proba([Mention.of(e) for e in examples[:6]]), p[:6], atol=1e-6)
+    # a corpus of one's own (no family defined for its source) and by_family off: one head
+    assert RelationClassifier(model_path=tiny_encoder).fit(_examples()).families_ == ["all"]
+    one = RelationClassifier(model_path=tiny_encoder, by_family=False).fit(examples)
+    assert one.families_ == ["all"] and one.head_.gate is None
+    # a family with no causal example gets no expert: its sentences join another's
+    only_none = [replace(e, source="ade", label=NONE) for e in _examples(8)]
+    mixed = RelationClassifier(model_path=tiny_encoder).fit(general + only_none)
+    assert mixed.families_ == ["general"]
+
+
 def test_a_model_saved_before_layered_features_loads_as_it_was(tiny_encoder, tmp_path):
     import json
 

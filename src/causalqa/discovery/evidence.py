@@ -526,14 +526,15 @@ class EvidenceJudge:
             direction = "none"
         denied = negation_between(ev) if direction != "none" else None
         if denied is not None:
-            # The sentence says "A does not cause B" (or the like): the training sentences
-            # hold no negated causal statement, so a causal reading of one is unfounded.
+            # The sentence says "A does not cause B" (or the like) and the model still reads
+            # a cause: a negated claim is no evidence for one, whatever the model learned
+            # from the negated rewrites (a model trained before them never saw one).
             notes.append(
                 f"the model alone would have said {direction} (P(causal) = {p_causal:.2f})"
             )
             denial = Abstention(
-                {"sentence": f"the sentence negates what joins the two (“{denied}”), and "
-                 "the evidence model learned from no negated statement"},
+                {"sentence": f"the sentence negates what joins the two (“{denied}”), yet "
+                 "the evidence model reads it as causal: a denied cause is no evidence of one"},
                 [],  # with this sentence nothing else decides: the guard reads it first
                 summary="the sentence denies what the model alone would read as causal",
             )  # fmt: skip

@@ -146,9 +146,11 @@ class _Head:
         )
 
     @staticmethod
-    def linear(width: int):
-        """Logits from standardised features: `mean` and `scale` are buffers, fitted with
-        the weights and saved with them."""
+    def linear(width: int, experts: int = 1):
+        """Log-probabilities from standardised features (`mean` and `scale` are buffers,
+        fitted with the weights and saved with them): one linear expert per family of text
+        (`out`: three logits each) and, for more than one, a linear `gate` that reads the
+        family from the same features — P = Σ gate_f · expert_f."""
         import torch
         import torch.nn as nn
 
@@ -157,10 +159,16 @@ class _Head:
                 super().__init__()
                 self.register_buffer("mean", torch.zeros(width))
                 self.register_buffer("scale", torch.ones(width))
-                self.out = nn.Linear(width, 3)
+                self.out = nn.Linear(width, 3 * experts)
+                self.gate = nn.Linear(width, experts) if experts > 1 else None
 
             def forward(self, x):
-                return self.out((x - self.mean) / self.scale)
+                z = (x - self.mean) / self.scale
+                logp = torch.log_softmax(self.out(z).view(len(z), experts, 3), dim=-1)
+                if self.gate is None:
+                    return logp[:, 0]
+                weights = torch.log_softmax(self.gate(z), dim=-1).unsqueeze(-1)
+                return torch.logsumexp(weights + logp, dim=1)
 
         return Linear()
 
@@ -203,7 +211,9 @@ class RelationClassifier:
     gives the head — ``"last"`` (the two markers' last-layer states and the sentence's
     mean, read by a small MLP; finetune's only choice) or ``"layers"`` (frozen's default,
     see the module's docstring; read by a linear head on standardised features with an L2
-    penalty `l2` on the mean loss, fitted by L-BFGS; `epochs` caps its iterations).
+    penalty `l2` on the mean loss, fitted by L-BFGS; `epochs` caps its iterations;
+    `by_family`: one linear expert per family of text and a gate between them — a head
+    shared by biomedical and general sentences reads neither as well).
     `freeze_embeddings` (finetune): keep MiniLM's token embeddings as shipped — half its
     weights, a fifth of a training step's time on 2 cores, and the words the small corpora
     never show keep their meaning. `threads`: torch threads (1 leaves a core to others).
@@ -224,6 +234,7 @@ class RelationClassifier:
         freeze_embeddings: bool = True,
         features: Features | None = None,
         l2: float = 0.01,
+        by_family: bool = True,
         seed: int = 0,
         threads: int = 1,
         model_path: str | os.PathLike[str] | None = None,
@@ -231,6 +242,7 @@ class RelationClassifier:
         self.mode = mode
         self.features = features
         self.l2 = l2
+        self.by_family = by_family
         self.epochs = epochs
         self.lr = lr
         self.batch_size = batch_size
@@ -413,7 +425,8 @@ class RelationClassifier:
             x = torch.from_numpy(np.concatenate([fwd, bwd]).astype(np.float32, copy=False))
             y = torch.from_numpy(np.concatenate([labels, _swap_labels(labels)]))
             if self._layout() == "layers":
-                self.head_ = self._fit_linear(x, y, on_progress)
+                families = np.tile(self._families(examples), 2)
+                self.head_ = self._fit_linear(x, y, families, on_progress)
                 return self._finish(examples, started)
             head = _Head.build(fwd.shape[1] // 3, self.hidden, self.dropout)
             opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=self.weight_decay)
@@ -449,39 +462,86 @@ class RelationClassifier:
         self.n_examples_ = len(examples)
         return self
 
-    def _fit_linear(self, x, y, on_progress):
-        """The linear head: features standardised by their training mean and deviation,
-        weights by L-BFGS on `_loss` + `l2` × the squared weights (no penalty on the
-        intercept), started from zero — the same fit for the same data."""
-        import torch
+    def _families(self, examples) -> np.ndarray:
+        """Each example's family of text (`lexical.family_of` of its source) as an index
+        into `families_`; with `by_family` off, or a source no family is defined for (a
+        corpus of one's own), one family for all. A family without both causal and
+        non-causal examples gets no expert of its own: its examples join the first."""
+        from causalqa.discovery.lexical import family_of
+        from causalqa.errors import EvidenceModelError
 
-        head = _Head.linear(x.shape[1])
+        names = ["all"] * len(examples)
+        if self.by_family:
+            try:
+                names = [family_of(getattr(e, "source", "")) for e in examples]
+            except EvidenceModelError:
+                pass
+        labels = np.array([e.label for e in examples])
+        kept = [
+            f
+            for f in sorted(set(names))
+            if (labels[[n == f for n in names]] == NONE).any()
+            and (labels[[n == f for n in names]] != NONE).any()
+        ] or ["all"]
+        self.families_ = kept
+        return np.array([kept.index(n) if n in kept else 0 for n in names])
+
+    def _fit_linear(self, x, y, families, on_progress):
+        """The linear head: features standardised by their training mean and deviation;
+        each family's expert fitted on that family's examples and the gate on every
+        example's family, each by L-BFGS on its loss + `l2` × its squared weights (no
+        penalty on the intercepts), started from zero — the same fit for the same data."""
+        import torch
+        import torch.nn as nn
+
+        n = len(self.families_)
+        head = _Head.linear(x.shape[1], n)
         with torch.no_grad():
             head.mean.copy_(x.mean(dim=0))
             head.scale.copy_(x.std(dim=0).clamp(min=1e-6))
-            head.out.weight.zero_()
-            head.out.bias.zero_()
         z = (x - head.mean) / head.scale
-        opt = torch.optim.LBFGS(
-            head.out.parameters(),
-            lr=1.0,
-            max_iter=self.epochs or 200,
-            line_search_fn="strong_wolfe",
-            tolerance_grad=1e-6,
-            tolerance_change=1e-9,
-        )
-        calls = [0]
+        steps = self.epochs or 200
+        fits = [(f, 3) for f in range(n)] + ([(None, n)] if n > 1 else [])
+        for done, (family, width) in enumerate(fits):
+            layer = nn.Linear(z.shape[1], width)
+            with torch.no_grad():
+                layer.weight.zero_()
+                layer.bias.zero_()
+            if family is None:
+                rows, target = z, torch.from_numpy(families)
+            else:
+                keep = torch.from_numpy(families == family)
+                rows, target = z[keep], y[keep]
+            opt = torch.optim.LBFGS(
+                layer.parameters(),
+                lr=1.0,
+                max_iter=steps,
+                line_search_fn="strong_wolfe",
+                tolerance_grad=1e-6,
+                tolerance_change=1e-9,
+            )
 
-        def closure():
-            opt.zero_grad()
-            loss = _loss(head.out(z), y) + self.l2 * head.out.weight.pow(2).sum()
-            loss.backward()
-            calls[0] += 1
+            def closure(layer=layer, rows=rows, target=target, family=family):
+                layer.zero_grad()
+                logits = layer(rows)
+                fit = (
+                    torch.nn.functional.cross_entropy(logits, target)
+                    if family is None
+                    else _loss(logits, target)
+                )
+                loss = fit + self.l2 * layer.weight.pow(2).sum()
+                loss.backward()
+                return loss
+
+            opt.step(closure)
+            with torch.no_grad():
+                if family is None:
+                    head.gate.load_state_dict(layer.state_dict())
+                else:
+                    head.out.weight[3 * family : 3 * family + 3] = layer.weight
+                    head.out.bias[3 * family : 3 * family + 3] = layer.bias
             if on_progress:
-                on_progress("train head", min(calls[0], self.epochs or 200), self.epochs or 200)
-            return loss
-
-        opt.step(closure)
+                on_progress("train head", done + 1, len(fits))
         head.eval()
         return head
 
@@ -617,10 +677,12 @@ class RelationClassifier:
                     "freeze_embeddings",
                     "features",
                     "l2",
+                    "by_family",
                     "seed",
                 )
             },
             "features": self._layout(),
+            "families": list(getattr(self, "families_", [])),
             "dim": self.dim_,
             "encoder": str(self.model_path) if self.model_path else None,
             "examples": self.n_examples_,
@@ -660,7 +722,8 @@ class RelationClassifier:
         layout = manifest.get("features", "last")
         clf.features = layout
         if layout == "layers":
-            head = _Head.linear(manifest["dim"])
+            clf.families_ = list(manifest.get("families") or ["all"])
+            head = _Head.linear(manifest["dim"], len(clf.families_))
         else:
             head = _Head.build(manifest["dim"], params["hidden"], params["dropout"])
         head.load_state_dict({k: v.float() for k, v in states["head.pt"].items()})
