@@ -1,16 +1,18 @@
 """The text relation classifier: does the sentence say A causes B, B causes A, or neither?
 
 A small transformer (all-MiniLM-L6-v2, shipped on PyPI) reads the sentence with both
-mentions wrapped in the same marker (``@ aspirin @ caused @ bleeding @``); a small head over
-[A's marker state, B's marker state, the mean state] gives P(A→B), P(B→A), P(none).
-Exchanging the two marker states asks the pair the other way round, so every example trains
-both orders for one encoder pass. Examples labelled only "causal" (no direction) train on
-P(A→B) + P(B→A). ``mode="frozen"`` keeps MiniLM as it is and reads more than its last
-layer (``features="layers"``: the two markers' states at every layer and the mean of the
-words between the mentions, where the linking phrase sits — the middle layers keep the
-syntax a sentence-embedding model's last layer pools away), with a linear head on the
-standardised features (a few hundred kB, shipped with the package); ``mode="finetune"``
-trains MiniLM end to end with the small head on its last layer (about 90 MB, rebuilt into
+mentions wrapped in the same marker (``@ aspirin @ caused @ bleeding @``); a head over the
+two markers' states gives P(A→B), P(B→A), P(none). Exchanging what belongs to A and to B
+asks the pair the other way round, so every example trains both orders for one encoder
+pass. Examples labelled only "causal" (no direction) train on P(A→B) + P(B→A).
+
+``mode="frozen"`` keeps MiniLM as it is and reads more than its last layer
+(``features="layers"``: the markers' states at every layer, the mean of the words between
+the mentions, where the linking phrase sits, and the sentence's mean — the middle layers
+keep the syntax a sentence-embedding model's last layer pools away), with a linear head
+on the standardised features: one expert per family of text (general, drug, gene) and a
+gate between them (a few hundred kB, shipped with the package). ``mode="finetune"``
+trains MiniLM end to end with a small head on its last layer (about 90 MB, rebuilt into
 the cache by ``causalqa discover train``).
 """
 
@@ -205,7 +207,7 @@ def read_manifest(path: Path, what: str) -> dict[str, Any]:
 class RelationClassifier:
     """P(none), P(A→B), P(B→A) for a pair in a sentence, in scikit-learn's manner.
 
-    `mode`: ``"frozen"`` (MiniLM as shipped, a head trained on its marker states) or
+    `mode`: ``"frozen"`` (MiniLM as shipped, a head trained on its states) or
     ``"finetune"`` (encoder and head trained together). `epochs`, `lr`: the head's (frozen)
     or the encoder's (finetune; the head learns 30× faster). `features`: what the encoder
     gives the head — ``"last"`` (the two markers' last-layer states and the sentence's
@@ -372,7 +374,8 @@ class RelationClassifier:
         on_progress: Callable[[int, int], None] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The frozen encoder's features for each mention, in both orders: two
-        ``(n, 3 × 384)`` float32 arrays. Sentences are batched by length."""
+        ``(n, width)`` float32 arrays (`_states` says what they hold). Sentences are
+        batched by length."""
         import torch
 
         if not mentions:
