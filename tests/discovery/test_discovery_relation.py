@@ -150,18 +150,18 @@ def test_one_expert_per_family_of_text_and_a_gate_between_them(tiny_encoder, tmp
 
     # "produced" is causal in the general sentences and not in the drug reports (a head
     # shared by both must average them; the experts need not)
-    general = [replace(e, source="semeval") for e in _examples(32)]
+    general = _examples(32)
     drug = [
         replace(
             e,
             text=e.text.replace("today", "in the patient"),
             label=NONE if "produced" in e.text else e.label,
-            source="ade",
         )
         for e in _examples(32)
     ]
     examples = general + drug
-    clf = RelationClassifier(model_path=tiny_encoder, seed=0).fit(examples)
+    families = ["general"] * len(general) + ["drug"] * len(drug)
+    clf = RelationClassifier(model_path=tiny_encoder, seed=0).fit(examples, families=families)
     assert clf.families_ == ["drug", "general"] and clf.head_.gate is not None
     p = clf.predict_proba([Mention.of(e) for e in examples])
     assert np.allclose(p.sum(axis=1), 1.0)
@@ -174,14 +174,19 @@ def test_one_expert_per_family_of_text_and_a_gate_between_them(tiny_encoder, tmp
     again.model_path = tiny_encoder
     assert again.families_ == ["drug", "general"]
     assert np.allclose(again.predict_proba([Mention.of(e) for e in examples[:6]]), p[:6], atol=1e-6)
-    # a corpus of one's own (no family defined for its source) and by_family off: one head
+    # no families given, or by_family off: one head
     assert RelationClassifier(model_path=tiny_encoder).fit(_examples()).families_ == ["all"]
-    one = RelationClassifier(model_path=tiny_encoder, by_family=False).fit(examples)
+    one = RelationClassifier(model_path=tiny_encoder, by_family=False)
+    one.fit(examples, families=families)
     assert one.families_ == ["all"] and one.head_.gate is None
     # a family with no causal example gets no expert: its sentences join another's
-    only_none = [replace(e, source="ade", label=NONE) for e in _examples(8)]
-    mixed = RelationClassifier(model_path=tiny_encoder).fit(general + only_none)
+    only_none = [replace(e, label=NONE) for e in _examples(8)]
+    mixed = RelationClassifier(model_path=tiny_encoder).fit(
+        general + only_none, families=["general"] * len(general) + ["drug"] * 8
+    )
     assert mixed.families_ == ["general"]
+    with pytest.raises(EvidenceArtefactError, match="1 families for 32 examples"):
+        RelationClassifier(model_path=tiny_encoder).fit(general, families=["general"])
 
 
 def test_a_model_saved_before_layered_features_loads_as_it_was(tiny_encoder, tmp_path):

@@ -214,7 +214,8 @@ class RelationClassifier:
     mean, read by a small MLP; finetune's only choice) or ``"layers"`` (frozen's default,
     see the module's docstring; read by a linear head on standardised features with an L2
     penalty `l2` on the mean loss, fitted by L-BFGS; `epochs` caps its iterations;
-    `by_family`: one linear expert per family of text and a gate between them — a head
+    `by_family`: given each example's family in `fit`, one linear expert per family of
+    text and a gate between them — a head
     shared by biomedical and general sentences reads neither as well).
     `freeze_embeddings` (finetune): keep MiniLM's token embeddings as shipped — half its
     weights, a fifth of a training step's time on 2 cores, and the words the small corpora
@@ -401,10 +402,13 @@ class RelationClassifier:
         examples: Sequence[RelationExample],
         *,
         features: tuple[np.ndarray, np.ndarray] | None = None,
+        families: Sequence[str] | None = None,
         on_progress: Callable[[str, int, int], None] | None = None,
     ) -> RelationClassifier:
         """Train on `examples` (both orders of each). Frozen mode accepts the encoder's
-        `features` already computed (`encode`), as cross-fitting reuses them."""
+        `features` already computed (`encode`), as cross-fitting reuses them. `families`:
+        each example's family of text (`lexical.family_of` of its source), for one expert
+        per family with `by_family` (None: one head for all)."""
         import torch
 
         if not examples:
@@ -428,7 +432,7 @@ class RelationClassifier:
             x = torch.from_numpy(np.concatenate([fwd, bwd]).astype(np.float32, copy=False))
             y = torch.from_numpy(np.concatenate([labels, _swap_labels(labels)]))
             if self._layout() == "layers":
-                families = np.tile(self._families(examples), 2)
+                families = np.tile(self._families(examples, families), 2)
                 self.head_ = self._fit_linear(x, y, families, on_progress)
                 return self._finish(examples, started)
             head = _Head.build(fwd.shape[1] // 3, self.hidden, self.dropout)
@@ -465,20 +469,17 @@ class RelationClassifier:
         self.n_examples_ = len(examples)
         return self
 
-    def _families(self, examples) -> np.ndarray:
-        """Each example's family of text (`lexical.family_of` of its source) as an index
-        into `families_`; with `by_family` off, or a source no family is defined for (a
-        corpus of one's own), one family for all. A family without both causal and
-        non-causal examples gets no expert of its own: its examples join the first."""
-        from causalqa.discovery.lexical import family_of
-        from causalqa.errors import EvidenceModelError
-
-        names = ["all"] * len(examples)
-        if self.by_family:
-            try:
-                names = [family_of(getattr(e, "source", "")) for e in examples]
-            except EvidenceModelError:
-                pass
+    def _families(self, examples, families: Sequence[str] | None) -> np.ndarray:
+        """Each example's family as an index into `families_` (one family for all without
+        `families` or with `by_family` off). A family without both causal and non-causal
+        examples gets no expert of its own: its examples join the first."""
+        names = list(families) if families is not None and self.by_family else None
+        if names is None:
+            names = ["all"] * len(examples)
+        if len(names) != len(examples):
+            raise EvidenceArtefactError(
+                f"{len(names)} families for {len(examples)} examples", hint="give one per example"
+            )
         labels = np.array([e.label for e in examples])
         kept = [
             f

@@ -631,6 +631,7 @@ def train_text_folds(
     under ``work/text-<mode>[-<features>]/fold<k>`` (an existing one is loaded, not
     retrained), with its predictions for the sentences of its own fold. Returns (fold
     models, out-of-fold probabilities of every corpus example, each example's fold)."""
+    from causalqa.discovery.lexical import family_of
     from causalqa.discovery.relation import Mention, RelationClassifier
 
     which = np.array([folds[sentence_key(e.text)] for e in corpus_examples])
@@ -653,6 +654,7 @@ def train_text_folds(
             clf.fit(
                 [corpus_examples[i] for i in idx],
                 features=(features[0][idx], features[1][idx]) if features is not None else None,
+                families=[family_of(corpus_examples[i].source) for i in idx],
                 on_progress=(lambda s, d, t, k=k: on_progress(f"fold {k + 1}/{n_folds}: {s}", d, t))
                 if on_progress
                 else None,
