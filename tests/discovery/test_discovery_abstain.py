@@ -72,6 +72,20 @@ def shipped():
     return EvidenceJudge.load(default_artefacts())
 
 
+def test_a_sentence_beside_a_pathless_pair_decides_and_says_so_once(kg):
+    from causalqa.discovery.pair import gather_evidence
+
+    judge = stub_judge(text=Constant(0.9), kg=Constant(0.1))
+    ev = gather_evidence(
+        "Raloxifene", "lonely", judge=judge, kg=kg, context="Raloxifene caused lonely cells.",
+        text_probs=[0.1, 0.8, 0.1],
+    )  # fmt: skip
+    v = judge.judge(ev)
+    assert v.verdict == "causal" and v.variant == "text"
+    said = [n for n in v.notes if n.startswith("no path")]
+    assert said == ["no path found within 4 hops: decided on the sentence"]
+
+
 def test_linked_names_without_a_path_are_unknown_whatever_the_kinds_say(kg):
     judge = stub_judge(kg=Constant(0.9))  # from kinds and degrees it would say causal
     v = judge_pair("Raloxifene", "lonely", judge=judge, kg=kg)

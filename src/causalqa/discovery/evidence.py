@@ -480,7 +480,11 @@ class EvidenceJudge:
             # No path between the two: the graph says nothing about this pair, so the
             # sentence decides without it, as the model was trained to (`has_variant`).
             variant = variant_of(ev.has_text, False, ev.has_llm)
-            notes.append("no path between them in the graph: decided without it")
+            said = next((i for i, n in enumerate(notes) if n.startswith("no path")), None)
+            if said is None:
+                notes.append("no path between them in the graph: decided on the sentence")
+            else:  # one note, not two that both say there is no path
+                notes[said] += ": decided on the sentence"
         if variant not in self.combiners:
             fallback = next(
                 (
