@@ -156,6 +156,18 @@ def test_the_trained_model_and_the_rule_together(causenet, tmp_path):
     # ... but not when a name matched only loosely: then the claim decides
     v = combine(trained("B→A", loose), ev)
     assert v.direction == "A→B" and "loosely" in v.notes[-1]
+    # it says unknown (both names placed, no path, no sentence): the claim decides, and the
+    # note says why the model could not (it has no probability to quote)
+    from causalqa.discovery.evidence import Abstention
+
+    unknown = EvidenceVerdict.of_unknown(
+        "alcohol", "suicide", Abstention({"kg": "no path joins them"}, []), notes=[],
+        linked=confident,
+    )  # fmt: skip
+    v = combine(unknown, ev)
+    assert v.direction == "A→B" and v.probability is not None
+    assert any(n.startswith("the trained evidence model said unknown") for n in v.notes)
+    assert any("no path joins them" in n for n in v.notes)
 
 
 def test_with_a_sentence_the_trained_model_decides(causenet, evidence_model):

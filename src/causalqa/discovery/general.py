@@ -415,7 +415,13 @@ def combine(trained: Any, general: GeneralEvidence | None, *, error=None, starte
             trained.linked = {**trained.linked, "general": general.to_dict()}
             return trained
         verdict = rule_verdict(general, started=started)
-        if trained is not None:
+        if trained is not None and trained.unknown:
+            verdict.notes.append(
+                "the trained evidence model said unknown on its graph: "
+                f"{trained.abstention.summary} ({trained.abstention.reason})"
+            )
+            verdict.linked = {**trained.linked, **verdict.linked}
+        elif trained is not None:
             verdict.notes.append(
                 f"the trained evidence model ({trained.variant}) said {trained.direction} "
                 f"(P(causal) = {trained.probability:.2f}) on its graph"
