@@ -368,3 +368,24 @@ def test_a_batch_line_without_evidence_is_unknown_and_a_guessed_name_an_error(
                                    *_shipped()])  # fmt: skip
     assert isinstance(one.exception, EntityNotFoundError)
     assert "only a guess" in one.exception.message and "--context TEXT" in one.exception.hint
+
+
+def test_the_stores_consulted_are_the_ones_named_and_kept_open():
+    """`consulted`: the first typed store and the general ones; a second typed store (the
+    evidence model reads one graph) is said not consulted and closed, so no report names
+    it as consulted."""
+    from causalqa.cli.options import consulted
+
+    class Store:
+        def __init__(self, path, format):
+            self.path, self.format, self.closed = path, format, False
+
+        def close(self):
+            self.closed = True
+
+    hetionet, other = Store("h", "hetionet"), Store("o", "triples")
+    causenet = Store("c", "causenet")
+    kg, general = consulted([hetionet, other, causenet])
+    assert kg is hetionet and general == [causenet]
+    assert other.closed and not hetionet.closed and not causenet.closed
+    assert consulted(None) == (None, [])

@@ -1172,12 +1172,11 @@ def bench_latency_command(
         for r in load_path_dataset(name, data, splits=("truth",)).truth:
             pool.append({"a": r.e1, "b": r.e2, "context": untag(r.sentence)[0]})
     chosen = [pool[i] for i in rng.choice(len(pool), size=min(pairs, len(pool)), replace=False)]
-    from causalqa.cli.options import open_stores
-    from causalqa.discovery.general import split_stores
+    from causalqa.cli.options import consulted, open_stores
 
     judge = EvidenceJudge.load(evidence_model)
-    stores = open_stores(kg_path)  # every loaded store, as discover pair consults them
-    kg, general, _ = split_stores(stores)
+    kg, general = consulted(open_stores(kg_path))  # as discover pair consults them
+    stores = [s for s in (kg, *general) if s is not None]
     try:
         model = open_llm(llm, cache=False) if with_llm else None
         with err.status("latency …") as status:
@@ -1243,16 +1242,15 @@ def bench_causenet_command(
         semeval_pairs,
         tuebingen_files,
     )
-    from causalqa.cli.options import open_stores
+    from causalqa.cli.options import consulted, open_stores
     from causalqa.discovery.evidence import EvidenceJudge
-    from causalqa.discovery.general import split_stores
     from causalqa.errors import KGStoreError
 
     root = data or config.data_dir()
     pairs = semeval_pairs(root / SEMEVAL_TRAIN)
-    stores = open_stores(kg_path)
+    kg, general = consulted(open_stores(kg_path))
+    stores = [s for s in (kg, *general) if s is not None]
     try:
-        kg, general, _ = split_stores(stores)
         if not general:
             raise KGStoreError(
                 "no CauseNet store among the stores consulted",
@@ -1417,9 +1415,8 @@ def bench_statements_command(
         summarize,
         write_predictions,
     )
-    from causalqa.cli.options import open_stores
+    from causalqa.cli.options import consulted, open_stores
     from causalqa.discovery.evidence import EvidenceJudge
-    from causalqa.discovery.general import split_stores
 
     sets = {}
     if heldout:
@@ -1429,9 +1426,9 @@ def bench_statements_command(
     if not sets:
         raise ConfigError("nothing to measure", hint="give statement files or leave --heldout on")
     judge = EvidenceJudge.load(evidence_model)
-    stores = [] if no_kg else open_stores(kg_path)
+    kg, general = consulted(None if no_kg else open_stores(kg_path))
+    stores = [s for s in (kg, *general) if s is not None]
     try:
-        kg, general, _ = split_stores(stores) if stores else (None, [], None)
         results, predictions = [], []
         with progress(transient=True) as bar:
             for name, items in sets.items():

@@ -21,6 +21,7 @@ from causalqa.cli.options import (
     NoLLMOption,
     SeedOption,
     SharedDataOption,
+    consulted,
     emit,
     emit_json_if,
     err,
@@ -172,7 +173,6 @@ def pair_command(
     the trained model, CauseNet's cause → effect claims by a documented rule when there is
     no sentence."""
     from causalqa.discovery import pair
-    from causalqa.discovery.general import split_stores
 
     method = method or pair.DEFAULT_METHOD
     if method not in pair.METHODS:
@@ -197,9 +197,7 @@ def pair_command(
 
         judge = EvidenceJudge.load(evidence_model)
     stores = pair.pair_kg(lambda: open_stores(kg_path), need=pair.needs_kg(method, items))
-    kg, general, unused = split_stores(stores or [])
-    for other in unused:
-        err.print(f"[dim]not consulted (the evidence model reads one graph): {other.path}[/]")
+    kg, general = consulted(stores)
     try:
         model = open_llm(llm) if pair.needs_llm(method, judge, no_llm=no_llm) else None
         results = pair.discover_pairs(
@@ -216,8 +214,9 @@ def pair_command(
             elif not emit_json_if(json_, result.to_dict()):
                 _print_verdict(result)
     finally:
-        for store in stores or []:
-            store.close()
+        for store in [kg, *general]:
+            if store is not None:
+                store.close()
 
 
 def _print_verdict(v) -> None:
@@ -409,14 +408,9 @@ def graph_command(
     judge = None
     if method == "evidence":
         from causalqa.discovery.evidence import EvidenceJudge
-        from causalqa.discovery.general import split_stores
 
         judge = EvidenceJudge.load(evidence_model)
-        stores = pair_kg(lambda: open_stores(kg_path), need=context is None) or []
-        kg, general, unused = split_stores(stores)
-        for extra in unused:
-            err.print(f"[dim]not consulted (the evidence model reads one graph): {extra.path}[/]")
-            extra.close()
+        kg, general = consulted(pair_kg(lambda: open_stores(kg_path), need=context is None))
     else:
         kg = open_kg(kg_path) if ranker != "none" else None
         general = []

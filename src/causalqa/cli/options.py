@@ -231,6 +231,19 @@ def open_stores(path: Path | str | None) -> list:
     return consulted(path)
 
 
+def consulted(stores: list | None) -> tuple[Any, list]:
+    """The opened `stores` as `discover pair` consults them (`general.split_stores`): the
+    typed graph the evidence model reads (or None) and the general stores. Any other typed
+    store is said not to be consulted and closed at once, so a report never names it."""
+    from causalqa.discovery.general import split_stores
+
+    kg, general, unused = split_stores(stores or [])
+    for other in unused:
+        err.print(f"[dim]not consulted (the evidence model reads one graph): {other.path}[/]")
+        other.close()
+    return kg, general
+
+
 def write_and_emit(out_dir: Path, name: str, report: dict, body: str, json_: bool) -> None:
     """Write a discovery benchmark's report (JSON + Markdown under a header naming the
     run's environment), then print its JSON or its Markdown body."""
