@@ -480,13 +480,10 @@ class RelationClassifier:
             raise EvidenceArtefactError(
                 f"{len(names)} families for {len(examples)} examples", hint="give one per example"
             )
-        labels = np.array([e.label for e in examples])
-        kept = [
-            f
-            for f in sorted(set(names))
-            if (labels[[n == f for n in names]] == NONE).any()
-            and (labels[[n == f for n in names]] != NONE).any()
-        ] or ["all"]
+        causal = np.array([e.label != NONE for e in examples])
+        of = np.array(names)
+        kept = [str(f) for f in sorted(set(names)) if 0 < causal[of == f].sum() < (of == f).sum()]
+        kept = kept or ["all"]
         self.families_ = kept
         return np.array([kept.index(n) if n in kept else 0 for n in names])
 
