@@ -89,6 +89,7 @@ def test_training_corpus_drops_every_evaluation_sentence(evidence_data):
         "semeval-denied",
         "semeval-hedged",
         "semeval-association",
+        "semeval-hedged_association",
         "ade",
         "ade-neg",
         "p2c-comagc",

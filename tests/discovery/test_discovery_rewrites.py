@@ -1,7 +1,10 @@
-"""Rewrites of causal training sentences (negated, hedged, association), the inflection
-stage of the mention finder, and the per-family thresholds of the evidence model."""
+"""Rewrites of causal training sentences (negated, denied, hedged, association, hedged
+association), the inflection stage of the mention finder, and the per-family thresholds of
+the evidence model."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -52,6 +55,38 @@ def test_association_is_not_causal_and_agrees_in_number():
     assert new is not None and new.label == NONE
     assert new.text.startswith("Floods are ") and new.text.endswith(" storms.")
     assert "caused" not in new.text
+
+
+@pytest.mark.parametrize(
+    ("text", "a", "b", "label", "tense"),
+    [
+        ("The spark caused the fire.", "spark", "fire", A_CAUSES_B, " have been "),
+        ("Sparks cause fires.", "Sparks", "fires", A_CAUSES_B, " be "),
+        ("Fires are caused by sparks.", "Fires", "sparks", B_CAUSES_A, " be "),
+        ("Smoking is the main cause of cancer.", "Smoking", "cancer", A_CAUSES_B, " be "),
+    ],
+)  # fmt: skip
+def test_a_hedged_association_is_not_causal_in_either_tense(text, a, b, label, tense):
+    from causalqa.discovery.lexical import family_of
+
+    new = rewrite(example(text, a, b, label), "hedged_association")
+    assert new is not None and new.label == NONE
+    assert re.search(r"\b(may|might|could)" + tense + r"(associated with|linked to|"
+                     r"correlated with|tied to)\b", new.text), new.text  # fmt: skip
+    assert "cause" not in new.text.lower()
+    assert (new.a_text, new.b_text) == (a, b)
+    assert family_of(new.source) == family_of("semeval")
+
+
+def test_an_association_reads_as_a_sentence_in_each_number():
+    for text, a, b, label in (
+        ("The spark caused the fire.", "spark", "fire", A_CAUSES_B),
+        ("Sparks cause fires.", "Sparks", "fires", A_CAUSES_B),
+        ("The fire was caused by a spark.", "fire", "spark", B_CAUSES_A),
+    ):
+        new = rewrite(example(text, a, b, label), "association")
+        assert re.search(r"\b(is|are|was|were) (associated with|linked to|correlated with|"
+                         r"tied to)\b", new.text), new.text  # fmt: skip
 
 
 def test_what_cannot_be_rewritten_is_left_out():

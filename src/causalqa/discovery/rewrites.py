@@ -1,16 +1,17 @@
 """Rewrites of causal training sentences that keep their words and change what they claim:
 the same sentence denying the relation ("the spark did not cause the fire", "There is no
 evidence that the spark caused the fire"), hedging it
-("the spark may have caused the fire") or stating a mere association ("the spark was
-associated with the fire").
+("the spark may have caused the fire"), stating a mere association ("the spark was
+associated with the fire") or a possible one ("the spark may have been linked to the fire").
 
 Why: a reader of causal sentences learns "A caused B" from SemEval-2010's Cause-Effect
 examples, but its training sentences hold no negated causal statement, few hedged ones
 and no association worded like a cause, so "Coffee does not cause cancer" reads as causal.
 Rewriting each causal training sentence's joining verb (the verb forms are data:
 `rewrites.json`) gives the classifier pairs of sentences that differ only in what they
-claim. Labels: a denial or an association is not causal; a hedged claim keeps its label
-(SemEval calls "X may cause Y" Cause-Effect).
+claim. Labels: a denial or an association is not causal, nor is a hedged association
+("the spark may be linked to the fire": a possible correlation claims no cause); a hedged
+claim keeps its label (SemEval calls "X may cause Y" Cause-Effect).
 
 A rewrite stays in its source sentence's cross-fitting fold (`training.text_folds` joins
 sentences that share a pair), and the held-out sentences are never rewritten (only
@@ -30,7 +31,9 @@ from causalqa.discovery.corpora import NONE, RelationExample
 
 __all__ = ["KINDS", "rewrite", "rewrite_examples"]
 
-KINDS = ("negated", "denied", "hedged", "association")
+KINDS = ("negated", "denied", "hedged", "association", "hedged_association")
+"""The claims a rewrite can make; each names its rewrite's source suffix (`semeval-hedged`),
+so a kind holds no hyphen (`lexical.family_of` splits the suffix off at the last one)."""
 
 
 _AUXILIARY = re.compile(
@@ -69,14 +72,22 @@ _BE_NUMBER = {"is": "present", "has": "present", "are": "plural", "have": "plura
 _ASSOCIATE = {"present": "is {}", "plural": "are {}", "past": "was {}", "past-plural": "were {}"}
 
 
+def _pick(options: Sequence[str], text: str) -> str:
+    """One of `options`, picked by the replaced text (so a rerun writes the same sentence)."""
+    return options[sum(map(ord, text)) % len(options)]
+
+
 def _associate(tense: str, text: str, data) -> str:
     """An association phrase ("was linked to") in the tense and number of the verb it
-    replaces, picked by the replaced text (so a rerun writes the same sentence)."""
-    phrases = data["associations"]
-    word = phrases[sum(map(ord, text)) % len(phrases)].split(" ", 1)[1]
-    if word.startswith("together"):  # "goes together with" has no "is"
-        word = "linked to"
-    return _ASSOCIATE[tense].format(word)
+    replaces."""
+    return _ASSOCIATE[tense].format(_pick(data["associations"], text))
+
+
+def _hedged_association(past: bool, text: str, data) -> str:
+    """A possible association ("may be linked to", "might have been correlated with"): a
+    modal takes every number, so only the tense is kept."""
+    modal, phrase = _pick(data["modals"], text), _pick(data["associations"], text)
+    return f"{modal} {'have been' if past else 'be'} {phrase}"
 
 
 def _phrase(match: re.Match[str], kind: str, verb: dict[str, str], claim: str, data) -> str | None:
@@ -93,18 +104,24 @@ def _phrase(match: re.Match[str], kind: str, verb: dict[str, str], claim: str, d
             return f"{first} not{(' ' + more) if more else ''}{rest}"
         if claim == "hedged":
             return f"may have been{rest}" if past else f"may be{rest}"
+        if claim == "hedged_association":
+            return _hedged_association(bool(past), text, data)
         if kind == "noun":
             return None  # "is associated with of" would not be a sentence
         return _associate(tense, text, data)
     if kind == "reduced":
+        if claim == "hedged_association":
+            return f"possibly {_pick(data['associations'], text)}"
         return {"negated": f"not {text}", "hedged": f"possibly {text}"}.get(
-            claim, "associated with"
+            claim, _pick(data["associations"], text)
         )
     if claim == "negated":
         aux = {"s": "does not", "past": "did not", "base": "do not"}[kind]
         return f"{aux} {verb['base']}"
     if claim == "hedged":
         return f"may have {verb['participle']}" if kind == "past" else f"may {verb['base']}"
+    if claim == "hedged_association":
+        return _hedged_association(kind == "past", text, data)
     return _associate({"s": "present", "past": "past", "base": "plural"}[kind], text, data)
 
 
@@ -137,7 +154,7 @@ def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
     def moved(span: tuple[int, int]) -> tuple[int, int]:
         return span if span[0] < start else (span[0] + shift, span[1] + shift)
 
-    label = ex.label if claim == "hedged" else NONE
+    label = ex.label if claim == "hedged" else NONE  # a hedged association claims no cause
     return replace(ex, text=text, a=moved(ex.a), b=moved(ex.b), label=label,
                    source=f"{ex.source}-{claim}", ref=ex.ref or ex.group)  # fmt: skip
 
