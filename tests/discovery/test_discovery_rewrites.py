@@ -26,11 +26,11 @@ def example(text: str, a: str, b: str, label: int = A_CAUSES_B) -> RelationExamp
         ("The spark caused the fire.", "spark", "fire", "negated",
          "The spark did not cause the fire.", NONE),
         ("The spark causes the fire.", "spark", "fire", "hedged",
-         "The spark may cause the fire.", A_CAUSES_B),
+         "The spark (may|might|could) cause the fire.", A_CAUSES_B),
         ("The fire was caused by a spark.", "fire", "spark", "negated",
          "The fire was not caused by a spark.", NONE),
         ("The fire was caused by a spark.", "fire", "spark", "hedged",
-         "The fire may have been caused by a spark.", B_CAUSES_A),
+         "The fire (may|might|could) have been caused by a spark.", B_CAUSES_A),
         ("Storms led to floods.", "Storms", "floods", "negated",
          "Storms did not lead to floods.", NONE),
         ("Smoking is the main cause of cancer.", "Smoking", "cancer", "negated",
@@ -43,7 +43,7 @@ def test_a_rewrite_changes_the_claim_and_keeps_both_mentions(text, a, b, claim, 
         label = src.label
     new = rewrite(src, claim)
     assert new is not None
-    assert new.text == expected
+    assert re.fullmatch(expected.replace(".", r"\."), new.text), new.text
     assert new.label == label
     assert (new.a_text, new.b_text) == (src.a_text, src.b_text)
     assert new.source == f"semeval-{claim}" and new.group == src.group

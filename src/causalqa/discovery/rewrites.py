@@ -85,7 +85,9 @@ def _associate(tense: str, text: str, data) -> str:
 
 def _hedged_association(past: bool, text: str, data) -> str:
     """A possible association ("may be linked to", "might have been correlated with"): a
-    modal takes every number, so only the tense is kept."""
+    modal takes every number, so only the tense is kept. A hedged cause draws its modal
+    from the same list ("could lead to" stays causal), so the modal alone never tells the
+    two apart: what is claimed is."""
     modal, phrase = _pick(data["modals"], text), _pick(data["associations"], text)
     return f"{modal} {'have been' if past else 'be'} {phrase}"
 
@@ -103,7 +105,8 @@ def _phrase(match: re.Match[str], kind: str, verb: dict[str, str], claim: str, d
         if claim == "negated":
             return f"{first} not{(' ' + more) if more else ''}{rest}"
         if claim == "hedged":
-            return f"may have been{rest}" if past else f"may be{rest}"
+            modal = _pick(data["modals"], text)
+            return f"{modal} have been{rest}" if past else f"{modal} be{rest}"
         if claim == "hedged_association":
             return _hedged_association(bool(past), text, data)
         if kind == "noun":
@@ -119,7 +122,8 @@ def _phrase(match: re.Match[str], kind: str, verb: dict[str, str], claim: str, d
         aux = {"s": "does not", "past": "did not", "base": "do not"}[kind]
         return f"{aux} {verb['base']}"
     if claim == "hedged":
-        return f"may have {verb['participle']}" if kind == "past" else f"may {verb['base']}"
+        modal = _pick(data["modals"], text)
+        return f"{modal} have {verb['participle']}" if kind == "past" else f"{modal} {verb['base']}"
     if claim == "hedged_association":
         return _hedged_association(kind == "past", text, data)
     return _associate({"s": "present", "past": "past", "base": "plural"}[kind], text, data)
