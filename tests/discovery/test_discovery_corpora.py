@@ -90,6 +90,7 @@ def test_training_corpus_drops_every_evaluation_sentence(evidence_data):
         "semeval-hedged",
         "semeval-association",
         "semeval-hedged_association",
+        "semeval-reworded",
         "ade",
         "ade-neg",
         "p2c-comagc",

@@ -78,6 +78,29 @@ def test_a_hedged_association_is_not_causal_in_either_tense(text, a, b, label, t
     assert family_of(new.source) == family_of("semeval")
 
 
+def test_a_reworded_claim_keeps_its_label_and_turns_it_with_the_verb():
+    causal_verbs = ("cause", "trigger", "induce", "provoke", "spark", "lead", "led", "result",
+                    "give", "gave", "bring", "brought", "stem", "arise", "arose")  # fmt: skip
+    seen = set()
+    for i in range(40):
+        src = example(f"The storm{i} caused the flood{i}.", f"storm{i}", f"flood{i}")
+        new = rewrite(src, "reworded")
+        assert new is not None and "caused" not in new.text
+        assert (new.a_text, new.b_text) == (src.a_text, src.b_text)
+        verb = new.text.split()[2]
+        assert verb.startswith(causal_verbs), new.text
+        seen.add(verb)
+        # the effect first ("the storm resulted from the flood"): the label turns
+        effect_first = re.search(r"\b(resulted|stemmed|arose) from\b", new.text)
+        assert new.label == (B_CAUSES_A if effect_first else A_CAUSES_B), new.text
+        passive = rewrite(example(f"The flood{i} was caused by the storm{i}.", f"flood{i}",
+                                  f"storm{i}", B_CAUSES_A), "reworded")  # fmt: skip
+        assert re.search(r" was \w+( about)? by ", passive.text) and passive.label == B_CAUSES_A
+    assert len(seen) >= 6  # the new verb varies with the sentence
+    assert rewrite(example("Smoking is the main cause of cancer.", "Smoking", "cancer"),
+                   "reworded") is None  # fmt: skip
+
+
 def test_an_association_reads_as_a_sentence_in_each_number():
     for text, a, b, label in (
         ("The spark caused the fire.", "spark", "fire", A_CAUSES_B),

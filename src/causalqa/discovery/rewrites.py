@@ -2,7 +2,8 @@
 the same sentence denying the relation ("the spark did not cause the fire", "There is no
 evidence that the spark caused the fire"), hedging it
 ("the spark may have caused the fire"), stating a mere association ("the spark was
-associated with the fire") or a possible one ("the spark may have been linked to the fire").
+associated with the fire") or a possible one ("the spark may have been linked to the fire"),
+and one that keeps the claim in another causal verb ("the spark led to the fire").
 
 Why: a reader of causal sentences learns "A caused B" from SemEval-2010's Cause-Effect
 examples, but its training sentences hold no negated causal statement, few hedged ones
@@ -11,7 +12,11 @@ Rewriting each causal training sentence's joining verb (the verb forms are data:
 `rewrites.json`) gives the classifier pairs of sentences that differ only in what they
 claim. Labels: a denial or an association is not causal, nor is a hedged association
 ("the spark may be linked to the fire": a possible correlation claims no cause); a hedged
-claim keeps its label (SemEval calls "X may cause Y" Cause-Effect).
+claim keeps its label (SemEval calls "X may cause Y" Cause-Effect), and so does a reworded
+one, turned where the new verb puts the effect first ("the fire resulted from the spark").
+SemEval joins its causal pairs mostly with "caused" (383 of its training sentences' verbs
+between the two nominals, "led to" in none), so without the rewording the reader learns
+the verb rather than the claim.
 
 A rewrite stays in its source sentence's cross-fitting fold (`training.text_folds` joins
 sentences that share a pair), and the held-out sentences are never rewritten (only
@@ -27,11 +32,11 @@ from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 
-from causalqa.discovery.corpora import NONE, RelationExample
+from causalqa.discovery.corpora import A_CAUSES_B, B_CAUSES_A, NONE, RelationExample
 
 __all__ = ["KINDS", "rewrite", "rewrite_examples"]
 
-KINDS = ("negated", "denied", "hedged", "association", "hedged_association")
+KINDS = ("negated", "denied", "hedged", "association", "hedged_association", "reworded")
 """The claims a rewrite can make; each names its rewrite's source suffix (`semeval-hedged`),
 so a kind holds no hyphen (`lexical.family_of` splits the suffix off at the last one)."""
 
@@ -129,6 +134,27 @@ def _phrase(match: re.Match[str], kind: str, verb: dict[str, str], claim: str, d
     return _associate({"s": "present", "past": "past", "base": "plural"}[kind], text, data)
 
 
+def _reworded(
+    match: re.Match[str], kind: str, verb: dict[str, str], sentence: str, data
+) -> tuple[str, bool] | None:
+    """The joining phrase with its causal verb swapped for another ("caused" → "led to",
+    "was caused by" → "was triggered by"), and whether the swap puts the effect first
+    ("caused" → "resulted from"), which turns the label's direction; None for a noun
+    ("is the cause of"). The new verb is picked by the whole sentence: by the verb alone,
+    every "caused" would become the same one."""
+    if kind == "noun":
+        return None
+    forms = {v["base"]: v for v in data["verbs"]}
+    passive = kind in ("passive", "reduced")
+    pool = data["passive_rewordings"] if passive else data["rewordings"]
+    other = forms[_pick([v for v in pool if v != verb["base"]], sentence)]
+    if passive:  # every passive rewording puts its cause first, as the verb it replaces
+        be = f"{match.group('be')} " if kind == "passive" else ""
+        return f"{be}{other['participle']} by", False
+    effect_first = set(data["effect_first"])
+    return other[kind], (other["base"] in effect_first) != (verb["base"] in effect_first)
+
+
 def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
     """`ex` (a causal example) with the verb that joins its two mentions rewritten to make
     `claim` (one of `KINDS`); None when no known causal verb joins them."""
@@ -146,7 +172,15 @@ def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
         # joins the two ("the disease caused by the virus follows …" states something else)
         return _denied(ex, data) if kind in ("s", "past", "base", "passive") else None
     first, _ = sorted((ex.a, ex.b))
-    new = _phrase(m, kind, verb, claim, data)
+    label = ex.label if claim == "hedged" else NONE  # a hedged association claims no cause
+    if claim == "reworded":
+        swapped = _reworded(m, kind, verb, ex.text, data)
+        if swapped is None:
+            return None
+        new, turned = swapped
+        label = {A_CAUSES_B: B_CAUSES_A, B_CAUSES_A: A_CAUSES_B}[ex.label] if turned else ex.label
+    else:
+        new = _phrase(m, kind, verb, claim, data)
     if new is None:
         return None
     if m.group(0)[:1].isupper():
@@ -158,7 +192,6 @@ def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
     def moved(span: tuple[int, int]) -> tuple[int, int]:
         return span if span[0] < start else (span[0] + shift, span[1] + shift)
 
-    label = ex.label if claim == "hedged" else NONE  # a hedged association claims no cause
     return replace(ex, text=text, a=moved(ex.a), b=moved(ex.b), label=label,
                    source=f"{ex.source}-{claim}", ref=ex.ref or ex.group)  # fmt: skip
 
