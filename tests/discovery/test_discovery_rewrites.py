@@ -24,7 +24,7 @@ def example(text: str, a: str, b: str, label: int = A_CAUSES_B) -> RelationExamp
     ("text", "a", "b", "claim", "expected", "label"),
     [
         ("The spark caused the fire.", "spark", "fire", "negated",
-         "The spark did not cause the fire.", NONE),
+         "The spark (did not cause|didn't cause|never caused) the fire.", NONE),
         ("The spark causes the fire.", "spark", "fire", "hedged",
          "The spark (may|might|could) cause the fire.", A_CAUSES_B),
         ("The fire was caused by a spark.", "fire", "spark", "negated",
@@ -32,7 +32,7 @@ def example(text: str, a: str, b: str, label: int = A_CAUSES_B) -> RelationExamp
         ("The fire was caused by a spark.", "fire", "spark", "hedged",
          "The fire (may|might|could) have been caused by a spark.", B_CAUSES_A),
         ("Storms led to floods.", "Storms", "floods", "negated",
-         "Storms did not lead to floods.", NONE),
+         "Storms (did not lead|didn't lead|never led) to floods.", NONE),
         ("Smoking is the main cause of cancer.", "Smoking", "cancer", "negated",
          "Smoking is not the main cause of cancer.", NONE),
     ],
@@ -78,27 +78,42 @@ def test_a_hedged_association_is_not_causal_in_either_tense(text, a, b, label, t
     assert family_of(new.source) == family_of("semeval")
 
 
-def test_a_reworded_claim_keeps_its_label_and_turns_it_with_the_verb():
+def test_a_reworded_claim_keeps_its_label_and_where_cause_and_effect_stand():
     causal_verbs = ("cause", "trigger", "induce", "provoke", "spark", "lead", "led", "result",
                     "give", "gave", "bring", "brought", "stem", "arise", "arose")  # fmt: skip
     seen = set()
     for i in range(40):
-        src = example(f"The storm{i} caused the flood{i}.", f"storm{i}", f"flood{i}")
+        src = example(f"The storm{i} caused the flood.", f"storm{i}", "flood")
         new = rewrite(src, "reworded")
         assert new is not None and "caused" not in new.text
         assert (new.a_text, new.b_text) == (src.a_text, src.b_text)
         verb = new.text.split()[2]
         assert verb.startswith(causal_verbs), new.text
         seen.add(verb)
-        # the effect first ("the storm resulted from the flood"): the label turns
-        effect_first = re.search(r"\b(resulted|stemmed|arose) from\b", new.text)
-        assert new.label == (B_CAUSES_A if effect_first else A_CAUSES_B), new.text
+        # never a verb that puts the effect first ("the storm resulted from the flood")
+        assert not re.search(r"\b(resulted|stemmed|arose) from\b", new.text), new.text
+        assert new.label == A_CAUSES_B
         passive = rewrite(example(f"The flood{i} was caused by the storm{i}.", f"flood{i}",
                                   f"storm{i}", B_CAUSES_A), "reworded")  # fmt: skip
-        assert re.search(r" was \w+( about)? by ", passive.text) and passive.label == B_CAUSES_A
+        assert re.search(r" was (\w+( about)? by|due to) ", passive.text), passive.text
+        assert "caused" not in passive.text and passive.label == B_CAUSES_A
     assert len(seen) >= 6  # the new verb varies with the sentence
+    effect_first = rewrite(example("The flood resulted from the storm.", "flood", "storm",
+                                   B_CAUSES_A), "reworded")  # fmt: skip
+    assert re.fullmatch(r"The flood (stemmed|arose) from the storm\.", effect_first.text)
+    assert effect_first.label == B_CAUSES_A
     assert rewrite(example("Smoking is the main cause of cancer.", "Smoking", "cancer"),
                    "reworded") is None  # fmt: skip
+
+
+def test_a_negation_varies_its_words_and_keeps_the_verb_form():
+    got = {rewrite(example(f"Storm {w} caused the flood.", f"Storm {w}", "flood"), "negated").text
+           for w in ("one", "two", "three", "four", "five", "six", "seven")}  # fmt: skip
+    phrases = {re.search(r"(did not cause|didn't cause|never caused)", t).group(1) for t in got}
+    assert len(phrases) >= 2
+    present = rewrite(example("Sparks cause fires.", "Sparks", "fires"), "negated")
+    assert re.fullmatch(r"Sparks (do not|don't|will not|won't|cannot|never) cause fires\.",
+                        present.text), present.text  # fmt: skip
 
 
 def test_an_association_reads_as_a_sentence_in_each_number():

@@ -1,7 +1,7 @@
 """Rewrites of causal training sentences that keep their words and change what they claim:
-the same sentence denying the relation ("the spark did not cause the fire", "There is no
-evidence that the spark caused the fire"), hedging it
-("the spark may have caused the fire"), stating a mere association ("the spark was
+the same sentence denying the relation ("the spark did not cause the fire", "sparks won't
+cause fires", "There is no evidence that the spark caused the fire"), hedging it ("the
+spark may have caused the fire"), stating a mere association ("the spark was
 associated with the fire") or a possible one ("the spark may have been linked to the fire"),
 and one that keeps the claim in another causal verb ("the spark led to the fire").
 
@@ -13,7 +13,7 @@ Rewriting each causal training sentence's joining verb (the verb forms are data:
 claim. Labels: a denial or an association is not causal, nor is a hedged association
 ("the spark may be linked to the fire": a possible correlation claims no cause); a hedged
 claim keeps its label (SemEval calls "X may cause Y" Cause-Effect), and so does a reworded
-one, turned where the new verb puts the effect first ("the fire resulted from the spark").
+one.
 SemEval joins its causal pairs mostly with "caused" (383 of its training sentences' verbs
 between the two nominals, "led to" in none), so without the rewording the reader learns
 the verb rather than the claim.
@@ -32,7 +32,7 @@ from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 
-from causalqa.discovery.corpora import A_CAUSES_B, B_CAUSES_A, NONE, RelationExample
+from causalqa.discovery.corpora import NONE, RelationExample
 
 __all__ = ["KINDS", "rewrite", "rewrite_examples"]
 
@@ -77,27 +77,30 @@ _BE_NUMBER = {"is": "present", "has": "present", "are": "plural", "have": "plura
 _ASSOCIATE = {"present": "is {}", "plural": "are {}", "past": "was {}", "past-plural": "were {}"}
 
 
-def _pick(options: Sequence[str], text: str) -> str:
-    """One of `options`, picked by the replaced text (so a rerun writes the same sentence)."""
-    return options[sum(map(ord, text)) % len(options)]
+def _pick(options: Sequence[str], sentence: str) -> str:
+    """One of `options`, picked by the sentence rewritten: a rerun writes the same sentence,
+    and one verb ("caused") is not always rewritten the same way."""
+    return options[sum(map(ord, sentence)) % len(options)]
 
 
-def _associate(tense: str, text: str, data) -> str:
+def _associate(tense: str, sentence: str, data) -> str:
     """An association phrase ("was linked to") in the tense and number of the verb it
     replaces."""
-    return _ASSOCIATE[tense].format(_pick(data["associations"], text))
+    return _ASSOCIATE[tense].format(_pick(data["associations"], sentence))
 
 
-def _hedged_association(past: bool, text: str, data) -> str:
+def _hedged_association(past: bool, sentence: str, data) -> str:
     """A possible association ("may be linked to", "might have been correlated with"): a
     modal takes every number, so only the tense is kept. A hedged cause draws its modal
     from the same list ("could lead to" stays causal), so the modal alone never tells the
     two apart: what is claimed is."""
-    modal, phrase = _pick(data["modals"], text), _pick(data["associations"], text)
+    modal, phrase = _pick(data["modals"], sentence), _pick(data["associations"], sentence)
     return f"{modal} {'have been' if past else 'be'} {phrase}"
 
 
-def _phrase(match: re.Match[str], kind: str, verb: dict[str, str], claim: str, data) -> str | None:
+def _phrase(
+    match: re.Match[str], kind: str, verb: dict[str, str], claim: str, sentence: str, data
+) -> str | None:
     """The rewritten joining phrase for one match, or None when the claim cannot be
     written for it."""
     text = match.group(0)
@@ -110,49 +113,49 @@ def _phrase(match: re.Match[str], kind: str, verb: dict[str, str], claim: str, d
         if claim == "negated":
             return f"{first} not{(' ' + more) if more else ''}{rest}"
         if claim == "hedged":
-            modal = _pick(data["modals"], text)
+            modal = _pick(data["modals"], sentence)
             return f"{modal} have been{rest}" if past else f"{modal} be{rest}"
         if claim == "hedged_association":
-            return _hedged_association(bool(past), text, data)
+            return _hedged_association(bool(past), sentence, data)
         if kind == "noun":
             return None  # "is associated with of" would not be a sentence
-        return _associate(tense, text, data)
+        return _associate(tense, sentence, data)
     if kind == "reduced":
         if claim == "hedged_association":
-            return f"possibly {_pick(data['associations'], text)}"
+            return f"possibly {_pick(data['associations'], sentence)}"
         return {"negated": f"not {text}", "hedged": f"possibly {text}"}.get(
-            claim, _pick(data["associations"], text)
+            claim, _pick(data["associations"], sentence)
         )
-    if claim == "negated":
-        aux = {"s": "does not", "past": "did not", "base": "do not"}[kind]
-        return f"{aux} {verb['base']}"
+    if claim == "negated":  # "did not cause", "won't cause", "never caused"
+        return _pick(data["negations"][kind], sentence).format(**verb)
     if claim == "hedged":
-        modal = _pick(data["modals"], text)
+        modal = _pick(data["modals"], sentence)
         return f"{modal} have {verb['participle']}" if kind == "past" else f"{modal} {verb['base']}"
     if claim == "hedged_association":
-        return _hedged_association(kind == "past", text, data)
-    return _associate({"s": "present", "past": "past", "base": "plural"}[kind], text, data)
+        return _hedged_association(kind == "past", sentence, data)
+    return _associate({"s": "present", "past": "past", "base": "plural"}[kind], sentence, data)
 
 
 def _reworded(
     match: re.Match[str], kind: str, verb: dict[str, str], sentence: str, data
-) -> tuple[str, bool] | None:
-    """The joining phrase with its causal verb swapped for another ("caused" → "led to",
-    "was caused by" → "was triggered by"), and whether the swap puts the effect first
-    ("caused" → "resulted from"), which turns the label's direction; None for a noun
-    ("is the cause of"). The new verb is picked by the whole sentence: by the verb alone,
-    every "caused" would become the same one."""
+) -> str | None:
+    """The joining phrase with its causal verb swapped for another that puts cause and
+    effect in the same places ("caused" → "led to", "resulted from" → "stemmed from", "was
+    caused by" → "was triggered by", "caused by" → "due to"); None for a noun ("is the
+    cause of"). A verb that turned them ("caused" → "resulted from") would keep the
+    sentence's grammar and make its claim absurd ("the asteroid resulted from the
+    extinction")."""
     if kind == "noun":
         return None
+    if kind in ("passive", "reduced"):  # each puts the effect first, as the verb it replaces
+        own = f"{verb['participle']} by"
+        phrase = _pick([p for p in data["passive_rewordings"] if p != own], sentence)
+        return f"{match.group('be')} {phrase}" if kind == "passive" else phrase
     forms = {v["base"]: v for v in data["verbs"]}
-    passive = kind in ("passive", "reduced")
-    pool = data["passive_rewordings"] if passive else data["rewordings"]
-    other = forms[_pick([v for v in pool if v != verb["base"]], sentence)]
-    if passive:  # every passive rewording puts its cause first, as the verb it replaces
-        be = f"{match.group('be')} " if kind == "passive" else ""
-        return f"{be}{other['participle']} by", False
     effect_first = set(data["effect_first"])
-    return other[kind], (other["base"] in effect_first) != (verb["base"] in effect_first)
+    same = [v for v in data["rewordings"] if v != verb["base"]
+            and (v in effect_first) == (verb["base"] in effect_first)]  # fmt: skip
+    return forms[_pick(same, sentence)][kind] if same else None
 
 
 def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
@@ -174,13 +177,9 @@ def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
     first, _ = sorted((ex.a, ex.b))
     label = ex.label if claim == "hedged" else NONE  # a hedged association claims no cause
     if claim == "reworded":
-        swapped = _reworded(m, kind, verb, ex.text, data)
-        if swapped is None:
-            return None
-        new, turned = swapped
-        label = {A_CAUSES_B: B_CAUSES_A, B_CAUSES_A: A_CAUSES_B}[ex.label] if turned else ex.label
+        new, label = _reworded(m, kind, verb, ex.text, data), ex.label
     else:
-        new = _phrase(m, kind, verb, claim, data)
+        new = _phrase(m, kind, verb, claim, ex.text, data)
     if new is None:
         return None
     if m.group(0)[:1].isupper():
