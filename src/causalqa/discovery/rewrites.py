@@ -141,11 +141,10 @@ def _reworded(
 ) -> str | None:
     """The joining phrase with its causal verb swapped for another that puts cause and
     effect in the same places ("caused" → "led to", "resulted from" → "stemmed from", "was
-    caused by" → "was due to"); None for a noun ("is the cause of"). A verb that turned
-    them ("caused" → "resulted from") would keep the sentence's grammar and make its claim
-    absurd ("the asteroid resulted from the extinction"); a passive is reworded only to
-    "due to", as SemEval writes its causes mostly in "caused by" already, and another
-    participle ("triggered by") taught the reader that every "produced by" is a cause."""
+    caused by" → "was triggered by", "caused by" → "due to"); None for a noun ("is the
+    cause of"). A verb that turned them ("caused" → "resulted from") would keep the
+    sentence's grammar and make its claim absurd ("the asteroid resulted from the
+    extinction")."""
     if kind == "noun":
         return None
     if kind in ("passive", "reduced"):  # each puts the effect first, as the verb it replaces
