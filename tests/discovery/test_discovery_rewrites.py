@@ -1,6 +1,6 @@
 """Rewrites of causal training sentences (negated, denied, hedged, association, hedged
-association), the inflection stage of the mention finder, and the per-family thresholds of
-the evidence model."""
+association, reworded), the inflection stage of the mention finder, and the per-family
+thresholds of the evidence model."""
 
 from __future__ import annotations
 

@@ -13,10 +13,9 @@ Rewriting each causal training sentence's joining verb (the verb forms are data:
 claim. Labels: a denial or an association is not causal, nor is a hedged association
 ("the spark may be linked to the fire": a possible correlation claims no cause); a hedged
 claim keeps its label (SemEval calls "X may cause Y" Cause-Effect), and so does a reworded
-one.
-SemEval joins its causal pairs mostly with "caused" (383 of its training sentences' verbs
-between the two nominals, "led to" in none), so without the rewording the reader learns
-the verb rather than the claim.
+one. SemEval joins its causal pairs mostly with "caused" (383 of its training sentences'
+verbs between the two nominals, "led to" in none), so without the rewording the reader
+learns the verb rather than the claim.
 
 A rewrite stays in its source sentence's cross-fitting fold (`training.text_folds` joins
 sentences that share a pair), and the held-out sentences are never rewritten (only
@@ -175,7 +174,7 @@ def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
         # joins the two ("the disease caused by the virus follows …" states something else)
         return _denied(ex, data) if kind in ("s", "past", "base", "passive") else None
     first, _ = sorted((ex.a, ex.b))
-    label = ex.label if claim == "hedged" else NONE  # a hedged association claims no cause
+    label = ex.label if claim == "hedged" else NONE  # of the rest, only a rewording is causal
     if claim == "reworded":
         new, label = _reworded(m, kind, verb, ex.text, data), ex.label
     else:
