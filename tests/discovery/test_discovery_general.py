@@ -296,3 +296,20 @@ def test_graph_discovery_consults_causenet_as_pair_discovery_does(causenet):
     # without the general store (and no graph, no sentence) the pair says why it has none
     alone = find_graph(["alcohol", "suicide"], method="evidence", judge=StubJudge())
     assert "no knowledge graph and no sentence" in alone.verdicts[("alcohol", "suicide")]["error"]
+
+
+def test_graph_discovery_asks_causenet_once_a_pair(causenet, monkeypatch):
+    from causalqa.discovery import general as general_module
+    from causalqa.discovery.graph import pair_verdicts
+
+    asked = []
+    real = general_module.general_evidence
+
+    def counting(a, b, stores):
+        asked.append((a, b))
+        return real(a, b, stores)
+
+    monkeypatch.setattr(general_module, "general_evidence", counting)
+    v = pair_verdicts(["alcohol", "suicide", "music"], judge=StubJudge(), general=[causenet])
+    assert v[("alcohol", "suicide")]["direction"] == "A→B"
+    assert sorted(asked) == sorted(set(asked)) and len(asked) == 3

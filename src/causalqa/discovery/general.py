@@ -475,11 +475,14 @@ def with_general(
     context: str | None = None,
     has_kg: bool = True,
     started: float | None = None,
+    claims: GeneralEvidence | None = None,
 ):
     """`judge_pair` with general stores: `trained()` is the trained model's verdict (it may
     raise). With a sentence the trained model decides and CauseNet's claims are only noted;
-    without, `combine` decides (the trained model is not asked when it has no graph)."""
-    general = general_evidence(a, b, stores)
+    without, `combine` decides (the trained model is not asked when it has no graph).
+    `claims`: what `general_evidence(a, b, stores)` gave a caller that already asked (None:
+    ask)."""
+    general = claims if claims is not None else general_evidence(a, b, stores)
     if context is not None:
         verdict = trained()
         if general is not None:

@@ -501,8 +501,8 @@ def pair_verdicts(
             on_progress(done, len(pairs), f"{a} – {b}")
         qa, qb = names[a], names[b]
         placed = kg is not None and qa is not None and qb is not None
-        # CauseNet is asked here only when the typed graph cannot judge the pair alone
-        # (`judge_pair` consults it again for its verdict)
+        # CauseNet is asked here only when the typed graph cannot judge the pair alone;
+        # what it said is handed on, so `judge_pair` does not ask again
         needed = general and context is None and not placed
         claims = general_evidence(a, b, general) if needed else None
         decidable = placed or (claims is not None and claims.placed)
@@ -520,6 +520,7 @@ def pair_verdicts(
                 kinds_a=kinds,
                 kinds_b=kinds,
                 general=general,
+                general_claims=claims,
             )
         except CausalQAError as e:
             out[(a, b)] = {"error": e.message}

@@ -846,6 +846,7 @@ def judge_pair(
     k: int = 4,
     spelling=None,
     general: Sequence[Any] = (),
+    general_claims=None,
 ):
     """`discover pair`'s default: gather the evidence (`gather_evidence`) and let the
     trained evidence model (`judge`, default `EvidenceJudge.load()`) decide A→B, B→A or
@@ -855,7 +856,9 @@ def judge_pair(
     out). `spelling` (`causalqa.discovery.evidence.Spelling`, default the Python API's)
     names the options in hints: what would decide an unknown pair, how to fix an error.
     `general`: stores of general causal claims (CauseNet), consulted beside `kg`
-    (`causalqa.discovery.general.with_general`)."""
+    (`causalqa.discovery.general.with_general`); `general_claims`: what
+    `general.general_evidence(a, b, general)` gave a caller that already asked (None:
+    ask)."""
     import time
 
     from causalqa.discovery.evidence import EvidenceJudge
@@ -878,7 +881,7 @@ def judge_pair(
         from causalqa.discovery.general import with_general
 
         verdict = with_general(a, b, general, trained, context=context, has_kg=kg is not None,
-                               started=started)  # fmt: skip
+                               started=started, claims=general_claims)  # fmt: skip
     else:
         verdict = trained()
     if spelling is not None and hasattr(verdict, "spelling"):
