@@ -174,9 +174,9 @@ def rewrite(ex: RelationExample, claim: str) -> RelationExample | None:
         # joins the two ("the disease caused by the virus follows …" states something else)
         return _denied(ex, data) if kind in ("s", "past", "base", "passive") else None
     first, _ = sorted((ex.a, ex.b))
-    label = ex.label if claim == "hedged" else NONE  # of the rest, only a rewording is causal
+    label = ex.label if claim in ("hedged", "reworded") else NONE
     if claim == "reworded":
-        new, label = _reworded(m, kind, verb, ex.text, data), ex.label
+        new = _reworded(m, kind, verb, ex.text, data)
     else:
         new = _phrase(m, kind, verb, claim, ex.text, data)
     if new is None:
@@ -212,12 +212,12 @@ def _joining(ex: RelationExample) -> tuple[re.Match[str], str, dict[str, str]] |
 
 def _denied(ex: RelationExample, data) -> RelationExample | None:
     """The whole sentence framed as denied ("There is no evidence that the spark caused the
-    fire."), for a short sentence that is one statement (no semicolon, at most 25 words)."""
+    fire."), for a short sentence that is one statement (no semicolon, at most 20 words)."""
     text = ex.text.strip()
     if len(text.split()) > 20 or ";" in text or not text[:1].isalpha():
         return None
     frames = data["denials"]
-    frame = frames[sum(map(ord, text)) % len(frames)]
+    frame = _pick(frames, text)
     lead = text[:1].lower() if not text[1:2].isupper() else text[:1]  # keep "NASA", "I"
     new = f"{frame} {lead}{text[1:]}"
     shift = len(frame) + 1
