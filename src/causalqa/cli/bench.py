@@ -1172,11 +1172,11 @@ def bench_latency_command(
         for r in load_path_dataset(name, data, splits=("truth",)).truth:
             pool.append({"a": r.e1, "b": r.e2, "context": untag(r.sentence)[0]})
     chosen = [pool[i] for i in rng.choice(len(pool), size=min(pairs, len(pool)), replace=False)]
-    from causalqa.cli.options import consulted, open_stores
+    from causalqa.cli.options import consulted, open_stores, opened
 
     judge = EvidenceJudge.load(evidence_model)
     kg, general = consulted(open_stores(kg_path))  # as discover pair consults them
-    stores = [s for s in (kg, *general) if s is not None]
+    stores = opened(kg, general)
     try:
         model = open_llm(llm, cache=False) if with_llm else None
         with err.status("latency …") as status:
@@ -1242,14 +1242,14 @@ def bench_causenet_command(
         semeval_pairs,
         tuebingen_files,
     )
-    from causalqa.cli.options import consulted, open_stores
+    from causalqa.cli.options import consulted, open_stores, opened
     from causalqa.discovery.evidence import EvidenceJudge
     from causalqa.errors import KGStoreError
 
     root = data or config.data_dir()
     pairs = semeval_pairs(root / SEMEVAL_TRAIN)
     kg, general = consulted(open_stores(kg_path))
-    stores = [s for s in (kg, *general) if s is not None]
+    stores = opened(kg, general)
     try:
         if not general:
             raise KGStoreError(
@@ -1415,7 +1415,7 @@ def bench_statements_command(
         summarize,
         write_predictions,
     )
-    from causalqa.cli.options import consulted, open_stores
+    from causalqa.cli.options import consulted, open_stores, opened
     from causalqa.discovery.evidence import EvidenceJudge
 
     sets = {}
@@ -1427,7 +1427,7 @@ def bench_statements_command(
         raise ConfigError("nothing to measure", hint="give statement files or leave --heldout on")
     judge = EvidenceJudge.load(evidence_model)
     kg, general = consulted(None if no_kg else open_stores(kg_path))
-    stores = [s for s in (kg, *general) if s is not None]
+    stores = opened(kg, general)
     try:
         results, predictions = [], []
         with progress(transient=True) as bar:

@@ -28,6 +28,7 @@ from causalqa.cli.options import (
     open_kg,
     open_llm,
     open_stores,
+    opened,
     out,
     progress,
     warn_deprecated,
@@ -214,9 +215,8 @@ def pair_command(
             elif not emit_json_if(json_, result.to_dict()):
                 _print_verdict(result)
     finally:
-        for store in [kg, *general]:
-            if store is not None:
-                store.close()
+        for store in opened(kg, general):
+            store.close()
 
 
 def _print_verdict(v) -> None:
@@ -425,9 +425,8 @@ def graph_command(
                 on_progress=lambda d, t, w: status.update(f"{what} {d}/{t}: {w}"),
             )  # fmt: skip
     finally:
-        for store in [kg, *general]:
-            if store is not None:
-                store.close()
+        for store in opened(kg, general):
+            store.close()
     if out_path is not None:
         found.write_graphml(out_path, force=force)
     emit(found.to_dict(), found.to_markdown(), json_)

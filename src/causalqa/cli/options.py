@@ -244,6 +244,12 @@ def consulted(stores: list | None) -> tuple[Any, list]:
     return kg, general
 
 
+def opened(kg: Any, general: list) -> list:
+    """The stores `consulted` kept, as one list (to close them, or to name them in a
+    report): the typed graph, if any, then the general stores."""
+    return [s for s in (kg, *general) if s is not None]
+
+
 def write_and_emit(out_dir: Path, name: str, report: dict, body: str, json_: bool) -> None:
     """Write a discovery benchmark's report (JSON + Markdown under a header naming the
     run's environment), then print its JSON or its Markdown body."""
